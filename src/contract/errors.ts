@@ -1,0 +1,98 @@
+import { Type } from "@sinclair/typebox";
+
+/** Stable error codes that clients branch on (spec section 1). */
+export const ERROR_CODES = [
+  "validation_failed",
+  "invalid_credentials",
+  "token_missing",
+  "token_invalid",
+  "token_expired",
+  "token_revoked",
+  "password_change_required",
+  "weak_password",
+  "forbidden",
+  "not_found",
+  "conflict",
+  "precondition_failed",
+  "rate_limited",
+  "account_locked",
+  "invalid_filter",
+  "invalid_reset_token",
+  "oauth_parameter_absent",
+  "oauth_signature_invalid",
+  "oauth_nonce_reused",
+  "oauth_timestamp_refused",
+  "oauth_token_invalid",
+  "oauth_verifier_invalid",
+  "payload_too_large",
+  "unsupported_media_type",
+  "method_not_allowed",
+  "service_unavailable",
+  "internal_error",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+export const PROBLEM_TYPE_BASE = "https://bizctl.dev/problems/";
+
+export const FieldError = Type.Object({
+  path: Type.String({ description: "JSON pointer of the offending value" }),
+  message: Type.String(),
+});
+
+/** RFC 9457 problem document with the extension members every bizctl error carries. */
+export const Problem = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String(),
+    requestId: Type.Optional(Type.String()),
+    errors: Type.Optional(Type.Array(FieldError)),
+    scimType: Type.Optional(Type.String()),
+  },
+  { $id: "Problem" },
+);
+
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  requestId?: string;
+  errors?: { path: string; message: string }[];
+  scimType?: string;
+}
+
+export const TITLES: Record<ErrorCode, string> = {
+  validation_failed: "The request is not valid",
+  invalid_credentials: "Invalid credentials",
+  token_missing: "Authentication required",
+  token_invalid: "The token is not valid",
+  token_expired: "The token has expired",
+  token_revoked: "The token has been revoked",
+  password_change_required: "Password change required",
+  weak_password: "The password does not meet the policy",
+  forbidden: "Forbidden",
+  not_found: "Not found",
+  conflict: "Conflict",
+  precondition_failed: "Precondition failed",
+  rate_limited: "Too many requests",
+  account_locked: "Account temporarily locked",
+  invalid_filter: "The filter is not valid",
+  invalid_reset_token: "The reset token is not valid",
+  oauth_parameter_absent: "An OAuth parameter is missing",
+  oauth_signature_invalid: "The OAuth signature is not valid",
+  oauth_nonce_reused: "The OAuth nonce was already used",
+  oauth_timestamp_refused: "The OAuth timestamp is out of range",
+  oauth_token_invalid: "The OAuth token is not valid",
+  oauth_verifier_invalid: "The OAuth verifier is not valid",
+  payload_too_large: "Payload too large",
+  unsupported_media_type: "Unsupported media type",
+  method_not_allowed: "Method not allowed",
+  service_unavailable: "Service unavailable",
+  internal_error: "Internal server error",
+};

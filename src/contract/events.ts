@@ -1,0 +1,202 @@
+import { Type } from "@sinclair/typebox";
+import { IntegerText, Nullable, Timestamp } from "./common.js";
+import { defineRoute } from "./route.js";
+
+export const EVENT_CODE_PATTERN = "^[A-Za-z0-9._-]{1,64}$";
+export const EVENTS_PATH = "/api/crm/v1/events";
+export const EVENT_PAGE_SIZE = { default: 20, max: 100 } as const;
+export const CUSTOM_FIELDS_MAX_BYTES = 16 * 1024;
+
+/** Fields a list may be ordered by (`order=-startsAt,name`). */
+export const EVENT_SORTABLE_FIELDS = [
+  "code",
+  "name",
+  "type",
+  "startsAt",
+  "endsAt",
+  "allDay",
+  "location",
+  "organizer",
+  "createdAt",
+  "updatedAt",
+  "createdBy",
+] as const;
+
+export const EVENT_FIELDS = [
+  "code",
+  "name",
+  "description",
+  "type",
+  "startsAt",
+  "endsAt",
+  "allDay",
+  "location",
+  "organizer",
+  "attendees",
+  "tags",
+  "customFields",
+  "createdAt",
+  "updatedAt",
+  "createdBy",
+  "version",
+] as const;
+
+export const EVENT_READ_ONLY_FIELDS = ["createdAt", "updatedAt", "createdBy", "version"] as const;
+
+const Attendee = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    email: Type.String({ format: "email", maxLength: 320 }),
+    status: Type.Optional(
+      Type.Union([
+        Type.Literal("needs-action"),
+        Type.Literal("accepted"),
+        Type.Literal("declined"),
+        Type.Literal("tentative"),
+      ]),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const readOnlyInput = {
+  createdAt: Type.Optional(Type.Unknown({ description: "read-only; ignored on input" })),
+  updatedAt: Type.Optional(Type.Unknown({ description: "read-only; ignored on input" })),
+  createdBy: Type.Optional(Type.Unknown({ description: "read-only; ignored on input" })),
+  version: Type.Optional(Type.Unknown({ description: "read-only; ignored on input" })),
+};
+
+const mutableFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 10000 }))),
+  type: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
+  startsAt: Timestamp,
+  endsAt: Type.Optional(Nullable(Timestamp)),
+  allDay: Type.Optional(Nullable(Type.Boolean())),
+  location: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+  organizer: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  attendees: Type.Optional(Nullable(Type.Array(Attendee, { maxItems: 1000 }))),
+  tags: Type.Optional(Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 }))),
+  customFields: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
+};
+
+/** Body of create and of the full-replacement update. */
+export const EventInput = Type.Object(
+  {
+    code: Type.Optional(Type.String({ pattern: EVENT_CODE_PATTERN })),
+    ...mutableFields,
+    ...readOnlyInput,
+  },
+  { additionalProperties: false },
+);
+
+/** An event as returned; with `fields` only `code` is certain to be present. */
+export const Event = Type.Object({
+  code: Type.String(),
+  name: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  type: Type.Optional(Type.String()),
+  startsAt: Type.Optional(Type.String()),
+  endsAt: Type.Optional(Type.String()),
+  allDay: Type.Optional(Type.Boolean()),
+  location: Type.Optional(Type.String()),
+  organizer: Type.Optional(Type.String()),
+  attendees: Type.Optional(
+    Type.Array(Type.Object({ name: Type.String(), email: Type.String(), status: Type.Optional(Type.String()) })),
+  ),
+  tags: Type.Optional(Type.Array(Type.String())),
+  customFields: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  createdAt: Type.Optional(Type.String()),
+  updatedAt: Type.Optional(Type.String()),
+  createdBy: Type.Optional(Type.String()),
+  version: Type.Optional(Type.Integer()),
+});
+
+const ListQuery = Type.Object(
+  {
+    order: Type.Optional(
+      Type.String({ maxLength: 512, description: "comma-separated fields, `-` for descending; default startsAt,code" }),
+    ),
+    page: Type.Optional(IntegerText("1-based page number, default 1")),
+    pagesize: Type.Optional(
+      IntegerText(`page size, default ${EVENT_PAGE_SIZE.default}, at most ${EVENT_PAGE_SIZE.max}`),
+    ),
+    fields: Type.Optional(
+      Type.String({ maxLength: 1024, description: "comma-separated subset of fields; code is always returned" }),
+    ),
+    filter: Type.Optional(Type.String({ maxLength: 65536, description: "SCIM filter expression over event fields" })),
+  },
+  { additionalProperties: false },
+);
+
+const CodeParams = Type.Object({ code: Type.String({ maxLength: 256 }) });
+
+export const listEvents = defineRoute({
+  id: "events.list",
+  method: "GET",
+  path: EVENTS_PATH,
+  summary: "List events, one page at a time",
+  tags: ["events"],
+  access: { roles: ["admin", "support", "member"] },
+  query: ListQuery,
+  responses: {
+    200: Type.Object({
+      data: Type.Array(Event),
+      page: Type.Integer(),
+      pagesize: Type.Integer(),
+      total: Type.Integer(),
+      totalPages: Type.Integer(),
+    }),
+  },
+});
+
+export const getEvent = defineRoute({
+  id: "events.get",
+  method: "GET",
+  path: `${EVENTS_PATH}/:code`,
+  summary: "Read one event",
+  tags: ["events"],
+  access: { roles: ["admin", "support", "member"] },
+  params: CodeParams,
+  query: ListQuery,
+  responses: { 200: Event },
+});
+
+export const createEvent = defineRoute({
+  id: "events.create",
+  method: "POST",
+  path: EVENTS_PATH,
+  summary: "Register a new event",
+  tags: ["events"],
+  access: { roles: ["admin", "member"] },
+  query: ListQuery,
+  body: EventInput,
+  responses: { 201: Event },
+});
+
+export const updateEvent = defineRoute({
+  id: "events.update",
+  method: "PUT",
+  path: `${EVENTS_PATH}/:code`,
+  summary: "Replace the mutable fields of an event (honours If-Match)",
+  tags: ["events"],
+  access: { roles: ["admin", "member"] },
+  params: CodeParams,
+  query: ListQuery,
+  body: EventInput,
+  responses: { 200: Event },
+});
+
+export const deleteEvent = defineRoute({
+  id: "events.delete",
+  method: "DELETE",
+  path: `${EVENTS_PATH}/:code`,
+  summary: "Delete an event (honours If-Match)",
+  tags: ["events"],
+  access: { roles: ["admin", "member"] },
+  params: CodeParams,
+  query: ListQuery,
+  responses: { 204: null },
+});
+
+export const eventRoutes = [listEvents, getEvent, createEvent, updateEvent, deleteEvent] as const;

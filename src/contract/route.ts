@@ -1,0 +1,60 @@
+import type { Static, TSchema } from "@sinclair/typebox";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+
+/** Who may call an operation. `roles` lists the User roles allowed; `public` needs no credential. */
+export type Access =
+  | { public: true }
+  | {
+      public?: false;
+      roles: readonly Role[];
+      /** a user whose temporary password is still pending may call it */
+      duringFirstLogin?: boolean;
+    };
+
+export type Role = "admin" | "support" | "member";
+export const ROLES: readonly Role[] = ["admin", "support", "member"];
+
+/**
+ * One operation of the API: the single source of its path, schemas and access rule.
+ * Paths use Fastify's `:param` syntax; `aliases` are further paths served by the same handler.
+ */
+export interface RouteEntry {
+  readonly id: string;
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly aliases?: readonly string[];
+  readonly summary: string;
+  readonly tags: readonly string[];
+  readonly access: Access;
+  readonly params?: TSchema;
+  readonly query?: TSchema;
+  readonly body?: TSchema;
+  /** success status → body schema (`null` for no body) */
+  readonly responses: Readonly<Record<number, TSchema | null>>;
+}
+
+export function defineRoute<const E extends RouteEntry>(entry: E): E {
+  return entry;
+}
+
+type StaticOr<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
+
+export type ParamsOf<E extends RouteEntry> = StaticOr<E["params"], undefined>;
+export type QueryOf<E extends RouteEntry> = StaticOr<E["query"], undefined>;
+export type BodyOf<E extends RouteEntry> = StaticOr<E["body"], undefined>;
+type SuccessSchemas<E extends RouteEntry> = E["responses"][keyof E["responses"]];
+export type ResponseOf<E extends RouteEntry> =
+  SuccessSchemas<E> extends infer S ? (S extends TSchema ? Static<S> : undefined) : never;
+
+/** Fills `:name` and `:name?` segments of a contract path; missing optional segments are dropped. */
+export function buildPath(path: string, params: Record<string, string | undefined> = {}): string {
+  return path.replace(/\/:([A-Za-z0-9_]+)(\?)?/g, (_whole, name: string, optional?: string) => {
+    const value = params[name];
+    if (value === undefined || value === "") {
+      if (optional) return "";
+      throw new Error(`missing path parameter ${name}`);
+    }
+    return `/${encodeURIComponent(value)}`;
+  });
+}

@@ -1,0 +1,36 @@
+import { Type } from "@sinclair/typebox";
+import { defineRoute } from "./route.js";
+
+export const health = defineRoute({
+  id: "service.health",
+  method: "GET",
+  path: "/health",
+  summary: "The process is up",
+  tags: ["service"],
+  access: { public: true },
+  responses: { 200: Type.Object({ status: Type.Literal("ok") }) },
+});
+
+export const ready = defineRoute({
+  id: "service.ready",
+  method: "GET",
+  path: "/ready",
+  summary: "The database is reachable",
+  tags: ["service"],
+  access: { public: true },
+  responses: { 200: Type.Object({ status: Type.Literal("ready") }) },
+});
+
+export const jwks = defineRoute({
+  id: "service.jwks",
+  method: "GET",
+  path: "/.well-known/jwks.json",
+  summary: "Public keys that verify the JWTs this server issues",
+  tags: ["service"],
+  access: { public: true },
+  responses: {
+    200: Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }),
+  },
+});
+
+export const serviceRoutes = [health, ready, jwks] as const;

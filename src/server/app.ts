@@ -1,0 +1,96 @@
+import { join } from "node:path";
+import swagger from "@fastify/swagger";
+import Fastify, { type FastifyInstance } from "fastify";
+import { PROBLEM_CONTENT_TYPE, Problem } from "../contract/errors.js";
+import { DEFAULTS, type ServerOptions } from "./options.js";
+import { installProblemHandling } from "./plugins/problems.js";
+import { installSecurityHeaders } from "./plugins/security-headers.js";
+import { authRoutes } from "./routes/auth.js";
+import { eventRoutes } from "./routes/events.js";
+import { serviceRoutes } from "./routes/service.js";
+import type { ServiceContext } from "./services/context.js";
+import { KeyRing } from "./services/keys.js";
+import { openStore } from "./store/database.js";
+import { migrateToLatest } from "./store/migrations.js";
+
+const SENSITIVE_QUERY = /([?&](?:token|oauth_token|oauth_verifier|oauth_signature)=)[^&]*/gi;
+
+function loggerOptions(log: ServerOptions["log"]) {
+  if (!log) return { logger: false as const };
+  return {
+    logger: {
+      level: log.level,
+      ...(log.stream && { stream: log.stream }),
+      redact: [
+        "req.headers.authorization",
+        "req.headers.cookie",
+        "*.password",
+        "*.newPassword",
+        "*.lastPassword",
+        "*.token",
+      ],
+      serializers: {
+        req: (req: { method: string; url: string; id: string; ip?: string }) => ({
+          method: req.method,
+          url: req.url.replace(SENSITIVE_QUERY, "$1***"),
+          id: req.id,
+          remoteAddress: req.ip,
+        }),
+      },
+    },
+  };
+}
+
+export interface BuiltApp extends FastifyInstance {
+  services: ServiceContext;
+}
+
+/** The whole HTTP application, ready for inject() or listen(); it never listens itself. */
+export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
+  const clock = options.clock ?? (() => new Date());
+  const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
+  await migrateToLatest(store.db);
+  const keys = await KeyRing.open(join(options.dataDir, "keys"), clock);
+  const services: ServiceContext = {
+    store,
+    keys,
+    clock,
+    tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds,
+    passwordPolicy: { minLength: options.passwordMinLength ?? DEFAULTS.passwordMinLength },
+  };
+
+  const app = Fastify({
+    ...loggerOptions(options.log),
+    bodyLimit: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
+    trustProxy: options.trustProxy ?? false,
+    genReqId: () => crypto.randomUUID(),
+    requestIdHeader: false,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: true } },
+  });
+  app.decorate("services", services);
+  app.addHook("onClose", async () => store.close());
+
+  installProblemHandling(app);
+  installSecurityHeaders(app);
+  app.addSchema(Problem);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "bizctl Enterprise Business REST API", version: "1" },
+      components: {
+        securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
+      },
+    },
+  });
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  serviceRoutes(app, services);
+  authRoutes(app, services);
+  eventRoutes(app, services);
+  await app.ready();
+  return app as unknown as BuiltApp;
+}
+
+export { PROBLEM_CONTENT_TYPE };

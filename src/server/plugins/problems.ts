@@ -1,0 +1,106 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import secureJson from "secure-json-parse";
+import { type ErrorCode, PROBLEM_CONTENT_TYPE, type ProblemDocument, TITLES } from "../../contract/errors.js";
+import { type FieldIssue, ProblemError } from "../problems.js";
+
+export const JSON_MEDIA_TYPES = ["application/json", "application/scim+json"];
+
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply {
+  const body: ProblemDocument = {
+    type: `urn:bizctl:problem:${problem.code}`,
+    title: TITLES[problem.code],
+    status: problem.status,
+    detail: problem.detail,
+    code: problem.code,
+    requestId: String(request.id),
+    ...(problem.errors && { errors: problem.errors }),
+    ...(problem.extra.scimType && { scimType: problem.extra.scimType }),
+  };
+  for (const [name, value] of Object.entries(problem.extra.headers ?? {})) reply.header(name, value);
+  return reply.status(problem.status).type(`${PROBLEM_CONTENT_TYPE}; charset=utf-8`).send(JSON.stringify(body));
+}
+
+interface AjvIssue {
+  instancePath: string;
+  message?: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+
+function fieldIssues(context: string | undefined, validation: AjvIssue[]): FieldIssue[] {
+  const location = context === "body" ? "" : `/${context === "querystring" ? "query" : (context ?? "")}`;
+  return validation.map((issue) => {
+    const extra = issue.params.additionalProperty ?? issue.params.missingProperty;
+    const path = `${location}${issue.instancePath}${extra !== undefined ? `/${String(extra)}` : ""}` || "/";
+    const message =
+      issue.keyword === "additionalProperties"
+        ? `unknown field '${String(extra)}'`
+        : issue.keyword === "required"
+          ? `'${String(extra)}' is required`
+          : (issue.message ?? "is not valid");
+    return { path, message };
+  });
+}
+
+const BY_FASTIFY_CODE: Record<string, [ErrorCode, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ["payload_too_large", "The request body is larger than this server accepts."],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ["unsupported_media_type", "Send the body as application/json."],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ["validation_failed", "Content-Length does not match the body."],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ["validation_failed", "The JSON body is empty."],
+  FST_ERR_CTP_INVALID_JSON_BODY: ["validation_failed", "The body is not valid JSON."],
+};
+
+function toProblem(error: FastifyError & { validationContext?: string }): ProblemError | undefined {
+  if (error instanceof ProblemError) return error;
+  if (error.validation) {
+    const errors = fieldIssues(error.validationContext, error.validation as unknown as AjvIssue[]);
+    const detail = errors.map((e) => `${e.path}: ${e.message}`).join("; ");
+    return new ProblemError("validation_failed", `The request is not valid: ${detail}`, { errors });
+  }
+  const known = BY_FASTIFY_CODE[error.code];
+  if (known) return new ProblemError(known[0], known[1]);
+  const status = error.statusCode ?? 500;
+  if (status === 429) return new ProblemError("rate_limited", "Too many requests; slow down.", { status });
+  if (status >= 400 && status < 500) return new ProblemError("validation_failed", error.message, { status });
+  return undefined;
+}
+
+/** Every failure leaves as an RFC 9457 problem document; nothing leaks a stack trace. */
+export function installProblemHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const problem = toProblem(error);
+    if (problem) return sendProblem(reply, request, problem);
+    request.log.error({ err: error }, "unhandled error");
+    return sendProblem(
+      reply,
+      request,
+      new ProblemError("internal_error", "The server failed; the request id identifies it in the logs."),
+    );
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      reply,
+      request,
+      new ProblemError("not_found", `No route for ${request.method} ${request.url.split("?")[0]}.`),
+    ),
+  );
+
+  // JSON bodies must be valid UTF-8; the default parser would silently replace bad bytes
+  app.removeContentTypeParser("application/json");
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  app.addContentTypeParser(JSON_MEDIA_TYPES, { parseAs: "buffer" }, (_request, body, done) => {
+    const buffer = body as Buffer;
+    if (buffer.length === 0) return done(null, undefined);
+    let text: string;
+    try {
+      text = decoder.decode(buffer);
+    } catch {
+      return done(new ProblemError("validation_failed", "The body is not valid UTF-8."), undefined);
+    }
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" }));
+    } catch (error) {
+      done(new ProblemError("validation_failed", `The body is not valid JSON: ${(error as Error).message}`), undefined);
+    }
+  });
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance, FastifyReply } from "fastify";
+import * as contract from "../../contract/events.js";
+import { buildPath } from "../../contract/route.js";
+import { principalOf } from "../plugins/authenticate.js";
+import type { ServiceContext } from "../services/context.js";
+import * as events from "../services/events.js";
+import { registerRoute } from "./register.js";
+
+/** RFC 8288 links to the first, previous, next and last page, keeping the other parameters. */
+function pageLinks(query: events.ListQuery, page: number, totalPages: number): string {
+  const link = (target: number, rel: string) => {
+    const params = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined) as [string, string][]);
+    params.set("page", String(target));
+    return `<${contract.EVENTS_PATH}?${params}>; rel="${rel}"`;
+  };
+  const last = Math.max(totalPages, 1);
+  const links = [link(1, "first")];
+  if (page > 1) links.push(link(Math.min(page - 1, last), "prev"));
+  if (page < last) links.push(link(page + 1, "next"));
+  links.push(link(last, "last"));
+  return links.join(", ");
+}
+
+const location = (code: string) => buildPath(contract.getEvent.path, { code });
+
+function withEtag(reply: FastifyReply, result: events.Versioned<unknown>) {
+  reply.header("etag", result.etag);
+  return result.body;
+}
+
+export function eventRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  registerRoute(app, ctx, contract.listEvents, async (request, reply) => {
+    const page = await events.listEvents(ctx, request.query);
+    reply.header("link", pageLinks(request.query, page.page, page.totalPages));
+    return page;
+  });
+  registerRoute(app, ctx, contract.getEvent, async (request, reply) =>
+    withEtag(reply, await events.getEvent(ctx, request.params.code, request.query)),
+  );
+  registerRoute(app, ctx, contract.createEvent, async (request, reply) => {
+    const created = await events.createEvent(ctx, principalOf(request), request.body, request.query);
+    reply.status(201).header("location", location(created.body.code));
+    return withEtag(reply, created);
+  });
+  registerRoute(app, ctx, contract.updateEvent, async (request, reply) =>
+    withEtag(
+      reply,
+      await events.replaceEvent(ctx, request.params.code, request.body, request.headers["if-match"], request.query),
+    ),
+  );
+  registerRoute(app, ctx, contract.deleteEvent, async (request, reply) => {
+    await events.deleteEvent(ctx, request.params.code, request.headers["if-match"], request.query);
+    return reply.status(204).send();
+  });
+}

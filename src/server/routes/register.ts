@@ -1,0 +1,49 @@
+import type { TSchema } from "@sinclair/typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { BodyOf, ParamsOf, QueryOf, RouteEntry } from "../../contract/route.js";
+import { authorize } from "../plugins/authenticate.js";
+import type { ServiceContext } from "../services/context.js";
+
+export type TypedRequest<E extends RouteEntry> = FastifyRequest<{
+  Params: ParamsOf<E>;
+  Querystring: QueryOf<E>;
+  Body: BodyOf<E>;
+}>;
+
+export type RouteHandler<E extends RouteEntry> = (request: TypedRequest<E>, reply: FastifyReply) => Promise<unknown>;
+
+function responseSchemas(entry: RouteEntry): Record<number, TSchema | { type: "null"; description: string }> {
+  const out: Record<number, TSchema | { type: "null"; description: string }> = {};
+  for (const [status, schema] of Object.entries(entry.responses)) {
+    out[Number(status)] = schema ?? { type: "null", description: "No content" };
+  }
+  return out;
+}
+
+/** Registers a contract entry: its path and aliases, its schemas, its access rule, one handler. */
+export function registerRoute<E extends RouteEntry>(
+  app: FastifyInstance,
+  ctx: ServiceContext,
+  entry: E,
+  handler: RouteHandler<E>,
+): void {
+  const schema = {
+    operationId: entry.id,
+    summary: entry.summary,
+    tags: [...entry.tags],
+    ...(entry.params && { params: entry.params }),
+    ...(entry.query && { querystring: entry.query }),
+    ...(entry.body && { body: entry.body }),
+    response: responseSchemas(entry),
+    ...(!entry.access.public && { security: [{ bearer: [] }] }),
+  };
+  for (const url of [entry.path, ...(entry.aliases ?? [])]) {
+    app.route({
+      method: entry.method,
+      url,
+      schema: url === entry.path ? schema : { ...schema, hide: true },
+      onRequest: authorize(ctx, entry.access),
+      handler: handler as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+    });
+  }
+}

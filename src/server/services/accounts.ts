@@ -1,0 +1,172 @@
+import type { Role } from "../../contract/route.js";
+import { ProblemError } from "../problems.js";
+import {
+  createSession,
+  findLiveSession,
+  pruneSessions,
+  revokeSession,
+  revokeUserSessions,
+} from "../store/sessions-repo.js";
+import {
+  countUsers,
+  findAccountById,
+  findAccountByUserName,
+  saveCredential,
+  toAccount,
+  type UserAccount,
+} from "../store/users-repo.js";
+import type { Principal, ServiceContext } from "./context.js";
+import { assertAcceptablePassword, burnVerification, hashPassword, verifyPassword } from "./passwords.js";
+
+function summary(account: UserAccount) {
+  return {
+    id: account.id,
+    userName: account.userName,
+    ...(account.displayName && { displayName: account.displayName }),
+    roles: account.roles,
+  };
+}
+
+function invalidCredentials(): ProblemError {
+  return new ProblemError("invalid_credentials", "The user name or password is wrong.");
+}
+
+export async function login(ctx: ServiceContext, userName: string, password: string) {
+  const account = await findAccountByUserName(ctx.store.db, userName);
+  const hash = account?.credential.passwordHash;
+  if (!account || !hash || !account.active) {
+    // an unknown, disabled or password-less account costs the same time as a wrong password
+    await burnVerification(password);
+    throw invalidCredentials();
+  }
+  if (!(await verifyPassword(hash, password))) throw invalidCredentials();
+  const now = ctx.clock();
+  const sessionId = crypto.randomUUID();
+  const { token, expiresAt } = await ctx.keys.sign(
+    { sub: account.id, jti: sessionId, roles: account.roles },
+    ctx.tokenTtlSeconds,
+  );
+  await createSession(ctx.store.db, { id: sessionId, userId: account.id, createdAt: now, expiresAt });
+  await pruneSessions(ctx.store.db, now);
+  return {
+    token,
+    tokenType: "Bearer" as const,
+    expiresAt: expiresAt.toISOString(),
+    firstLogin: account.credential.firstLogin,
+    user: summary(account),
+  };
+}
+
+/** Resolves a Bearer token to its caller; the revocation check is exact on every request. */
+export async function authenticateBearer(ctx: ServiceContext, token: string): Promise<Principal> {
+  const claims = await ctx.keys.verify(token);
+  const row = await findLiveSession(ctx.store.db, claims.jti);
+  if (!row || row.id !== claims.sub || row.revoked_at) {
+    throw new ProblemError("token_revoked", "The session of this token has ended; log in again.");
+  }
+  const account = toAccount(row);
+  if (!account.active) throw new ProblemError("token_revoked", "The account is disabled.");
+  return {
+    userId: account.id,
+    userName: account.userName,
+    displayName: account.displayName,
+    roles: account.roles,
+    firstLogin: account.credential.firstLogin,
+    sessionId: claims.jti,
+    expiresAt: new Date(claims.exp * 1000),
+  };
+}
+
+export async function logout(ctx: ServiceContext, principal: Principal): Promise<void> {
+  await revokeSession(ctx.store.db, principal.sessionId, ctx.clock());
+}
+
+export function whoAmI(principal: Principal) {
+  return {
+    loggedIn: true as const,
+    user: {
+      id: principal.userId,
+      userName: principal.userName,
+      ...(principal.displayName && { displayName: principal.displayName }),
+      roles: principal.roles,
+    },
+    expiresAt: principal.expiresAt.toISOString(),
+  };
+}
+
+const MAY_READ_OTHERS_FIRST_LOGIN: readonly Role[] = ["admin", "support"];
+
+export async function isFirstLogin(ctx: ServiceContext, principal: Principal, employeeId?: string) {
+  if (!employeeId || employeeId === principal.userId) {
+    return { employeeId: principal.userId, firstLogin: principal.firstLogin };
+  }
+  if (!principal.roles.some((r) => MAY_READ_OTHERS_FIRST_LOGIN.includes(r))) {
+    throw new ProblemError("forbidden", "Only admin and support staff may ask about another employee.");
+  }
+  const account = await findAccountById(ctx.store.db, employeeId);
+  if (!account) throw new ProblemError("not_found", `No employee with id ${employeeId}.`);
+  return { employeeId: account.id, firstLogin: account.credential.firstLogin };
+}
+
+export async function changePassword(
+  ctx: ServiceContext,
+  principal: Principal,
+  lastPassword: string,
+  newPassword: string,
+): Promise<void> {
+  const account = await findAccountById(ctx.store.db, principal.userId);
+  const hash = account?.credential.passwordHash;
+  if (!account || !hash || !(await verifyPassword(hash, lastPassword))) {
+    throw new ProblemError("invalid_credentials", "The current password is wrong.");
+  }
+  await assertAcceptablePassword(newPassword, { userName: account.userName, currentHash: hash }, ctx.passwordPolicy);
+  const now = ctx.clock();
+  await ctx.store.db.transaction().execute(async (trx) => {
+    await saveCredential(trx, account.id, { passwordHash: await hashPassword(newPassword), firstLogin: false }, now);
+    await revokeUserSessions(trx, account.id, now, principal.sessionId);
+  });
+}
+
+/**
+ * The first admin of a new installation. Refused once any user exists, so that `server init`
+ * cannot be used to take over a running deployment.
+ */
+export async function createFirstAdmin(
+  ctx: ServiceContext,
+  input: { userName: string; email?: string; password: string; temporary: boolean },
+): Promise<{ id: string; userName: string }> {
+  if (!input.temporary) {
+    await assertAcceptablePassword(input.password, { userName: input.userName }, ctx.passwordPolicy);
+  }
+  const passwordHash = await hashPassword(input.password);
+  const now = ctx.clock();
+  const id = crypto.randomUUID();
+  const attributes = {
+    userName: input.userName,
+    displayName: input.userName,
+    active: true,
+    roles: [{ value: "admin", primary: true }],
+    ...(input.email && { emails: [{ value: input.email, type: "work", primary: true }] }),
+  };
+  await ctx.store.db.transaction().execute(async (trx) => {
+    if ((await countUsers(trx)) > 0) {
+      throw new ProblemError("conflict", "Users already exist; server init only creates the first admin.");
+    }
+    await trx
+      .insertInto("resources")
+      .values({
+        id,
+        resource_type: "User",
+        external_id: null,
+        display_name: attributes.displayName,
+        user_name_key: input.userName.toLowerCase(),
+        attributes: JSON.stringify(attributes),
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+        version: 1,
+      })
+      .execute();
+    await saveCredential(trx, id, { passwordHash, firstLogin: input.temporary }, now);
+  });
+  return { id, userName: input.userName };
+}

@@ -1,0 +1,269 @@
+import type { Static } from "@sinclair/typebox";
+import {
+  CUSTOM_FIELDS_MAX_BYTES,
+  EVENT_FIELDS,
+  EVENT_PAGE_SIZE,
+  EVENT_SORTABLE_FIELDS,
+  type Event,
+  type EventInput,
+} from "../../contract/events.js";
+import { assertIfMatch, etagOf } from "../http/preconditions.js";
+import { formatTimestamp, normalizeTimestamp } from "../http/timestamps.js";
+import { invalid, ProblemError } from "../problems.js";
+import { isUniqueViolation } from "../store/errors.js";
+import type { EventRow, SortKey } from "../store/events-repo.js";
+import * as repo from "../store/events-repo.js";
+import type { EventsTable } from "../store/schema.js";
+import type { Principal, ServiceContext } from "./context.js";
+
+type EventInputBody = Static<typeof EventInput>;
+export type EventRepresentation = Static<typeof Event>;
+type FieldName = (typeof EVENT_FIELDS)[number];
+
+const COLUMN_OF: Record<(typeof EVENT_SORTABLE_FIELDS)[number], keyof EventsTable> = {
+  code: "code_key",
+  name: "name",
+  type: "type",
+  startsAt: "starts_at",
+  endsAt: "ends_at",
+  allDay: "all_day",
+  location: "location",
+  organizer: "organizer",
+  createdAt: "created_at",
+  updatedAt: "updated_at",
+  createdBy: "created_by",
+};
+
+export interface ListQuery {
+  order?: string;
+  page?: string;
+  pagesize?: string;
+  fields?: string;
+  filter?: string;
+}
+
+export function parseOrder(order: string | undefined): SortKey[] {
+  const text = order?.trim() ? order : "startsAt,code";
+  const seen = new Set<string>();
+  const keys: SortKey[] = [];
+  for (const raw of text.split(",")) {
+    const item = raw.trim();
+    const descending = item.startsWith("-");
+    const field = descending ? item.slice(1) : item.replace(/^\+/, "");
+    if (!(field in COLUMN_OF)) {
+      throw invalid(
+        `Cannot order by '${field}'; sortable fields: ${EVENT_SORTABLE_FIELDS.join(", ")}.`,
+        "/query/order",
+      );
+    }
+    if (seen.has(field)) throw invalid(`'${field}' appears twice in order.`, "/query/order");
+    seen.add(field);
+    keys.push({ column: COLUMN_OF[field as keyof typeof COLUMN_OF], descending });
+  }
+  // the unique code breaks ties so that pages never overlap or skip
+  if (!seen.has("code")) keys.push({ column: "code_key", descending: false });
+  return keys;
+}
+
+function parsePositive(value: string | undefined, name: string, fallback: number, max?: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^-?[0-9]+$/.test(value) || n < 1)
+    throw invalid(`${name} must be a whole number of at least 1.`, `/query/${name}`);
+  if (max !== undefined && n > max) throw invalid(`${name} must be at most ${max}.`, `/query/${name}`);
+  return n;
+}
+
+export function parseFields(fields: string | undefined): Set<FieldName> | undefined {
+  if (fields === undefined || fields.trim() === "") return undefined;
+  const chosen = new Set<FieldName>(["code"]);
+  for (const raw of fields.split(",")) {
+    const field = raw.trim();
+    if (!(EVENT_FIELDS as readonly string[]).includes(field)) {
+      throw invalid(`Unknown field '${field}'; fields: ${EVENT_FIELDS.join(", ")}.`, "/query/fields");
+    }
+    chosen.add(field as FieldName);
+  }
+  return chosen;
+}
+
+/** Validates the list parameters; single-event operations validate them too and use only `fields`. */
+export function parseListQuery(query: ListQuery) {
+  if (query.filter !== undefined) {
+    throw new ProblemError("invalid_filter", "Filtering events is not available in this version.");
+  }
+  return {
+    sort: parseOrder(query.order),
+    page: parsePositive(query.page, "page", 1),
+    pagesize: parsePositive(query.pagesize, "pagesize", EVENT_PAGE_SIZE.default, EVENT_PAGE_SIZE.max),
+    fields: parseFields(query.fields),
+  };
+}
+
+function toRepresentation(row: EventRow, fields?: Set<FieldName>): EventRepresentation {
+  const full: Record<FieldName, unknown> = {
+    code: row.code,
+    name: row.name,
+    description: row.description,
+    type: row.type,
+    startsAt: row.starts_at,
+    endsAt: row.ends_at,
+    allDay: row.all_day === null ? null : row.all_day === 1,
+    location: row.location,
+    organizer: row.organizer,
+    attendees: row.attendees && JSON.parse(row.attendees),
+    tags: row.tags && JSON.parse(row.tags),
+    customFields: row.custom_fields && JSON.parse(row.custom_fields),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    createdBy: row.created_by,
+    version: row.version,
+  };
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(full)) {
+    if (value !== null && value !== undefined && (!fields || fields.has(key as FieldName))) out[key] = value;
+  }
+  return out as EventRepresentation;
+}
+
+function randomCode(): string {
+  const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  return `EV-${Array.from(crypto.getRandomValues(new Uint8Array(10)), (b) => alphabet[b % 32]).join("")}`;
+}
+
+const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
+
+function toRow(
+  code: string,
+  body: EventInputBody,
+  meta: { now: string; createdAt: string; createdBy: string | null; version: number },
+): EventRow {
+  const startsAt = normalizeTimestamp(body.startsAt);
+  const endsAt = body.endsAt ? normalizeTimestamp(body.endsAt) : null;
+  if (endsAt && Date.parse(endsAt) < Date.parse(startsAt))
+    throw invalid("endsAt must not be before startsAt.", "/endsAt");
+  const customFields = json(body.customFields);
+  if (customFields && Buffer.byteLength(customFields) > CUSTOM_FIELDS_MAX_BYTES) {
+    throw invalid(`customFields must be at most ${CUSTOM_FIELDS_MAX_BYTES} bytes of JSON.`, "/customFields");
+  }
+  return {
+    code_key: code.toLowerCase(),
+    code,
+    name: body.name,
+    description: body.description ?? null,
+    type: body.type ?? null,
+    starts_at: startsAt,
+    ends_at: endsAt,
+    all_day: body.allDay === undefined || body.allDay === null ? null : body.allDay ? 1 : 0,
+    location: body.location ?? null,
+    organizer: body.organizer ?? null,
+    attendees: json(body.attendees),
+    tags: json(body.tags),
+    custom_fields: customFields,
+    created_at: meta.createdAt,
+    updated_at: meta.now,
+    created_by: meta.createdBy,
+    version: meta.version,
+  };
+}
+
+async function mustFind(ctx: ServiceContext, code: string): Promise<EventRow> {
+  const row = await repo.findEvent(ctx.store.db, code);
+  if (!row) throw new ProblemError("not_found", `No event with code ${code}.`);
+  return row;
+}
+
+export interface Versioned<T> {
+  body: T;
+  etag: string;
+}
+
+export async function listEvents(ctx: ServiceContext, query: ListQuery) {
+  const { sort, page, pagesize, fields } = parseListQuery(query);
+  const { rows, total } = await repo.listEvents(ctx.store.db, { sort, limit: pagesize, offset: (page - 1) * pagesize });
+  return {
+    data: rows.map((row) => toRepresentation(row, fields)),
+    page,
+    pagesize,
+    total,
+    totalPages: Math.ceil(total / pagesize),
+  };
+}
+
+export async function getEvent(
+  ctx: ServiceContext,
+  code: string,
+  query: ListQuery,
+): Promise<Versioned<EventRepresentation>> {
+  const { fields } = parseListQuery(query);
+  const row = await mustFind(ctx, code);
+  return { body: toRepresentation(row, fields), etag: etagOf(row.version) };
+}
+
+export async function createEvent(
+  ctx: ServiceContext,
+  principal: Principal,
+  body: EventInputBody,
+  query: ListQuery,
+): Promise<Versioned<EventRepresentation>> {
+  const { fields } = parseListQuery(query);
+  const now = formatTimestamp(ctx.clock());
+  const row = toRow(body.code ?? randomCode(), body, {
+    now,
+    createdAt: now,
+    createdBy: principal.userName,
+    version: 1,
+  });
+  try {
+    await repo.insertEvent(ctx.store.db, row);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ProblemError("conflict", `An event with code ${row.code} already exists.`);
+    throw error;
+  }
+  return { body: toRepresentation(row, fields), etag: etagOf(row.version) };
+}
+
+export async function replaceEvent(
+  ctx: ServiceContext,
+  code: string,
+  body: EventInputBody,
+  ifMatch: string | undefined,
+  query: ListQuery,
+): Promise<Versioned<EventRepresentation>> {
+  const { fields } = parseListQuery(query);
+  if (body.code !== undefined && body.code.toLowerCase() !== code.toLowerCase()) {
+    throw invalid(`The code in the body (${body.code}) differs from the one in the path (${code}).`, "/code");
+  }
+  const current = await mustFind(ctx, code);
+  assertIfMatch(ifMatch, etagOf(current.version));
+  const row = toRow(current.code, body, {
+    now: formatTimestamp(ctx.clock()),
+    createdAt: current.created_at,
+    createdBy: current.created_by,
+    version: current.version + 1,
+  });
+  if (!(await repo.replaceEvent(ctx.store.db, row, current.version))) {
+    throw new ProblemError(
+      "precondition_failed",
+      "The event changed while it was being updated; read it again and retry.",
+    );
+  }
+  return { body: toRepresentation(row, fields), etag: etagOf(row.version) };
+}
+
+export async function deleteEvent(
+  ctx: ServiceContext,
+  code: string,
+  ifMatch: string | undefined,
+  query: ListQuery,
+): Promise<void> {
+  parseListQuery(query);
+  const current = await mustFind(ctx, code);
+  assertIfMatch(ifMatch, etagOf(current.version));
+  if (!(await repo.deleteEvent(ctx.store.db, code, current.version))) {
+    throw new ProblemError(
+      "precondition_failed",
+      "The event changed while it was being deleted; read it again and retry.",
+    );
+  }
+}

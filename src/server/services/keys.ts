@@ -1,0 +1,177 @@
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type CryptoKey,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type JWK,
+  type JWTPayload,
+  errors as joseErrors,
+  jwtVerify,
+  SignJWT,
+} from "jose";
+import { ProblemError } from "../problems.js";
+
+export const TOKEN_ISSUER = "urn:bizctl";
+export const TOKEN_AUDIENCE = "bizctl-api";
+const TOKEN_TYPE = "at+jwt";
+const ALGORITHM = "ES256";
+/** Tokens above this size are refused before any parsing (spec 1.1). */
+export const MAX_TOKEN_BYTES = 8 * 1024;
+const CACHE_LIMIT = 10_000;
+
+interface StoredKey {
+  kid: string;
+  createdAt: string;
+  /** the key signs from this instant on; before, it is only published (rotation) */
+  signFrom: string;
+  privateJwk: JWK;
+}
+
+interface LoadedKey {
+  kid: string;
+  signFrom: number;
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+  publicJwk: JWK;
+}
+
+export interface AccessClaims {
+  sub: string;
+  jti: string;
+  exp: number;
+  iat: number;
+  roles: string[];
+}
+
+export async function createKeyFile(keysDir: string, now: Date, signFrom: Date = now): Promise<string> {
+  mkdirSync(keysDir, { recursive: true, mode: 0o700 });
+  const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
+  const privateJwk = await exportJWK(privateKey);
+  const kid = `${now.toISOString().slice(0, 10)}-${crypto.randomUUID().slice(0, 8)}`;
+  const stored: StoredKey = { kid, createdAt: now.toISOString(), signFrom: signFrom.toISOString(), privateJwk };
+  const file = join(keysDir, `${kid}.json`);
+  writeFileSync(file, JSON.stringify(stored), { mode: 0o600, flag: "wx" });
+  chmodSync(file, 0o600);
+  return kid;
+}
+
+/** The ES256 key pairs of a data dir: signs access tokens, verifies them, publishes the JWKS. */
+export class KeyRing {
+  private readonly verified = new Map<string, AccessClaims>();
+
+  private constructor(
+    private readonly keys: LoadedKey[],
+    private readonly clock: () => Date,
+  ) {}
+
+  static async open(keysDir: string, clock: () => Date): Promise<KeyRing> {
+    let files = listKeyFiles(keysDir);
+    if (files.length === 0) {
+      await createKeyFile(keysDir, clock());
+      files = listKeyFiles(keysDir);
+    }
+    const keys: LoadedKey[] = [];
+    for (const file of files) {
+      const stored = JSON.parse(readFileSync(join(keysDir, file), "utf8")) as StoredKey;
+      const { d: _secret, ...publicJwk } = stored.privateJwk;
+      keys.push({
+        kid: stored.kid,
+        signFrom: Date.parse(stored.signFrom),
+        privateKey: (await importJWK(stored.privateJwk, ALGORITHM)) as CryptoKey,
+        publicKey: (await importJWK(publicJwk, ALGORITHM)) as CryptoKey,
+        publicJwk: { ...publicJwk, kid: stored.kid, alg: ALGORITHM, use: "sig" },
+      });
+    }
+    keys.sort((a, b) => a.signFrom - b.signFrom);
+    return new KeyRing(keys, clock);
+  }
+
+  jwks(): { keys: JWK[] } {
+    return { keys: this.keys.map((k) => k.publicJwk) };
+  }
+
+  private signingKey(): LoadedKey {
+    const now = this.clock().getTime();
+    const ready = this.keys.filter((k) => k.signFrom <= now);
+    return ready.at(-1) ?? (this.keys[0] as LoadedKey);
+  }
+
+  async sign(claims: { sub: string; jti: string; roles: string[] }, ttlSeconds: number) {
+    const key = this.signingKey();
+    const iat = Math.floor(this.clock().getTime() / 1000);
+    const exp = iat + ttlSeconds;
+    const token = await new SignJWT({ roles: claims.roles })
+      .setProtectedHeader({ alg: ALGORITHM, kid: key.kid, typ: TOKEN_TYPE })
+      .setIssuer(TOKEN_ISSUER)
+      .setAudience(TOKEN_AUDIENCE)
+      .setSubject(claims.sub)
+      .setJti(claims.jti)
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .sign(key.privateKey);
+    return { token, expiresAt: new Date(exp * 1000) };
+  }
+
+  /**
+   * Verifies signature, algorithm, issuer, audience, typ and expiry. A verified token is cached
+   * until it expires, since the signature check is most of an authenticated request's cost;
+   * revocation is not decided here, the caller checks the session each time.
+   */
+  async verify(token: string): Promise<AccessClaims> {
+    if (Buffer.byteLength(token) > MAX_TOKEN_BYTES) {
+      throw new ProblemError("token_invalid", `The token is larger than ${MAX_TOKEN_BYTES} bytes.`);
+    }
+    const nowSeconds = Math.floor(this.clock().getTime() / 1000);
+    const cached = this.verified.get(token);
+    if (cached) {
+      if (cached.exp > nowSeconds) return cached;
+      this.verified.delete(token);
+      throw new ProblemError("token_expired", "The token has expired; log in again.");
+    }
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, (header) => this.publicKeyFor(header.kid), {
+        algorithms: [ALGORITHM],
+        issuer: TOKEN_ISSUER,
+        audience: TOKEN_AUDIENCE,
+        typ: TOKEN_TYPE,
+        currentDate: this.clock(),
+        requiredClaims: ["sub", "jti", "exp", "iat"],
+      }));
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) {
+        throw new ProblemError("token_expired", "The token has expired; log in again.");
+      }
+      throw new ProblemError("token_invalid", "The token is not valid for this server.");
+    }
+    const claims: AccessClaims = {
+      sub: String(payload.sub),
+      jti: String(payload.jti),
+      exp: Number(payload.exp),
+      iat: Number(payload.iat),
+      roles: Array.isArray(payload.roles) ? payload.roles.map(String) : [],
+    };
+    if (this.verified.size >= CACHE_LIMIT) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
+    this.verified.set(token, claims);
+    return claims;
+  }
+
+  private publicKeyFor(kid: string | undefined): CryptoKey {
+    const key = this.keys.find((k) => k.kid === kid);
+    if (!key) throw new ProblemError("token_invalid", "The token was signed by an unknown key.");
+    return key.publicKey;
+  }
+}
+
+function listKeyFiles(keysDir: string): string[] {
+  try {
+    return readdirSync(keysDir).filter((f) => f.endsWith(".json"));
+  } catch {
+    return [];
+  }
+}

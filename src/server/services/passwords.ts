@@ -1,0 +1,88 @@
+import argon2 from "argon2";
+import { ProblemError } from "../problems.js";
+
+/** OWASP's minimum for argon2id: m=19 MiB, t=2, p=1. */
+const HASH_OPTIONS = { type: argon2.argon2id, memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 } as const;
+export const MAX_PASSWORD_LENGTH = 1024;
+
+export interface PasswordPolicy {
+  minLength: number;
+}
+
+let commonPasswords: Set<string> | undefined;
+
+async function loadCommonPasswords(): Promise<Set<string>> {
+  if (!commonPasswords) {
+    const { dictionary } = await import("@zxcvbn-ts/language-common");
+    commonPasswords = new Set((dictionary["passwords-common"] as string[]).map((p) => p.toLowerCase()));
+  }
+  return commonPasswords;
+}
+
+/** NFC so that the same characters typed on two keyboards hash alike (NIST SP 800-63B). */
+export function normalizePassword(password: string): string {
+  return password.normalize("NFC");
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return argon2.hash(normalizePassword(password), HASH_OPTIONS);
+}
+
+export async function verifyPassword(hash: string, password: string): Promise<boolean> {
+  try {
+    return await argon2.verify(hash, normalizePassword(password));
+  } catch {
+    return false;
+  }
+}
+
+let dummyHash: Promise<string> | undefined;
+/** Spends the time of one verification so that an unknown user answers as slowly as a wrong password. */
+export async function burnVerification(password: string): Promise<void> {
+  dummyHash ??= hashPassword("bizctl timing equaliser, never a real password");
+  await verifyPassword(await dummyHash, password);
+}
+
+function isRepetition(password: string): boolean {
+  for (let unit = 1; unit <= 4; unit++) {
+    const head = password.slice(0, unit);
+    if (head.repeat(Math.ceil(password.length / unit)).slice(0, password.length) === password) return true;
+  }
+  return false;
+}
+
+/**
+ * Refuses a new password with the reason (NIST SP 800-63B-4 for password-only login):
+ * length counted in code points after NFC, no composition rules, refused when common,
+ * a trivial repetition, containing the user name, or equal to the current password.
+ */
+export async function assertAcceptablePassword(
+  password: string,
+  context: { userName?: string; currentHash?: string | null },
+  policy: PasswordPolicy,
+): Promise<void> {
+  const normalized = normalizePassword(password);
+  const length = [...normalized].length;
+  const refuse = (reason: string) => {
+    throw new ProblemError("weak_password", reason, { errors: [{ path: "/newPassword", message: reason }] });
+  };
+  if (length < policy.minLength)
+    refuse(`The password must have at least ${policy.minLength} characters (it has ${length}).`);
+  if (length > MAX_PASSWORD_LENGTH) refuse(`The password must have at most ${MAX_PASSWORD_LENGTH} characters.`);
+  const lower = normalized.toLowerCase();
+  if ((await loadCommonPasswords()).has(lower)) refuse("The password is on a list of commonly used passwords.");
+  if (isRepetition(normalized)) refuse("The password is a repetition of a few characters.");
+  if (context.userName && context.userName.length >= 3 && lower.includes(context.userName.toLowerCase())) {
+    refuse("The password must not contain the user name.");
+  }
+  if (context.currentHash && (await verifyPassword(context.currentHash, normalized))) {
+    refuse("The new password must differ from the current one.");
+  }
+}
+
+/** A one-time password: 20 characters from an alphabet without look-alikes (about 110 bits). */
+export function generatePassword(): string {
+  const alphabet = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  const bytes = crypto.getRandomValues(new Uint32Array(20));
+  return Array.from(bytes, (b) => alphabet[b % alphabet.length]).join("");
+}

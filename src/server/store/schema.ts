@@ -1,0 +1,57 @@
+export interface ResourcesTable {
+  id: string;
+  resource_type: string;
+  external_id: string | null;
+  display_name: string | null;
+  /** lower-cased userName of a User; unique, so the case-insensitive uniqueness is the database's */
+  user_name_key: string | null;
+  /** JSON of every attribute but id and meta */
+  attributes: string;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+export interface CredentialsTable {
+  user_id: string;
+  password_hash: string | null;
+  first_login: number;
+  failed_logins: number;
+  locked_until: string | null;
+  updated_at: string;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface EventsTable {
+  code_key: string;
+  code: string;
+  name: string;
+  description: string | null;
+  type: string | null;
+  starts_at: string;
+  ends_at: string | null;
+  all_day: number | null;
+  location: string | null;
+  organizer: string | null;
+  attendees: string | null;
+  tags: string | null;
+  custom_fields: string | null;
+  created_at: string;
+  updated_at: string;
+  created_by: string | null;
+  version: number;
+}
+
+export interface Schema {
+  resources: ResourcesTable;
+  credentials: CredentialsTable;
+  sessions: SessionsTable;
+  events: EventsTable;
+}

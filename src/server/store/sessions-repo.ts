@@ -1,0 +1,67 @@
+import type { Kysely } from "kysely";
+import type { Schema } from "./schema.js";
+
+export async function createSession(
+  db: Kysely<Schema>,
+  session: { id: string; userId: string; createdAt: Date; expiresAt: Date },
+): Promise<void> {
+  await db
+    .insertInto("sessions")
+    .values({
+      id: session.id,
+      user_id: session.userId,
+      created_at: session.createdAt.toISOString(),
+      expires_at: session.expiresAt.toISOString(),
+      revoked_at: null,
+    })
+    .execute();
+}
+
+/** The session of a token with its user's current state, in one indexed read. */
+export async function findLiveSession(db: Kysely<Schema>, id: string) {
+  return db
+    .selectFrom("sessions")
+    .innerJoin("resources", "resources.id", "sessions.user_id")
+    .leftJoin("credentials", "credentials.user_id", "sessions.user_id")
+    .select([
+      "resources.id",
+      "sessions.revoked_at",
+      "resources.attributes",
+      "credentials.password_hash",
+      "credentials.first_login",
+      "credentials.failed_logins",
+      "credentials.locked_until",
+    ])
+    .where("sessions.id", "=", id)
+    .executeTakeFirst();
+}
+
+export async function revokeSession(db: Kysely<Schema>, id: string, now: Date): Promise<void> {
+  await db
+    .updateTable("sessions")
+    .set({ revoked_at: now.toISOString() })
+    .where("id", "=", id)
+    .where("revoked_at", "is", null)
+    .execute();
+}
+
+export async function revokeUserSessions(
+  db: Kysely<Schema>,
+  userId: string,
+  now: Date,
+  keepSessionId?: string,
+): Promise<void> {
+  let query = db
+    .updateTable("sessions")
+    .set({ revoked_at: now.toISOString() })
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null);
+  if (keepSessionId) query = query.where("id", "!=", keepSessionId);
+  await query.execute();
+}
+
+/** Expired sessions are kept a day for audit, then dropped; called opportunistically at login. */
+export async function pruneSessions(db: Kysely<Schema>, now: Date): Promise<void> {
+  const cutoff = new Date(now.getTime() - 24 * 3600 * 1000).toISOString();
+  await db.deleteFrom("sessions").where("expires_at", "<", cutoff).execute();
+}

@@ -1,0 +1,116 @@
+import type { Kysely } from "kysely";
+import type { Role } from "../../contract/route.js";
+import type { Schema } from "./schema.js";
+
+export interface Credential {
+  passwordHash: string | null;
+  firstLogin: boolean;
+  failedLogins: number;
+  lockedUntil: string | null;
+}
+
+export interface UserAccount {
+  id: string;
+  userName: string;
+  displayName?: string;
+  roles: Role[];
+  active: boolean;
+  credential: Credential;
+}
+
+const VALID_ROLES = new Set<Role>(["admin", "support", "member"]);
+
+/** SCIM keeps roles as `[{value}]`; the auth area speaks of role names. */
+export function roleNames(attributes: Record<string, unknown>): Role[] {
+  const roles = Array.isArray(attributes.roles) ? attributes.roles : [];
+  return roles
+    .map((r) => (typeof r === "string" ? r : (r as { value?: unknown })?.value))
+    .filter((r): r is Role => typeof r === "string" && VALID_ROLES.has(r as Role));
+}
+
+type Row = {
+  id: string;
+  attributes: string;
+  password_hash: string | null;
+  first_login: number | null;
+  failed_logins: number | null;
+  locked_until: string | null;
+};
+
+export function toAccount(row: Row): UserAccount {
+  const attributes = JSON.parse(row.attributes) as Record<string, unknown>;
+  return {
+    id: row.id,
+    userName: String(attributes.userName),
+    displayName: typeof attributes.displayName === "string" ? attributes.displayName : undefined,
+    roles: roleNames(attributes),
+    active: attributes.active !== false,
+    credential: {
+      passwordHash: row.password_hash,
+      firstLogin: row.first_login === 1,
+      failedLogins: row.failed_logins ?? 0,
+      lockedUntil: row.locked_until,
+    },
+  };
+}
+
+function accountQuery(db: Kysely<Schema>) {
+  return db
+    .selectFrom("resources")
+    .leftJoin("credentials", "credentials.user_id", "resources.id")
+    .select([
+      "resources.id",
+      "resources.attributes",
+      "credentials.password_hash",
+      "credentials.first_login",
+      "credentials.failed_logins",
+      "credentials.locked_until",
+    ])
+    .where("resources.resource_type", "=", "User");
+}
+
+export async function findAccountByUserName(db: Kysely<Schema>, userName: string) {
+  const row = await accountQuery(db).where("resources.user_name_key", "=", userName.toLowerCase()).executeTakeFirst();
+  return row ? toAccount(row) : undefined;
+}
+
+export async function findAccountById(db: Kysely<Schema>, id: string) {
+  const row = await accountQuery(db).where("resources.id", "=", id).executeTakeFirst();
+  return row ? toAccount(row) : undefined;
+}
+
+export async function countUsers(db: Kysely<Schema>): Promise<number> {
+  const row = await db
+    .selectFrom("resources")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("resource_type", "=", "User")
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function saveCredential(
+  db: Kysely<Schema>,
+  userId: string,
+  change: Partial<Credential>,
+  now: Date,
+): Promise<void> {
+  const values = {
+    ...(change.passwordHash !== undefined && { password_hash: change.passwordHash }),
+    ...(change.firstLogin !== undefined && { first_login: change.firstLogin ? 1 : 0 }),
+    ...(change.failedLogins !== undefined && { failed_logins: change.failedLogins }),
+    ...(change.lockedUntil !== undefined && { locked_until: change.lockedUntil }),
+    updated_at: now.toISOString(),
+  };
+  await db
+    .insertInto("credentials")
+    .values({
+      user_id: userId,
+      password_hash: change.passwordHash ?? null,
+      first_login: change.firstLogin ? 1 : 0,
+      failed_logins: change.failedLogins ?? 0,
+      locked_until: change.lockedUntil ?? null,
+      updated_at: now.toISOString(),
+    })
+    .onConflict((oc) => oc.column("user_id").doUpdateSet(values))
+    .execute();
+}
