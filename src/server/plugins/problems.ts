@@ -87,6 +87,8 @@ export function installProblemHandling(app: FastifyInstance): void {
 
   // JSON bodies must be valid UTF-8; the default parser would silently replace bad bytes
   app.removeContentTypeParser("application/json");
+  // Fastify parses text/plain by default; every body here is JSON, so anything else is a 415
+  app.removeContentTypeParser("text/plain");
   const decoder = new TextDecoder("utf-8", { fatal: true });
   app.addContentTypeParser(JSON_MEDIA_TYPES, { parseAs: "buffer" }, (_request, body, done) => {
     const buffer = body as Buffer;

@@ -1,4 +1,5 @@
 import type { Role } from "../../contract/route.js";
+import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problems.js";
 import {
   createSession,
@@ -51,7 +52,7 @@ export async function login(ctx: ServiceContext, userName: string, password: str
   return {
     token,
     tokenType: "Bearer" as const,
-    expiresAt: expiresAt.toISOString(),
+    expiresAt: formatTimestamp(expiresAt),
     firstLogin: account.credential.firstLogin,
     user: summary(account),
   };
@@ -90,7 +91,7 @@ export function whoAmI(principal: Principal) {
       ...(principal.displayName && { displayName: principal.displayName }),
       roles: principal.roles,
     },
-    expiresAt: principal.expiresAt.toISOString(),
+    expiresAt: formatTimestamp(principal.expiresAt),
   };
 }
 

@@ -13,7 +13,9 @@ let commonPasswords: Set<string> | undefined;
 
 async function loadCommonPasswords(): Promise<Set<string>> {
   if (!commonPasswords) {
-    const { dictionary } = await import("@zxcvbn-ts/language-common");
+    const language = await import("@zxcvbn-ts/language-common");
+    // the package is CommonJS: bundled, its exports arrive under `default`
+    const dictionary = language.dictionary ?? (language as unknown as { default: typeof language }).default.dictionary;
     commonPasswords = new Set((dictionary["passwords-common"] as string[]).map((p) => p.toLowerCase()));
   }
   return commonPasswords;

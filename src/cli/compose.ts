@@ -1,0 +1,68 @@
+import { ApiClient } from "../client/client.js";
+import type { Transport } from "../client/transport.js";
+import { defaultDataDir } from "../config/paths.js";
+import { EMBEDDED, type Profile } from "../config/profiles.js";
+import { UsageError } from "./errors.js";
+
+export interface Target {
+  server: string;
+  dataDir: string;
+}
+
+export function targetOf(
+  profile: Profile,
+  serverOverride: string | undefined,
+  env: Record<string, string | undefined>,
+): Target {
+  return { server: serverOverride || profile.server, dataDir: profile.dataDir || defaultDataDir(env) };
+}
+
+/**
+ * The only place that knows both modes exist. The server code is imported here, lazily, and only
+ * for the embedded mode; a remote call loads undici and nothing of the server.
+ */
+export async function createTransport(
+  target: Target,
+  options: { onRetry?: (message: string) => void; serverLogLevel?: string },
+): Promise<Transport> {
+  if (target.server === EMBEDDED) {
+    const { buildApp } = await import("../server/app.js");
+    const { destination } = await import("pino");
+    const log = options.serverLogLevel ? { level: options.serverLogLevel, stream: destination(2) } : false;
+    const app = await buildApp({ dataDir: target.dataDir, log });
+    const { InjectTransport } = await import("../client/inject-transport.js");
+    return new InjectTransport(app, `embedded (${target.dataDir})`);
+  }
+  let url: URL;
+  try {
+    url = new URL(target.server);
+  } catch {
+    throw new UsageError(`'${target.server}' is not a server URL; use http(s)://host[:port] or 'embedded'.`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(`'${target.server}' must be an http:// or https:// URL.`);
+  }
+  const { HttpTransport } = await import("../client/http-transport.js");
+  return new HttpTransport(target.server, {
+    onRetry: (reason, attempt, wait) => options.onRetry?.(`retrying (${reason}), attempt ${attempt} in ${wait} ms`),
+  });
+}
+
+/** The server's own entry points, for the `server` commands; loaded only when one runs. */
+export async function loadServerAdmin() {
+  const [admin, listen] = await Promise.all([import("../server/admin.js"), import("../server/listen.js")]);
+  return { ...admin, ...listen };
+}
+
+export async function createClient(
+  target: Target,
+  options: {
+    authorization: () => string | undefined;
+    trace?: (line: string) => void;
+    onRetry?: (m: string) => void;
+    serverLogLevel?: string;
+  },
+): Promise<ApiClient> {
+  const transport = await createTransport(target, options);
+  return new ApiClient(transport, { authorization: options.authorization, trace: options.trace });
+}

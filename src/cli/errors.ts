@@ -1,0 +1,135 @@
+import { ApiError, NetworkError } from "../client/errors.js";
+
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  notFound: 3,
+  unauthenticated: 4,
+  forbidden: 5,
+  conflict: 6,
+  validation: 7,
+  unavailable: 8,
+  interrupted: 130,
+} as const;
+
+/** A failure the CLI reports itself, with its exit code and what to do next. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    readonly code: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = "CliError";
+  }
+}
+
+export class UsageError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, EXIT.usage, "usage", hint);
+  }
+}
+
+export class AuthError extends CliError {
+  constructor(message: string, hint = "run 'bizctl auth login'") {
+    super(message, EXIT.unauthenticated, "not_authenticated", hint);
+  }
+}
+
+const BY_PROBLEM_CODE: Record<string, number> = {
+  not_found: EXIT.notFound,
+  invalid_credentials: EXIT.unauthenticated,
+  token_missing: EXIT.unauthenticated,
+  token_invalid: EXIT.unauthenticated,
+  token_expired: EXIT.unauthenticated,
+  token_revoked: EXIT.unauthenticated,
+  account_locked: EXIT.unauthenticated,
+  invalid_reset_token: EXIT.validation,
+  oauth_signature_invalid: EXIT.unauthenticated,
+  oauth_token_invalid: EXIT.unauthenticated,
+  oauth_verifier_invalid: EXIT.unauthenticated,
+  oauth_nonce_reused: EXIT.unauthenticated,
+  oauth_timestamp_refused: EXIT.unauthenticated,
+  forbidden: EXIT.forbidden,
+  password_change_required: EXIT.forbidden,
+  conflict: EXIT.conflict,
+  precondition_failed: EXIT.conflict,
+  validation_failed: EXIT.validation,
+  weak_password: EXIT.validation,
+  invalid_filter: EXIT.validation,
+  payload_too_large: EXIT.validation,
+  unsupported_media_type: EXIT.validation,
+  oauth_parameter_absent: EXIT.validation,
+  rate_limited: EXIT.failure,
+};
+
+const HINTS: Record<string, string> = {
+  token_missing: "run 'bizctl auth login'",
+  token_invalid: "run 'bizctl auth login'",
+  token_expired: "your session expired; run 'bizctl auth login' again",
+  token_revoked: "your session ended; run 'bizctl auth login' again",
+  invalid_credentials: "check the user name and password",
+  password_change_required: "run 'bizctl auth change-password'",
+  precondition_failed: "someone changed it meanwhile; read it again and retry",
+  rate_limited: "wait a little and retry",
+  account_locked: "wait until the lock ends, or ask an admin",
+};
+
+/** A problem raised in-process by the server code the `server` commands run (same codes as over HTTP). */
+function asLocalProblem(error: unknown): ApiError | undefined {
+  const e = error as { name?: unknown; code?: unknown; status?: unknown; detail?: unknown };
+  if (e?.name !== "ProblemError" || typeof e.code !== "string" || typeof e.status !== "number") return undefined;
+  const detail = String(e.detail);
+  return new ApiError(e.status, { type: "about:blank", title: detail, status: e.status, detail, code: e.code });
+}
+
+export function exitCodeFor(error: unknown): number {
+  const local = asLocalProblem(error);
+  if (local) return exitCodeFor(local);
+  if (error instanceof CliError) return error.exitCode;
+  if (error instanceof NetworkError) return EXIT.unavailable;
+  if (error instanceof ApiError) {
+    if (error.status >= 500) return EXIT.unavailable;
+    return BY_PROBLEM_CODE[error.problem.code] ?? EXIT.failure;
+  }
+  return EXIT.failure;
+}
+
+export interface ErrorReport {
+  code: string;
+  status?: number;
+  message: string;
+  requestId?: string;
+  hint?: string;
+  errors?: { path: string; message: string }[];
+}
+
+export function describeError(error: unknown): ErrorReport {
+  const local = asLocalProblem(error);
+  if (local) return { ...describeError(local), status: undefined };
+  if (error instanceof ApiError) {
+    return {
+      code: error.problem.code,
+      status: error.status,
+      message: error.problem.detail || error.problem.title,
+      ...(error.problem.requestId && { requestId: error.problem.requestId }),
+      ...((HINTS[error.problem.code] || error.status >= 500) && {
+        hint: HINTS[error.problem.code] ?? "the server failed; retry later or check its logs",
+      }),
+      ...(error.problem.errors && { errors: error.problem.errors }),
+    };
+  }
+  if (error instanceof NetworkError) {
+    return {
+      code: "server_unreachable",
+      message: error.message,
+      hint: "check the profile's server URL ('bizctl profile show')",
+    };
+  }
+  if (error instanceof CliError) {
+    return { code: error.code, message: error.message, ...(error.hint && { hint: error.hint }) };
+  }
+  return { code: "internal_error", message: error instanceof Error ? error.message : String(error) };
+}

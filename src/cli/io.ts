@@ -1,0 +1,32 @@
+import type { Readable, Writable } from "node:stream";
+
+/** The process edges a command may touch; tests hand in their own. */
+export interface IO {
+  stdin: Readable & { isTTY?: boolean };
+  stdout: Writable & { isTTY?: boolean; columns?: number };
+  stderr: Writable & { isTTY?: boolean };
+  env: Record<string, string | undefined>;
+}
+
+export function processIO(): IO {
+  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+}
+
+let stdinText: Promise<string> | undefined;
+
+/** All of stdin, read once per process however many values a command takes from it. */
+export function readStdin(io: IO): Promise<string> {
+  stdinText ??= (async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
+    return Buffer.concat(chunks).toString("utf8");
+  })();
+  return stdinText;
+}
+
+/** The n-th line of stdin (0-based), without its line ending; undefined when stdin has fewer. */
+export async function stdinLine(io: IO, index: number): Promise<string | undefined> {
+  const lines = (await readStdin(io)).split(/\r?\n/);
+  if (lines.at(-1) === "") lines.pop();
+  return lines[index];
+}

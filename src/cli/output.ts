@@ -1,0 +1,123 @@
+import { commonJs, importYaml } from "./lazy-modules.js";
+export const FORMATS = ["table", "json", "ndjson", "csv", "yaml"] as const;
+export type Format = (typeof FORMATS)[number];
+
+export interface RenderOptions {
+  format: Format;
+  /** `--fields`: the keys to keep, dotted for nested ones */
+  fields?: string[];
+  /** the table columns of this kind of record when `--fields` is not given */
+  columns?: string[];
+  width: number;
+  color: boolean;
+}
+
+type Row = Record<string, unknown>;
+
+function pick(value: unknown, path: string): unknown {
+  let current = value;
+  for (const part of path.split(".")) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Row)[part];
+  }
+  return current;
+}
+
+function project(record: unknown, fields: string[] | undefined): unknown {
+  if (!fields || record === null || typeof record !== "object" || Array.isArray(record)) return record;
+  return Object.fromEntries(fields.map((f) => [f, pick(record, f)]).filter(([, v]) => v !== undefined));
+}
+
+function cell(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (typeof value === "object") {
+    if (Array.isArray(value) && value.every((v) => typeof v !== "object")) return value.join(", ");
+    return JSON.stringify(value);
+  }
+  return String(value);
+}
+
+function defaultColumns(rows: Row[]): string[] {
+  const keys: string[] = [];
+  for (const row of rows.slice(0, 20)) {
+    for (const [key, value] of Object.entries(row)) {
+      if (!keys.includes(key) && (value === null || typeof value !== "object")) keys.push(key);
+    }
+  }
+  return keys.slice(0, 8);
+}
+
+/** Shrinks the widest columns until the table fits the terminal (3 characters of border per column). */
+export function fitWidths(natural: number[], width: number): number[] {
+  const widths = natural.map((w) => Math.max(w, 3) + 2);
+  const budget = Math.max(width - 1 - widths.length, widths.length * 5);
+  let total = widths.reduce((a, b) => a + b, 0);
+  while (total > budget) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if (widths[widest]! <= 5) break;
+    widths[widest]! -= 1;
+    total -= 1;
+  }
+  return widths;
+}
+
+async function table(data: unknown, options: RenderOptions): Promise<string> {
+  const { default: Table } = await import("cli-table3");
+  const { Chalk } = await import("chalk");
+  const chalk = new Chalk({ level: options.color ? 1 : 0 });
+  const style = { head: [], border: [] };
+  if (Array.isArray(data)) {
+    if (data.length === 0) return "";
+    const rows = data as Row[];
+    const columns = options.fields ?? options.columns ?? defaultColumns(rows);
+    const body = rows.map((row) => columns.map((c) => cell(pick(row, c))));
+    const natural = columns.map((c, i) => Math.max(c.length, ...body.map((r) => (r[i] ?? "").length)));
+    const t = new Table({
+      head: columns.map((c) => chalk.bold(c)),
+      colWidths: fitWidths(natural, options.width),
+      style,
+      wordWrap: false,
+    });
+    t.push(...body);
+    return `${t.toString()}\n`;
+  }
+  if (data !== null && typeof data === "object") {
+    const entries = options.fields
+      ? options.fields.map((f) => [f, pick(data, f)] as const)
+      : Object.entries(data as Row);
+    const natural = [Math.max(...entries.map(([k]) => k.length)), Math.max(...entries.map(([, v]) => cell(v).length))];
+    const t = new Table({ colWidths: fitWidths(natural, options.width), style, wordWrap: true });
+    for (const [key, value] of entries) t.push([chalk.bold(key), cell(value)]);
+    return `${t.toString()}\n`;
+  }
+  return `${cell(data)}\n`;
+}
+
+async function csv(data: unknown, options: RenderOptions): Promise<string> {
+  const { stringify } = commonJs(await import("csv-stringify/sync"));
+  const rows = (Array.isArray(data) ? data : [data]) as Row[];
+  const columns = options.fields ?? [...new Set(rows.flatMap((r) => Object.keys(r ?? {})))];
+  return stringify(
+    rows.map((row) => columns.map((c) => cell(pick(row, c)))),
+    { header: true, columns },
+  );
+}
+
+/** Renders command results: a table for people, JSON, NDJSON, CSV or YAML for programs. */
+export async function render(data: unknown, options: RenderOptions): Promise<string> {
+  const projected = Array.isArray(data) ? data.map((d) => project(d, options.fields)) : project(data, options.fields);
+  switch (options.format) {
+    case "json":
+      return `${JSON.stringify(projected, null, 2)}\n`;
+    case "ndjson":
+      return (Array.isArray(projected) ? projected : [projected]).map((r) => `${JSON.stringify(r)}\n`).join("");
+    case "yaml": {
+      const { stringify } = await importYaml();
+      return stringify(projected);
+    }
+    case "csv":
+      return csv(projected, options);
+    case "table":
+      return table(projected, options);
+  }
+}

@@ -1,0 +1,42 @@
+import { UsageError } from "./errors.js";
+import { type IO, stdinLine } from "./io.js";
+import { promptPassword } from "./prompts.js";
+
+export interface PasswordSource {
+  /** `--password-stdin`: line `index` of stdin */
+  stdin?: boolean;
+  index: number;
+  /** an environment variable allowed for this value */
+  env?: string;
+  prompt: string;
+  canPrompt: boolean;
+}
+
+/** A password from stdin, the environment or a hidden prompt; never from a flag value. */
+export async function readPassword(io: IO, source: PasswordSource): Promise<string | undefined> {
+  if (source.stdin) return stdinLine(io, source.index);
+  const fromEnv = source.env ? io.env[source.env] : undefined;
+  if (fromEnv) return fromEnv;
+  if (source.canPrompt) return promptPassword(io, source.prompt);
+  return undefined;
+}
+
+export async function requirePassword(io: IO, source: PasswordSource): Promise<string> {
+  const value = await readPassword(io, source);
+  if (!value) {
+    const ways = ["--password-stdin", source.env].filter(Boolean).join(" or ");
+    throw new UsageError(`${source.prompt} is required and there is no terminal to ask on.`, `pass it with ${ways}`);
+  }
+  return value;
+}
+
+/** A new password, typed twice on a terminal. */
+export async function readNewPassword(io: IO, source: PasswordSource): Promise<string | undefined> {
+  if (source.stdin || !source.canPrompt) return readPassword(io, { ...source, env: undefined });
+  for (;;) {
+    const first = await promptPassword(io, source.prompt);
+    const second = await promptPassword(io, "Repeat it");
+    if (first === second) return first;
+    io.stderr.write("The two entries differ; try again.\n");
+  }
+}

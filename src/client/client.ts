@@ -1,0 +1,122 @@
+import type { ProblemDocument } from "../contract/errors.js";
+import {
+  type BodyOf,
+  buildPath,
+  type ParamsOf,
+  type QueryOf,
+  type ResponseOf,
+  type RouteEntry,
+} from "../contract/route.js";
+import { ApiError } from "./errors.js";
+import type { Transport, TransportResponse } from "./transport.js";
+
+export interface CallInput<E extends RouteEntry> {
+  params?: ParamsOf<E>;
+  query?: QueryOf<E>;
+  body?: BodyOf<E>;
+  ifMatch?: string;
+}
+
+export interface CallResult<E extends RouteEntry> {
+  data: ResponseOf<E>;
+  status: number;
+  etag?: string;
+  headers: Record<string, string>;
+}
+
+export interface ClientOptions {
+  /** the credential for `Authorization`, read on each call */
+  authorization?: () => string | undefined;
+  /** called with one line per request and response (`--verbose`); credentials are already masked */
+  trace?: (line: string) => void;
+}
+
+function queryString(query: Record<string, unknown> | undefined): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null && value !== "") params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+function parseBody(response: TransportResponse): unknown {
+  if (!response.body) return undefined;
+  const type = response.headers["content-type"] ?? "";
+  if (!/json/.test(type)) return response.body;
+  try {
+    return JSON.parse(response.body);
+  } catch {
+    return response.body;
+  }
+}
+
+function asProblem(response: TransportResponse, body: unknown): ProblemDocument {
+  if (body && typeof body === "object" && "code" in body) return body as ProblemDocument;
+  return {
+    type: "about:blank",
+    title: `HTTP ${response.status}`,
+    status: response.status,
+    detail: typeof body === "string" && body ? body.slice(0, 200) : `The server answered HTTP ${response.status}.`,
+    code: response.status >= 500 ? "internal_error" : "http_error",
+  };
+}
+
+/** Calls contract operations over any transport; a non-2xx answer throws ApiError. */
+export class ApiClient {
+  constructor(
+    readonly transport: Transport,
+    private readonly options: ClientOptions = {},
+  ) {}
+
+  async call<E extends RouteEntry>(entry: E, input: CallInput<E> = {}): Promise<CallResult<E>> {
+    const path =
+      buildPath(entry.path, input.params as Record<string, string> | undefined) +
+      queryString(input.query as Record<string, unknown> | undefined);
+    const response = await this.request(
+      entry.method,
+      path,
+      input.body,
+      input.ifMatch ? { "if-match": input.ifMatch } : {},
+    );
+    const body = parseBody(response);
+    if (response.status >= 400) throw new ApiError(response.status, asProblem(response, body));
+    return {
+      data: body as ResponseOf<E>,
+      status: response.status,
+      etag: response.headers.etag,
+      headers: response.headers,
+    };
+  }
+
+  /** A raw call (`bizctl api`): returns whatever the server answered, errors included. */
+  async raw(method: string, path: string, body?: unknown): Promise<TransportResponse & { data: unknown }> {
+    const response = await this.request(method.toUpperCase(), path, body, {});
+    return { ...response, data: parseBody(response) };
+  }
+
+  private async request(method: string, path: string, body: unknown, extra: Record<string, string>) {
+    const headers: Record<string, string> = { accept: "application/json", ...extra };
+    const authorization = this.options.authorization?.();
+    if (authorization) headers.authorization = authorization;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = typeof body === "string" ? body : JSON.stringify(body);
+      headers["content-type"] = "application/json";
+    }
+    const trace = this.options.trace;
+    const started = performance.now();
+    trace?.(`> ${method} ${path}${authorization ? `  (authorization: ${authorization.split(" ")[0]} ***)` : ""}`);
+    const response = await this.transport.send({ method, path, headers, body: payload });
+    trace?.(
+      `< ${response.status} ${method} ${path} in ${Math.round(performance.now() - started)} ms` +
+        `${response.headers["x-request-id"] ? `  (request id ${response.headers["x-request-id"]})` : ""}`,
+    );
+    return response;
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}

@@ -1,0 +1,110 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { Pool } from "undici";
+import { NetworkError } from "./errors.js";
+import { flattenHeaders, type Transport, type TransportRequest, type TransportResponse } from "./transport.js";
+
+const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
+const RETRY_STATUS = new Set([429, 502, 503, 504]);
+const RETRY_ERRORS = new Set(["ECONNRESET", "UND_ERR_SOCKET", "EPIPE"]);
+const MAX_RETRIES = 3;
+const MAX_RETRY_WAIT_MS = 30_000;
+
+export interface HttpTransportOptions {
+  timeoutMs?: number;
+  /** waits between retries; tests shorten it */
+  backoffMs?: number;
+  onRetry?: (reason: string, attempt: number, waitMs: number) => void;
+}
+
+/** Seconds or an HTTP date, as RFC 9110 allows. */
+export function retryAfterMs(header: string | undefined, fallbackMs: number): number {
+  if (!header) return fallbackMs;
+  const seconds = Number(header);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
+  return Math.min(Math.max(ms, 0), MAX_RETRY_WAIT_MS);
+}
+
+/** Talks to a remote server with undici; retries idempotent calls on 429/502/503/504 and resets. */
+export class HttpTransport implements Transport {
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  readonly description: string;
+
+  constructor(
+    baseUrl: string,
+    private readonly options: HttpTransportOptions = {},
+  ) {
+    const url = new URL(baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, "");
+    this.description = `${url.origin}${this.basePath}`;
+    const timeout = options.timeoutMs ?? 30_000;
+    this.pool = new Pool(url.origin, {
+      connections: 4,
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+      connectTimeout: 10_000,
+    });
+  }
+
+  async send(request: TransportRequest): Promise<TransportResponse> {
+    const retryable = IDEMPOTENT.has(request.method);
+    const backoff = this.options.backoffMs ?? 500;
+    for (let attempt = 0; ; attempt++) {
+      let response: TransportResponse;
+      try {
+        response = await this.once(request);
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? "";
+        if (retryable && RETRY_ERRORS.has(code) && attempt < MAX_RETRIES) {
+          const wait = backoff * 2 ** attempt;
+          this.options.onRetry?.(code, attempt + 1, wait);
+          await sleep(wait);
+          continue;
+        }
+        throw new NetworkError(describeNetworkError(code, this.description), this.description, error);
+      }
+      if (retryable && RETRY_STATUS.has(response.status) && attempt < MAX_RETRIES) {
+        const wait = retryAfterMs(response.headers["retry-after"], backoff * 2 ** attempt);
+        this.options.onRetry?.(`HTTP ${response.status}`, attempt + 1, wait);
+        await sleep(wait);
+        continue;
+      }
+      return response;
+    }
+  }
+
+  private async once(request: TransportRequest): Promise<TransportResponse> {
+    const response = await this.pool.request({
+      method: request.method as "GET",
+      path: `${this.basePath}${request.path}`,
+      headers: request.headers,
+      body: request.body,
+    });
+    return {
+      status: response.statusCode,
+      headers: flattenHeaders(response.headers),
+      body: await response.body.text(),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+function describeNetworkError(code: string, target: string): string {
+  switch (code) {
+    case "ECONNREFUSED":
+      return `Cannot connect to ${target}: connection refused (is the server running?).`;
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return `Cannot resolve the host of ${target}.`;
+    case "UND_ERR_CONNECT_TIMEOUT":
+      return `Timed out connecting to ${target}.`;
+    case "UND_ERR_HEADERS_TIMEOUT":
+    case "UND_ERR_BODY_TIMEOUT":
+      return `${target} did not answer in time.`;
+    default:
+      return `The connection to ${target} failed${code ? ` (${code})` : ""}.`;
+  }
+}

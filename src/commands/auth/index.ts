@@ -1,0 +1,13 @@
+import type { Command } from "commander";
+import type { Context } from "../../cli/context.js";
+import * as changePassword from "./change-password.js";
+import * as firstLogin from "./first-login.js";
+import * as login from "./login.js";
+import * as logout from "./logout.js";
+import * as status from "./status.js";
+import * as token from "./token.js";
+
+export function register(program: Command, io: Context["io"]): void {
+  const group = program.command("auth").description("log in and out, passwords, the stored token");
+  for (const verb of [login, logout, status, token, firstLogin, changePassword]) verb.register(group, io);
+}

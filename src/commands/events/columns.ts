@@ -1,0 +1,1 @@
+export const EVENT_COLUMNS = ["code", "name", "type", "startsAt", "endsAt", "location", "organizer"];

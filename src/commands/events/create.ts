@@ -1,0 +1,47 @@
+import type { Command } from "commander";
+import type { Context } from "../../cli/context.js";
+import { UsageError } from "../../cli/errors.js";
+import { promptText } from "../../cli/prompts.js";
+import { type Record_, recordFromOptions } from "../../cli/record-input.js";
+import * as events from "../../contract/events.js";
+import { collect, examples, withContext } from "../shared.js";
+
+const REQUIRED: [field: string, question: string][] = [
+  ["name", "Name"],
+  ["startsAt", "Starts at (RFC 3339, e.g. 2027-01-10T09:00:00Z)"],
+];
+
+/** Asks for the required fields that are missing, on a terminal; elsewhere names the flag. */
+async function completeRecord(ctx: Context, record: Record_): Promise<Record_> {
+  for (const [field, question] of REQUIRED) {
+    if (record[field] !== undefined) continue;
+    if (!ctx.canPrompt()) throw new UsageError(`The event needs '${field}'.`, `pass --set ${field}=...`);
+    record[field] = await promptText(ctx.io, question);
+  }
+  return record;
+}
+
+async function createEvent(ctx: Context, options: { set?: string[]; file?: string }): Promise<void> {
+  ctx.requireCredential();
+  const record = await completeRecord(ctx, await recordFromOptions(ctx.io, options));
+  const { data } = await (await ctx.client()).call(events.createEvent, { body: record as never });
+  ctx.info(`Created event ${data.code}.`);
+  await ctx.print(data);
+}
+
+export function register(group: Command, io: Context["io"]): void {
+  group
+    .command("create")
+    .description("register a new event")
+    .option("--set <key=value>", "a field (repeatable; dotted keys; JSON values allowed)", collect)
+    .option("--file <file>", "the event as JSON or YAML ('-' for stdin)")
+    .addHelpText(
+      "after",
+      examples(
+        'bizctl events create --set code=KICKOFF --set name="Kick-off" --set startsAt=2027-01-10T09:00:00Z',
+        "bizctl events create --file event.yaml",
+        "bizctl events create --file - < event.json",
+      ),
+    )
+    .action(withContext(io, createEvent));
+}

@@ -1,0 +1,62 @@
+import type { Command } from "commander";
+import type { Context } from "../../cli/context.js";
+import { Progress } from "../../cli/progress.js";
+import * as events from "../../contract/events.js";
+import { examples, withContext } from "../shared.js";
+import { EVENT_COLUMNS } from "./columns.js";
+
+interface Options {
+  order?: string;
+  page?: string;
+  pageSize?: string;
+  filter?: string;
+  all?: boolean;
+}
+
+export async function listEvents(ctx: Context, options: Options): Promise<unknown[]> {
+  ctx.requireCredential();
+  const client = await ctx.client();
+  const query = {
+    order: options.order,
+    pagesize: options.pageSize ?? (options.all ? String(events.EVENT_PAGE_SIZE.max) : undefined),
+    fields: ctx.globals.fields,
+    filter: options.filter,
+  };
+  if (!options.all) {
+    const { data } = await client.call(events.listEvents, { query: { ...query, page: options.page } });
+    return data.data;
+  }
+  const rows: unknown[] = [];
+  const progress = new Progress(ctx, "events");
+  for (let page = Number(options.page ?? 1); ; page++) {
+    const { data } = await client.call(events.listEvents, { query: { ...query, page: String(page) } });
+    rows.push(...data.data);
+    progress.update(rows.length, data.total);
+    if (page >= data.totalPages) break;
+  }
+  progress.done();
+  return rows;
+}
+
+export function register(group: Command, io: Context["io"]): void {
+  group
+    .command("list")
+    .description("list events (one page, or every page with --all)")
+    .option("--order <fields>", "comma-separated fields, '-' for descending (default startsAt,code)")
+    .option("--page <n>", "page number, from 1")
+    .option(
+      "--page-size <n>",
+      `events per page (default ${events.EVENT_PAGE_SIZE.default}, at most ${events.EVENT_PAGE_SIZE.max})`,
+    )
+    .option("--filter <expr>", "filter expression")
+    .option("--all", "fetch every page")
+    .addHelpText(
+      "after",
+      examples(
+        "bizctl events list",
+        "bizctl events list --order -startsAt --page-size 50",
+        "bizctl events list --all --json | jq '.[].code'",
+      ),
+    )
+    .action(withContext(io, async (ctx, options: Options) => ctx.print(await listEvents(ctx, options), EVENT_COLUMNS)));
+}

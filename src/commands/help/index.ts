@@ -1,0 +1,42 @@
+import type { Command } from "commander";
+import type { Context } from "../../cli/context.js";
+import { EXIT } from "../../cli/errors.js";
+
+const MEANINGS: Record<keyof typeof EXIT, string> = {
+  ok: "success",
+  failure: "other failure (including rate limiting)",
+  usage: "usage error or missing input",
+  notFound: "not found",
+  unauthenticated: "not authenticated: no, expired or revoked token; bad credentials",
+  forbidden: "forbidden (including a pending password change)",
+  conflict: "conflict or precondition failed",
+  validation: "validation failed",
+  unavailable: "server unreachable or 5xx",
+  interrupted: "interrupted",
+};
+
+export function exitCodeTable(): string {
+  return `${Object.entries(EXIT)
+    .map(([name, code]) => `  ${String(code).padStart(3)}  ${MEANINGS[name as keyof typeof EXIT]}`)
+    .join("\n")}\n`;
+}
+
+export function register(program: Command, io: Context["io"]): void {
+  program.helpCommand(false);
+  program
+    .command("help [topic...]")
+    .description("help on a command, or 'exit-codes'")
+    .action((topic: string[]) => {
+      if (topic.join(" ") === "exit-codes") {
+        io.stdout.write(`Exit codes of bizctl:\n${exitCodeTable()}`);
+        return;
+      }
+      let command: Command = program;
+      for (const name of topic) {
+        const next = command.commands.find((c) => c.name() === name || c.aliases().includes(name));
+        if (!next) break;
+        command = next;
+      }
+      io.stdout.write(command.helpInformation());
+    });
+}

@@ -1,0 +1,26 @@
+import type { Command } from "commander";
+import { loadServerAdmin } from "../../cli/compose.js";
+import type { Context } from "../../cli/context.js";
+import { examples, withContext } from "../shared.js";
+import { resolveDataDir, storageOptions } from "./options.js";
+
+async function migrate(ctx: Context, options: { dataDir?: string; database?: string }): Promise<void> {
+  const { migrateInstance } = await loadServerAdmin();
+  const result = await migrateInstance({ dataDir: resolveDataDir(options, ctx.io.env), databaseUrl: options.database });
+  ctx.info(
+    result.applied.length
+      ? `Applied ${result.applied.join(", ")} to ${result.database}.`
+      : `${result.database} is up to date.`,
+  );
+  await ctx.print(result);
+}
+
+export function register(group: Command, io: Context["io"]): void {
+  storageOptions(group.command("migrate"))
+    .description("apply pending schema migrations (start does it too)")
+    .addHelpText(
+      "after",
+      examples("bizctl server migrate", "bizctl server migrate --database postgres://bizctl@db/bizctl"),
+    )
+    .action(withContext(io, migrate));
+}

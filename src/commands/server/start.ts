@@ -1,0 +1,65 @@
+import { type Command, Option } from "commander";
+import { loadServerAdmin } from "../../cli/compose.js";
+import type { Context } from "../../cli/context.js";
+import { UsageError } from "../../cli/errors.js";
+import { examples, withContext } from "../shared.js";
+import { resolveDataDir, storageOptions } from "./options.js";
+
+interface Options {
+  dataDir?: string;
+  database?: string;
+  host: string;
+  port: string;
+  publicUrl?: string;
+  tokenTtl: string;
+  logLevel: string;
+  trustProxy?: boolean;
+}
+
+function integer(value: string, flag: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || n < min || n > max)
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}.`);
+  return n;
+}
+
+async function start(ctx: Context, options: Options): Promise<void> {
+  const { startServer } = await loadServerAdmin();
+  const { url, closed } = await startServer({
+    host: options.host,
+    port: integer(options.port, "--port", 0, 65535),
+    dataDir: resolveDataDir(options, ctx.io.env),
+    databaseUrl: options.database,
+    publicUrl: options.publicUrl,
+    tokenTtlSeconds: integer(options.tokenTtl, "--token-ttl", 60, 30 * 24 * 3600),
+    trustProxy: options.trustProxy,
+    log: { level: options.logLevel },
+  });
+  ctx.info(`bizctl server listening on ${url}`);
+  await closed;
+}
+
+export function register(group: Command, io: Context["io"]): void {
+  storageOptions(group.command("start"))
+    .description("serve the API over HTTP (structured logs on stdout)")
+    .addOption(new Option("--host <host>", "address to listen on").env("BIZCTL_HOST").default("127.0.0.1"))
+    .addOption(new Option("--port <port>", "port (0 picks a free one)").env("BIZCTL_PORT").default("8080"))
+    .addOption(
+      new Option("--public-url <url>", "URL users reach the server at (for links in e-mails)").env("BIZCTL_PUBLIC_URL"),
+    )
+    .addOption(
+      new Option("--token-ttl <seconds>", "lifetime of access tokens").env("BIZCTL_TOKEN_TTL").default("28800"),
+    )
+    .addOption(new Option("--log-level <level>", "pino log level").env("BIZCTL_LOG_LEVEL").default("info"))
+    .addOption(
+      new Option("--trust-proxy", "trust X-Forwarded-* headers from a reverse proxy").env("BIZCTL_TRUST_PROXY"),
+    )
+    .addHelpText(
+      "after",
+      examples(
+        "bizctl server start --port 8080",
+        "BIZCTL_DATABASE_URL=postgres://bizctl@db/bizctl bizctl server start --host 0.0.0.0",
+      ),
+    )
+    .action(withContext(io, start));
+}

@@ -1,0 +1,118 @@
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { configDir } from "./paths.js";
+
+export const EMBEDDED = "embedded";
+export const DEFAULT_PROFILE = "default";
+
+export interface StoredToken {
+  token: string;
+  expiresAt: string;
+  user: { id: string; userName: string; roles: string[] };
+}
+
+export interface Profile {
+  /** `embedded` or the base URL of a remote server */
+  server: string;
+  /** the embedded server's data dir; default `$BIZCTL_DATA_DIR` or the XDG data dir */
+  dataDir?: string;
+  auth?: StoredToken;
+}
+
+interface ConfigFile {
+  currentProfile?: string;
+  profiles?: Record<string, Profile>;
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Profiles in `<config dir>/config.json`. Reads parse the file directly, since every command
+ * reads its profile and loading conf costs more than the command; writes go through conf,
+ * which writes atomically with mode 0600.
+ */
+export class ProfileStore {
+  readonly file: string;
+  private cache?: ConfigFile;
+
+  constructor(private readonly env: Env) {
+    this.file = join(configDir(env), "config.json");
+  }
+
+  private read(): ConfigFile {
+    if (!this.cache) {
+      try {
+        this.cache = JSON.parse(readFileSync(this.file, "utf8")) as ConfigFile;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+          throw new Error(`Cannot read ${this.file}: ${(error as Error).message}`);
+        }
+        this.cache = {};
+      }
+    }
+    return this.cache;
+  }
+
+  /** The file's permission bits as `0600`, or undefined when there is no file yet. */
+  fileMode(): string | undefined {
+    try {
+      return `0${(statSync(this.file).mode & 0o777).toString(8)}`;
+    } catch {
+      return undefined;
+    }
+  }
+
+  all(): Record<string, Profile> {
+    return { [DEFAULT_PROFILE]: { server: EMBEDDED }, ...this.read().profiles };
+  }
+
+  get(name: string): Profile | undefined {
+    return this.all()[name];
+  }
+
+  current(): string {
+    return this.read().currentProfile ?? DEFAULT_PROFILE;
+  }
+
+  /** `--profile`, then `BIZCTL_PROFILE`, then the profile marked current. */
+  select(flag: string | undefined): string {
+    return flag || this.env.BIZCTL_PROFILE || this.current();
+  }
+
+  async save(name: string, profile: Profile): Promise<void> {
+    await this.write((config) => {
+      config.profiles = { ...config.profiles, [name]: profile };
+    });
+  }
+
+  async remove(name: string): Promise<void> {
+    await this.write((config) => {
+      const { [name]: _gone, ...rest } = config.profiles ?? {};
+      config.profiles = rest;
+      if (config.currentProfile === name) config.currentProfile = undefined;
+    });
+  }
+
+  async use(name: string): Promise<void> {
+    await this.write((config) => {
+      config.currentProfile = name;
+    });
+  }
+
+  private async write(change: (config: ConfigFile) => void): Promise<void> {
+    const { default: Conf } = await import("conf");
+    const conf = new Conf<ConfigFile>({
+      projectName: "bizctl",
+      cwd: configDir(this.env),
+      configName: "config",
+      configFileMode: 0o600,
+      accessPropertiesByDotNotation: false,
+      clearInvalidConfig: false,
+    });
+    const next: ConfigFile = structuredClone(conf.store);
+    change(next);
+    if (next.currentProfile === undefined) delete next.currentProfile;
+    conf.store = next;
+    this.cache = next;
+  }
+}

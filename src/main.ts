@@ -1,0 +1,86 @@
+import { Command, CommanderError, Option } from "commander";
+import { describeError, EXIT, exitCodeFor, UsageError } from "./cli/errors.js";
+import { type IO, processIO } from "./cli/io.js";
+import * as api from "./commands/api/index.js";
+import * as auth from "./commands/auth/index.js";
+import * as completion from "./commands/completion/index.js";
+import * as events from "./commands/events/index.js";
+import * as help from "./commands/help/index.js";
+import * as profile from "./commands/profile/index.js";
+import * as server from "./commands/server/index.js";
+import { openContexts } from "./commands/shared.js";
+
+declare const BIZCTL_VERSION: string;
+const VERSION = typeof BIZCTL_VERSION === "string" ? BIZCTL_VERSION : "0.0.0-dev";
+
+export function buildProgram(io: IO): Command {
+  const program = new Command("bizctl")
+    .description("Administer the Enterprise Business API: auth, oauth, resources, events")
+    .version(VERSION, "-V, --version")
+    .option("--profile <name>", "profile to use (default: $BIZCTL_PROFILE, then the current one)")
+    .option("--server <url>", "one-off server: http(s)://host[:port] or 'embedded'")
+    .addOption(
+      new Option("-o, --output <format>", "table, json, ndjson, csv or yaml (default: table on a terminal, else json)"),
+    )
+    .option("--json", "same as -o json")
+    .option("--fields <list>", "comma-separated fields to show")
+    .option("--no-color", "no colours (NO_COLOR is honoured too)")
+    .option("-q, --quiet", "no messages on stderr, only results and errors")
+    .option("--verbose", "trace HTTP calls on stderr (credentials masked)")
+    .option("-y, --yes", "answer yes to confirmations")
+    .option("--no-input", "never prompt; fail with exit code 2 when a value is missing")
+    .showSuggestionAfterError()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: () => {},
+    });
+  for (const group of [auth, events, server, profile, api, completion, help]) group.register(program, io);
+  for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput());
+  return program;
+}
+
+function wantsJsonErrors(argv: string[], io: IO): boolean {
+  const output = argv.findIndex((a) => a === "-o" || a === "--output");
+  if (argv.includes("--json") || (output >= 0 && argv[output + 1] === "json") || argv.includes("--output=json"))
+    return true;
+  return !io.stderr.isTTY;
+}
+
+function report(io: IO, argv: string[], error: unknown, exitCode: number): void {
+  const described = describeError(error);
+  if (wantsJsonErrors(argv, io)) {
+    io.stderr.write(`${JSON.stringify({ error: { ...described, exitCode } })}\n`);
+    return;
+  }
+  const fields = described.errors?.length
+    ? ` [${described.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}]`
+    : "";
+  io.stderr.write(`error: ${described.message}${fields}${described.hint ? ` — ${described.hint}` : ""}\n`);
+}
+
+/** Runs one command line and returns its exit code; it never exits the process itself. */
+export async function run(argv: string[], io: IO = processIO()): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv);
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.ok;
+      if (error.code === "commander.help" || error.code === "commander.executeSubCommandAsync") return EXIT.usage;
+      const message = error.message.replace(/^error: /, "");
+      report(io, argv, new UsageError(message, "see 'bizctl --help'"), EXIT.usage);
+      return EXIT.usage;
+    }
+    if ((error as Error)?.name === "ExitPromptError" || (error as Error)?.name === "AbortPromptError") {
+      return EXIT.interrupted;
+    }
+    const exitCode = exitCodeFor(error);
+    report(io, argv, error, exitCode);
+    return exitCode;
+  } finally {
+    for (const ctx of openContexts.splice(0)) await ctx.close().catch(() => {});
+  }
+}

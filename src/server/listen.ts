@@ -1,0 +1,22 @@
+import { buildApp } from "./app.js";
+import type { ServerOptions } from "./options.js";
+
+export interface ListenOptions extends ServerOptions {
+  host: string;
+  port: number;
+}
+
+/** `server start`: listen, and close gracefully on SIGINT/SIGTERM (in-flight requests finish). */
+export async function startServer(options: ListenOptions): Promise<{ url: string; closed: Promise<void> }> {
+  const app = await buildApp(options);
+  const url = await app.listen({ host: options.host, port: options.port });
+  const closed = new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      app.log.info({ signal }, "shutting down");
+      app.close().then(resolve, resolve);
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  return { url, closed };
+}
