@@ -7,6 +7,7 @@ import { installProblemHandling } from "./plugins/problems.js";
 import { installSecurityHeaders } from "./plugins/security-headers.js";
 import { authRoutes } from "./routes/auth.js";
 import { eventRoutes } from "./routes/events.js";
+import { resourceRoutes } from "./routes/resources.js";
 import { serviceRoutes } from "./routes/service.js";
 import type { ServiceContext } from "./services/context.js";
 import { KeyRing } from "./services/keys.js";
@@ -57,6 +58,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     clock,
     tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds,
     passwordPolicy: { minLength: options.passwordMinLength ?? DEFAULTS.passwordMinLength },
+    publicUrl: options.publicUrl?.replace(/\/+$/, ""),
   };
 
   const app = Fastify({
@@ -89,6 +91,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   serviceRoutes(app, services);
   authRoutes(app, services);
   eventRoutes(app, services);
+  resourceRoutes(app, services);
   await app.ready();
   return app as unknown as BuiltApp;
 }

@@ -3,7 +3,3 @@ export function formatTimestamp(date: Date): string {
   const iso = date.toISOString();
   return iso.endsWith(".000Z") ? `${iso.slice(0, -5)}Z` : iso;
 }
-
-export function normalizeTimestamp(value: string): string {
-  return formatTimestamp(new Date(value));
-}

@@ -1,6 +1,7 @@
 import type { Role } from "../../contract/route.js";
 import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problems.js";
+import { insertResource } from "../store/resources-repo.js";
 import {
   createSession,
   findLiveSession,
@@ -153,20 +154,17 @@ export async function createFirstAdmin(
     if ((await countUsers(trx)) > 0) {
       throw new ProblemError("conflict", "Users already exist; server init only creates the first admin.");
     }
-    await trx
-      .insertInto("resources")
-      .values({
-        id,
-        resource_type: "User",
-        external_id: null,
-        display_name: attributes.displayName,
-        user_name_key: input.userName.toLowerCase(),
-        attributes: JSON.stringify(attributes),
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-        version: 1,
-      })
-      .execute();
+    await insertResource(trx, {
+      id,
+      resource_type: "User",
+      external_id: null,
+      display_name: attributes.displayName,
+      user_name_key: input.userName.toLowerCase(),
+      attributes: JSON.stringify(attributes),
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+      version: 1,
+    });
     await saveCredential(trx, id, { passwordHash, firstLogin: input.temporary }, now);
   });
   return { id, userName: input.userName };

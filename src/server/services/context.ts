@@ -12,6 +12,8 @@ export interface ServiceContext {
   clock: Clock;
   tokenTtlSeconds: number;
   passwordPolicy: PasswordPolicy;
+  /** absolute base of `meta.location` and e-mailed links; relative locations without it */
+  publicUrl?: string;
 }
 
 /** The authenticated caller of a request. */

@@ -7,8 +7,11 @@ import {
   type Event,
   type EventInput,
 } from "../../contract/events.js";
+import { compileFilter } from "../filter/compile.js";
+import { eventsTarget } from "../filter/events-target.js";
+import { parseFilter } from "../filter/parse.js";
 import { assertIfMatch, etagOf } from "../http/preconditions.js";
-import { formatTimestamp, normalizeTimestamp } from "../http/timestamps.js";
+import { formatTimestamp } from "../http/timestamps.js";
 import { invalid, ProblemError } from "../problems.js";
 import { isUniqueViolation } from "../store/errors.js";
 import type { EventRow, SortKey } from "../store/events-repo.js";
@@ -89,10 +92,8 @@ export function parseFields(fields: string | undefined): Set<FieldName> | undefi
 
 /** Validates the list parameters; single-event operations validate them too and use only `fields`. */
 export function parseListQuery(query: ListQuery) {
-  if (query.filter !== undefined) {
-    throw new ProblemError("invalid_filter", "Filtering events is not available in this version.");
-  }
   return {
+    where: query.filter !== undefined ? compileFilter(parseFilter(query.filter), eventsTarget) : undefined,
     sort: parseOrder(query.order),
     page: parsePositive(query.page, "page", 1),
     pagesize: parsePositive(query.pagesize, "pagesize", EVENT_PAGE_SIZE.default, EVENT_PAGE_SIZE.max),
@@ -106,16 +107,16 @@ function toRepresentation(row: EventRow, fields?: Set<FieldName>): EventRepresen
     name: row.name,
     description: row.description,
     type: row.type,
-    startsAt: row.starts_at,
-    endsAt: row.ends_at,
+    startsAt: formatTimestamp(new Date(row.starts_at)),
+    endsAt: row.ends_at && formatTimestamp(new Date(row.ends_at)),
     allDay: row.all_day === null ? null : row.all_day === 1,
     location: row.location,
     organizer: row.organizer,
     attendees: row.attendees && JSON.parse(row.attendees),
     tags: row.tags && JSON.parse(row.tags),
     customFields: row.custom_fields && JSON.parse(row.custom_fields),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    createdAt: formatTimestamp(new Date(row.created_at)),
+    updatedAt: formatTimestamp(new Date(row.updated_at)),
     createdBy: row.created_by,
     version: row.version,
   };
@@ -138,8 +139,9 @@ function toRow(
   body: EventInputBody,
   meta: { now: string; createdAt: string; createdBy: string | null; version: number },
 ): EventRow {
-  const startsAt = normalizeTimestamp(body.startsAt);
-  const endsAt = body.endsAt ? normalizeTimestamp(body.endsAt) : null;
+  // stored as toISOString() so that comparing text compares time, to the millisecond
+  const startsAt = new Date(body.startsAt).toISOString();
+  const endsAt = body.endsAt ? new Date(body.endsAt).toISOString() : null;
   if (endsAt && Date.parse(endsAt) < Date.parse(startsAt))
     throw invalid("endsAt must not be before startsAt.", "/endsAt");
   const customFields = json(body.customFields);
@@ -179,8 +181,13 @@ export interface Versioned<T> {
 }
 
 export async function listEvents(ctx: ServiceContext, query: ListQuery) {
-  const { sort, page, pagesize, fields } = parseListQuery(query);
-  const { rows, total } = await repo.listEvents(ctx.store.db, { sort, limit: pagesize, offset: (page - 1) * pagesize });
+  const { sort, page, pagesize, fields, where } = parseListQuery(query);
+  const { rows, total } = await repo.listEvents(ctx.store.db, {
+    where,
+    sort,
+    limit: pagesize,
+    offset: (page - 1) * pagesize,
+  });
   return {
     data: rows.map((row) => toRepresentation(row, fields)),
     page,
@@ -207,7 +214,7 @@ export async function createEvent(
   query: ListQuery,
 ): Promise<Versioned<EventRepresentation>> {
   const { fields } = parseListQuery(query);
-  const now = formatTimestamp(ctx.clock());
+  const now = ctx.clock().toISOString();
   const row = toRow(body.code ?? randomCode(), body, {
     now,
     createdAt: now,
@@ -237,7 +244,7 @@ export async function replaceEvent(
   const current = await mustFind(ctx, code);
   assertIfMatch(ifMatch, etagOf(current.version));
   const row = toRow(current.code, body, {
-    now: formatTimestamp(ctx.clock()),
+    now: ctx.clock().toISOString(),
     createdAt: current.created_at,
     createdBy: current.created_by,
     version: current.version + 1,

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from "kysely";
+import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
 import type { EventsTable, Schema } from "./schema.js";
 
 export type EventRow = Selectable<EventsTable>;
@@ -39,9 +39,10 @@ export async function deleteEvent(db: Kysely<Schema>, code: string, expectedVers
 
 export async function listEvents(
   db: Kysely<Schema>,
-  options: { sort: SortKey[]; limit: number; offset: number },
+  options: { where?: RawBuilder<unknown>; sort: SortKey[]; limit: number; offset: number },
 ): Promise<{ rows: EventRow[]; total: number }> {
-  let query = db.selectFrom("events").selectAll();
+  const where = (options.where ?? sql`1=1`) as RawBuilder<boolean>;
+  let query = db.selectFrom("events").selectAll().where(where);
   // a missing value sorts last in ascending order (SCIM's rule, kept for every list)
   for (const key of options.sort) {
     query = query.orderBy(key.column, (ob) => (key.descending ? ob.desc().nullsFirst() : ob.asc().nullsLast()));
@@ -50,6 +51,7 @@ export async function listEvents(
   const count = await db
     .selectFrom("events")
     .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where(where)
     .executeTakeFirstOrThrow();
   return { rows, total: Number(count.n) };
 }

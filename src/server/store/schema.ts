@@ -49,9 +49,26 @@ export interface EventsTable {
   version: number;
 }
 
+export interface ResourceValuesTable {
+  resource_id: string;
+  path: string;
+  /** index in the outermost array on the path; an element's own marker row has kind 'e' */
+  elem: number | null;
+  kind: "s" | "n" | "b" | "e";
+  text_value: string | null;
+  num_value: number | null;
+}
+
+export interface ResourceSecretsTable {
+  resource_id: string;
+  secret: string;
+}
+
 export interface Schema {
   resources: ResourcesTable;
   credentials: CredentialsTable;
   sessions: SessionsTable;
   events: EventsTable;
+  resource_values: ResourceValuesTable;
+  resource_secrets: ResourceSecretsTable;
 }

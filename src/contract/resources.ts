@@ -1,0 +1,232 @@
+import { type TSchema, Type } from "@sinclair/typebox";
+import { IntegerText } from "./common.js";
+import { defineRoute } from "./route.js";
+
+export const RESOURCES_PATH = "/Resources";
+export const CUSTOM_TYPE_PATTERN = "^[A-Z][A-Za-z0-9]{0,63}$";
+export const CUSTOM_ATTRIBUTES_MAX_BYTES = 64 * 1024;
+export const LIST_COUNT = { default: 50, max: 500 } as const;
+export const BUILT_IN_TYPES = ["User", "OAuthConsumer"] as const;
+
+export const SCHEMA_URN = {
+  user: "urn:ietf:params:scim:schemas:core:2.0:User",
+  enterpriseUser: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User",
+  oauthConsumer: "urn:bizctl:schemas:OAuthConsumer",
+  custom: (type: string) => `urn:bizctl:schemas:${type}`,
+  listResponse: "urn:ietf:params:scim:api:messages:2.0:ListResponse",
+} as const;
+
+const Str = (maxLength = 256) => Type.String({ maxLength });
+const strict = <T extends Record<string, TSchema>>(properties: T) =>
+  Type.Object(properties, { additionalProperties: false });
+
+const MultiValued = (extra: Record<string, TSchema> = {}) =>
+  Type.Array(
+    strict({
+      value: Type.Optional(Str(2048)),
+      display: Type.Optional(Str()),
+      type: Type.Optional(Str(64)),
+      primary: Type.Optional(Type.Boolean()),
+      ...extra,
+    }),
+    { maxItems: 100 },
+  );
+
+const RoleValue = Type.Union([Type.Literal("admin"), Type.Literal("support"), Type.Literal("member")]);
+
+/** Attributes common to every resource. */
+const commonInput = {
+  resourceType: Type.Optional(Type.String({ pattern: CUSTOM_TYPE_PATTERN })),
+  schemas: Type.Optional(Type.Array(Str(), { maxItems: 10 })),
+  externalId: Type.Optional(Str()),
+  /** accepted on PUT when it equals the path's id; refused on create */
+  id: Type.Optional(Str()),
+  /** read-only; accepted and ignored on PUT so that a GET-modify-PUT round trip works */
+  meta: Type.Optional(Type.Unknown()),
+};
+
+/** The SCIM core User (RFC 7643 section 4.1) and the enterprise attributes we keep. */
+export const UserInput = strict({
+  ...commonInput,
+  userName: Type.String({ minLength: 1, maxLength: 256 }),
+  name: Type.Optional(
+    strict({
+      formatted: Type.Optional(Str()),
+      familyName: Type.Optional(Str()),
+      givenName: Type.Optional(Str()),
+      middleName: Type.Optional(Str()),
+      honorificPrefix: Type.Optional(Str()),
+      honorificSuffix: Type.Optional(Str()),
+    }),
+  ),
+  displayName: Type.Optional(Str()),
+  nickName: Type.Optional(Str()),
+  profileUrl: Type.Optional(Str(2048)),
+  title: Type.Optional(Str()),
+  userType: Type.Optional(Str()),
+  preferredLanguage: Type.Optional(Str(64)),
+  locale: Type.Optional(Str(64)),
+  timezone: Type.Optional(Str(64)),
+  active: Type.Optional(Type.Boolean()),
+  password: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 4096, description: "write-only; sets a temporary password" }),
+  ),
+  emails: Type.Optional(MultiValued()),
+  phoneNumbers: Type.Optional(MultiValued()),
+  ims: Type.Optional(MultiValued()),
+  photos: Type.Optional(MultiValued()),
+  addresses: Type.Optional(
+    Type.Array(
+      strict({
+        formatted: Type.Optional(Str(1024)),
+        streetAddress: Type.Optional(Str(1024)),
+        locality: Type.Optional(Str()),
+        region: Type.Optional(Str()),
+        postalCode: Type.Optional(Str(64)),
+        country: Type.Optional(Str(64)),
+        type: Type.Optional(Str(64)),
+        primary: Type.Optional(Type.Boolean()),
+      }),
+      { maxItems: 20 },
+    ),
+  ),
+  entitlements: Type.Optional(MultiValued()),
+  roles: Type.Optional(
+    Type.Array(
+      strict({
+        value: RoleValue,
+        display: Type.Optional(Str()),
+        type: Type.Optional(Str(64)),
+        primary: Type.Optional(Type.Boolean()),
+      }),
+      { maxItems: 3 },
+    ),
+  ),
+  x509Certificates: Type.Optional(MultiValued()),
+  employeeNumber: Type.Optional(Str(64)),
+  costCenter: Type.Optional(Str()),
+  organization: Type.Optional(Str()),
+  division: Type.Optional(Str()),
+  department: Type.Optional(Str()),
+  manager: Type.Optional(
+    strict({ value: Type.Optional(Str()), $ref: Type.Optional(Str(2048)), displayName: Type.Optional(Str()) }),
+  ),
+  /** read-only; refused on create, and on PUT unless unchanged */
+  firstLogin: Type.Optional(Type.Boolean()),
+});
+
+export const OAuthConsumerInput = strict({
+  ...commonInput,
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  displayName: Type.Optional(Str()),
+  callbackUrls: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 20 })),
+  /** generated; read-only */
+  consumerKey: Type.Optional(Str()),
+});
+
+/** Body of POST and PUT; the type decides which schema validates the rest (User, OAuthConsumer, or free-form). */
+export const ResourceInput = Type.Object(
+  { resourceType: Type.Optional(Type.String({ pattern: CUSTOM_TYPE_PATTERN })) },
+  { additionalProperties: true, description: "a User, an OAuthConsumer, or a resource of a custom type" },
+);
+
+export const Resource = Type.Object(
+  {
+    id: Type.String(),
+    resourceType: Type.String(),
+    meta: Type.Object({
+      resourceType: Type.String(),
+      created: Type.String(),
+      lastModified: Type.String(),
+      version: Type.String(),
+      location: Type.String(),
+    }),
+  },
+  { additionalProperties: true },
+);
+
+const ListQuery = Type.Object(
+  {
+    resourcetypes: Type.Optional(Type.String({ maxLength: 1024, description: "comma-separated resource types" })),
+    filter: Type.Optional(Type.String({ description: "SCIM filter (RFC 7644 section 3.4.2.2)" })),
+    sortby: Type.Optional(Type.String({ maxLength: 256, description: "attribute path to sort by" })),
+    sortorder: Type.Optional(Type.String({ description: "ascending (default) or descending" })),
+    startindex: Type.Optional(IntegerText("1-based index of the first result; below 1 means 1")),
+    count: Type.Optional(
+      IntegerText(
+        `page size, default ${LIST_COUNT.default}; negative means 0, above ${LIST_COUNT.max} means ${LIST_COUNT.max}`,
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const IdParams = Type.Object({ resourceId: Type.String({ maxLength: 256 }) });
+const everyone = ["admin", "support", "member"] as const;
+
+export const listResources = defineRoute({
+  id: "resources.list",
+  method: "GET",
+  path: RESOURCES_PATH,
+  summary: "List resources (SCIM ListResponse)",
+  tags: ["resources"],
+  access: { roles: everyone },
+  query: ListQuery,
+  responses: {
+    200: Type.Object({
+      schemas: Type.Array(Type.String()),
+      totalResults: Type.Integer(),
+      startIndex: Type.Integer(),
+      itemsPerPage: Type.Integer(),
+      Resources: Type.Array(Resource),
+    }),
+  },
+});
+
+export const getResource = defineRoute({
+  id: "resources.get",
+  method: "GET",
+  path: `${RESOURCES_PATH}/:resourceId`,
+  summary: "Read one resource",
+  tags: ["resources"],
+  access: { roles: everyone },
+  params: IdParams,
+  query: ListQuery,
+  responses: { 200: Resource },
+});
+
+export const createResource = defineRoute({
+  id: "resources.create",
+  method: "POST",
+  path: RESOURCES_PATH,
+  summary: "Create a resource (Users by admins; a password given here is temporary)",
+  tags: ["resources"],
+  access: { roles: everyone },
+  body: ResourceInput,
+  responses: { 201: Resource },
+});
+
+export const replaceResource = defineRoute({
+  id: "resources.replace",
+  method: "PUT",
+  path: `${RESOURCES_PATH}/:resourceId`,
+  summary: "Replace a resource (honours If-Match)",
+  tags: ["resources"],
+  access: { roles: everyone },
+  params: IdParams,
+  body: ResourceInput,
+  responses: { 200: Resource },
+});
+
+export const deleteResource = defineRoute({
+  id: "resources.delete",
+  method: "DELETE",
+  path: `${RESOURCES_PATH}/:resourceId`,
+  summary: "Delete a resource (honours If-Match)",
+  tags: ["resources"],
+  access: { roles: everyone },
+  params: IdParams,
+  responses: { 204: null },
+});
+
+export const resourceRoutes = [listResources, getResource, createResource, replaceResource, deleteResource] as const;

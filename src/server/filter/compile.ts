@@ -1,0 +1,112 @@
+import { type RawBuilder, sql } from "kysely";
+import type { Filter } from "scim2-parse-filter";
+import { ProblemError } from "../problems.js";
+
+export type Literal = string | number | boolean | null;
+export type Condition = RawBuilder<unknown>;
+type Comparison = "eq" | "co" | "sw" | "ew" | "gt" | "ge" | "lt" | "le";
+
+/** How one stored value is seen by SQL: its kind and its lower-cased text or its number. */
+export interface ValueColumns {
+  /** a SQL expression giving 's', 'n' or 'b'; or the kind itself when a column has one type */
+  kind: RawBuilder<unknown> | "s" | "n" | "b";
+  text: RawBuilder<unknown>;
+  num: RawBuilder<unknown>;
+  /** the stored text keeps its case (ids, timestamps): the literal is not lower-cased either */
+  caseExact?: boolean;
+}
+
+/**
+ * Where the attributes of one kind of record live. `some` answers whether the record has a value
+ * at `path` for which `predicate` holds (any value, for a multi-valued attribute); `element`
+ * answers whether some element of the multi-valued attribute `path` satisfies `inner`.
+ */
+export interface FilterTarget {
+  some(path: string[], predicate: (value: ValueColumns) => Condition, scope?: unknown): Condition;
+  element(path: string[], inner: (scope: unknown) => Condition, scope?: unknown): Condition;
+  /** literals of some attributes are normalised before comparison (timestamps) */
+  normalize?(path: string[], literal: Literal): Literal;
+}
+
+export function invalidFilter(message: string): ProblemError {
+  return new ProblemError("invalid_filter", message, {
+    errors: [{ path: "/query/filter", message }],
+    scimType: "invalidFilter",
+  });
+}
+
+/** Attribute names are case-insensitive; a schema URN prefix is dropped. */
+export function attributePath(attrPath: string): string[] {
+  const colon = attrPath.lastIndexOf(":");
+  const name = colon >= 0 ? attrPath.slice(colon + 1) : attrPath;
+  return name.split(".").map((p) => p.toLowerCase());
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The SCIM comparison of one stored value with one literal (strings compare case-insensitively). */
+function compare(op: Comparison, value: ValueColumns, literal: Literal): Condition {
+  const kindIs = (kind: "s" | "n" | "b") =>
+    typeof value.kind === "string" ? (value.kind === kind ? sql`1=1` : sql`1=0`) : sql`${value.kind} = ${kind}`;
+  if (typeof literal === "boolean") {
+    if (op !== "eq") throw invalidFilter(`'${op}' cannot compare with a boolean.`);
+    return sql`(${kindIs("b")} and ${value.text} = ${String(literal)})`;
+  }
+  if (typeof literal === "number") {
+    if (op === "co" || op === "sw" || op === "ew") throw invalidFilter(`'${op}' needs a string.`);
+    const operator = { eq: "=", gt: ">", ge: ">=", lt: "<", le: "<=" }[op];
+    return sql`(${kindIs("n")} and ${value.num} ${sql.raw(operator)} ${literal})`;
+  }
+  if (typeof literal !== "string") throw invalidFilter(`'${op}' cannot compare with null.`);
+  const text = value.caseExact ? literal : literal.toLowerCase();
+  switch (op) {
+    case "eq":
+      return sql`(${kindIs("s")} and ${value.text} = ${text})`;
+    case "co":
+      return sql`(${kindIs("s")} and ${value.text} like ${`%${escapeLike(text)}%`} escape '\\')`;
+    case "sw":
+      return sql`(${kindIs("s")} and ${value.text} like ${`${escapeLike(text)}%`} escape '\\')`;
+    case "ew":
+      return sql`(${kindIs("s")} and ${value.text} like ${`%${escapeLike(text)}`} escape '\\')`;
+    default: {
+      const operator = { gt: ">", ge: ">=", lt: "<", le: "<=" }[op];
+      return sql`(${kindIs("s")} and ${value.text} ${sql.raw(operator)} ${text})`;
+    }
+  }
+}
+
+const any = () => sql`1=1`;
+
+/**
+ * Translates a parsed filter into one SQL condition over `target`. `not` binds tighter than `and`,
+ * `and` than `or` (the parser's precedence); `ne` is "has no value equal to"; `eq null` is "not present".
+ */
+export function compileFilter(filter: Filter, target: FilterTarget, scope?: unknown): Condition {
+  switch (filter.op) {
+    case "and":
+    case "or": {
+      const parts = filter.filters.map((f) => compileFilter(f, target, scope));
+      return sql`(${sql.join(parts, sql.raw(` ${filter.op} `))})`;
+    }
+    case "not":
+      return sql`(not ${compileFilter(filter.filter, target, scope)})`;
+    case "[]":
+      return target.element(
+        attributePath(filter.attrPath),
+        (inner) => compileFilter(filter.valFilter, target, inner),
+        scope,
+      );
+    case "pr":
+      return target.some(attributePath(filter.attrPath), any, scope);
+    default: {
+      const path = attributePath(filter.attrPath);
+      const literal = target.normalize ? target.normalize(path, filter.compValue) : filter.compValue;
+      if (literal === null && (filter.op === "eq" || filter.op === "ne")) {
+        const present = target.some(path, any, scope);
+        return filter.op === "eq" ? sql`(not ${present})` : present;
+      }
+      if (filter.op === "ne") return sql`(not ${target.some(path, (v) => compare("eq", v, literal), scope)})`;
+      return target.some(path, (v) => compare(filter.op as Comparison, v, literal), scope);
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import { type RawBuilder, sql } from "kysely";
+import { type Condition, type FilterTarget, invalidFilter, type Literal, type ValueColumns } from "./compile.js";
+
+/** Attributes kept in columns of `resources r` (indexed); the others are looked up in resource_values. */
+const COLUMNS: Record<string, ValueColumns> = {
+  id: { kind: "s", text: sql`r.id`, num: sql`null`, caseExact: true },
+  "meta.created": { kind: "s", text: sql`r.created_at`, num: sql`null`, caseExact: true },
+  "meta.lastmodified": { kind: "s", text: sql`r.updated_at`, num: sql`null`, caseExact: true },
+  "meta.resourcetype": { kind: "s", text: sql`lower(r.resource_type)`, num: sql`null` },
+  resourcetype: { kind: "s", text: sql`lower(r.resource_type)`, num: sql`null` },
+};
+
+const valueColumns = (alias: string): ValueColumns => ({
+  kind: sql.ref(`${alias}.kind`),
+  text: sql.ref(`${alias}.text_value`),
+  num: sql.ref(`${alias}.num_value`),
+});
+
+/** `emails co "x"` on a multi-valued complex attribute means its `value` sub-attribute. */
+const candidatePaths = (path: string) => [path, `${path}.value`];
+
+interface ElementScope {
+  arrayPath: string;
+}
+
+export const resourcesTarget: FilterTarget = {
+  normalize(path, literal): Literal {
+    const key = path.join(".");
+    if ((key === "meta.created" || key === "meta.lastmodified") && typeof literal === "string") {
+      const time = Date.parse(literal);
+      if (Number.isNaN(time)) throw invalidFilter(`${key} needs an RFC 3339 date-time, not '${literal}'.`);
+      // the columns hold toISOString(): compare like with like
+      return new Date(time).toISOString();
+    }
+    return literal;
+  },
+
+  some(path, predicate, scope): Condition {
+    const key = path.join(".");
+    const elementScope = scope as ElementScope | undefined;
+    if (!elementScope) {
+      const column = COLUMNS[key];
+      if (column) return predicate(column);
+      return sql`r.id in (select v.resource_id from resource_values v where v.path in (${sql.join(candidatePaths(key))}) and v.kind <> 'e' and ${predicate(valueColumns("v"))})`;
+    }
+    const inner = `${elementScope.arrayPath}.${key}`;
+    const paths = key === "value" ? [inner, elementScope.arrayPath] : [inner];
+    return sql`exists (select 1 from resource_values x where x.resource_id = e.resource_id and x.elem = e.elem and x.path in (${sql.join(paths)}) and x.kind <> 'e' and ${predicate(valueColumns("x"))})`;
+  },
+
+  element(path, inner, scope): Condition {
+    if (scope) throw invalidFilter("A value path cannot contain another value path.");
+    const arrayPath = path.join(".");
+    return sql`r.id in (select e.resource_id from resource_values e where e.path = ${arrayPath} and e.kind = 'e' and ${inner({ arrayPath } satisfies ElementScope)})`;
+  },
+};
+
+/** Sort keys for `sortby`: a column when the attribute has one, else its smallest number, then its smallest text. */
+export function resourceSortKeys(path: string[]): RawBuilder<unknown>[] {
+  const key = path.join(".");
+  const column = COLUMNS[key];
+  if (column) return [column.text];
+  return [
+    sql`(select min(s.num_value) from resource_values s where s.resource_id = r.id and s.path in (${sql.join(candidatePaths(key))}))`,
+    sql`(select min(s.text_value) from resource_values s where s.resource_id = r.id and s.path in (${sql.join(candidatePaths(key))}))`,
+  ];
+}

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from "fastify";
+import * as contract from "../../contract/resources.js";
+import { principalOf } from "../plugins/authenticate.js";
+import type { ServiceContext } from "../services/context.js";
+import * as resources from "../services/resources.js";
+import { registerRoute } from "./register.js";
+
+type Body = Record<string, unknown>;
+
+export function resourceRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  registerRoute(app, ctx, contract.listResources, async (request) =>
+    resources.listResources(ctx, principalOf(request), request.query),
+  );
+  registerRoute(app, ctx, contract.getResource, async (request, reply) => {
+    const found = await resources.getResource(ctx, principalOf(request), request.params.resourceId, request.query);
+    reply.header("etag", found.etag);
+    return found.body;
+  });
+  registerRoute(app, ctx, contract.createResource, async (request, reply) => {
+    const created = await resources.createResource(ctx, principalOf(request), request.body as Body);
+    reply.status(201).header("location", created.location).header("etag", created.etag);
+    return created.body;
+  });
+  registerRoute(app, ctx, contract.replaceResource, async (request, reply) => {
+    const replaced = await resources.replaceResource(
+      ctx,
+      principalOf(request),
+      request.params.resourceId,
+      request.body as Body,
+      request.headers["if-match"],
+    );
+    reply.header("etag", replaced.etag);
+    return replaced.body;
+  });
+  registerRoute(app, ctx, contract.deleteResource, async (request, reply) => {
+    await resources.deleteResource(ctx, principalOf(request), request.params.resourceId, request.headers["if-match"]);
+    return reply.status(204).send();
+  });
+}

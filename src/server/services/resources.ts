@@ -1,0 +1,359 @@
+import type { Static, TSchema } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { type RawBuilder, sql } from "kysely";
+import {
+  CUSTOM_ATTRIBUTES_MAX_BYTES,
+  CUSTOM_TYPE_PATTERN,
+  LIST_COUNT,
+  OAuthConsumerInput,
+  RESOURCES_PATH,
+  SCHEMA_URN,
+  UserInput,
+} from "../../contract/resources.js";
+import { compileFilter } from "../filter/compile.js";
+import { parseFilter } from "../filter/parse.js";
+import { resourceSortKeys, resourcesTarget } from "../filter/resources-target.js";
+import { assertIfMatch, etagOf } from "../http/preconditions.js";
+import { ProblemError } from "../problems.js";
+import { isUniqueViolation } from "../store/errors.js";
+import * as repo from "../store/resources-repo.js";
+import { revokeUserSessions } from "../store/sessions-repo.js";
+import { saveCredential } from "../store/users-repo.js";
+import type { Principal, ServiceContext } from "./context.js";
+import { assertAcceptablePassword, hashPassword } from "./passwords.js";
+import { assertCan, type ResourceAction, readableCondition } from "./resource-policy.js";
+
+type Attributes = Record<string, unknown>;
+type UserBody = Static<typeof UserInput>;
+
+export interface ListQuery {
+  resourcetypes?: string;
+  filter?: string;
+  sortby?: string;
+  sortorder?: string;
+  startindex?: string;
+  count?: string;
+}
+
+const userChecker = TypeCompiler.Compile(UserInput);
+const consumerChecker = TypeCompiler.Compile(OAuthConsumerInput);
+const TYPE_NAME = new RegExp(CUSTOM_TYPE_PATTERN);
+
+function scimInvalid(detail: string, path = "/", scimType = "invalidValue"): ProblemError {
+  return new ProblemError("validation_failed", detail, { errors: [{ path, message: detail }], scimType });
+}
+
+function validate(checker: ReturnType<typeof TypeCompiler.Compile<TSchema>>, body: unknown, type: string): void {
+  if (checker.Check(body)) return;
+  const errors = [...checker.Errors(body)].slice(0, 10).map((e) => ({
+    path: e.path || "/",
+    message: e.message,
+  }));
+  const detail = `The ${type} is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`;
+  throw new ProblemError("validation_failed", detail, { errors, scimType: "invalidValue" });
+}
+
+function typeOf(body: Attributes): string {
+  const declared = body.resourceType;
+  if (typeof declared === "string") {
+    if (!TYPE_NAME.test(declared))
+      throw scimInvalid(`'${declared}' is not a resource type name (${CUSTOM_TYPE_PATTERN}).`, "/resourceType");
+    return declared;
+  }
+  const schemas = Array.isArray(body.schemas) ? body.schemas : [];
+  if (schemas.includes(SCHEMA_URN.user)) return "User";
+  throw scimInvalid("resourceType is required (User, OAuthConsumer, or a custom type name).", "/resourceType");
+}
+
+/** What a client sends beside the attributes: the type, schemas, and the read-only members. */
+const ENVELOPE = ["resourceType", "schemas", "id", "meta", "password", "firstLogin", "consumerSecret"];
+
+function attributesOf(body: Attributes): Attributes {
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !ENVELOPE.includes(key)));
+}
+
+function schemasOf(type: string): string[] {
+  if (type === "User") return [SCHEMA_URN.user, SCHEMA_URN.enterpriseUser];
+  if (type === "OAuthConsumer") return [SCHEMA_URN.oauthConsumer];
+  return [SCHEMA_URN.custom(type)];
+}
+
+function toRepresentation(ctx: ServiceContext, row: repo.ResourceWithLogin): Attributes {
+  const location = `${ctx.publicUrl ?? ""}${RESOURCES_PATH}/${row.id}`;
+  return {
+    schemas: schemasOf(row.resource_type),
+    id: row.id,
+    resourceType: row.resource_type,
+    ...JSON.parse(row.attributes),
+    ...(row.resource_type === "User" && { firstLogin: row.first_login === 1 }),
+    meta: {
+      resourceType: row.resource_type,
+      created: row.created_at,
+      lastModified: row.updated_at,
+      version: etagOf(row.version),
+      location,
+    },
+  };
+}
+
+function checkBody(type: string, body: Attributes, current?: repo.ResourceRow): Attributes {
+  if (type === "User") {
+    validate(userChecker, body, "User");
+  } else if (type === "OAuthConsumer") {
+    validate(consumerChecker, body, "OAuthConsumer");
+  } else {
+    const size = Buffer.byteLength(JSON.stringify(attributesOf(body)));
+    if (size > CUSTOM_ATTRIBUTES_MAX_BYTES) {
+      throw scimInvalid(
+        `A resource may hold at most ${CUSTOM_ATTRIBUTES_MAX_BYTES} bytes of attributes (this has ${size}).`,
+      );
+    }
+  }
+  if (!current) {
+    for (const readOnly of ["id", "meta", "firstLogin"]) {
+      if (body[readOnly] !== undefined)
+        throw scimInvalid(`'${readOnly}' is assigned by the server.`, `/${readOnly}`, "mutability");
+    }
+  } else {
+    if (body.id !== undefined && body.id !== current.id) throw scimInvalid("'id' cannot change.", "/id", "mutability");
+    if (body.resourceType !== undefined && body.resourceType !== current.resource_type) {
+      throw scimInvalid("'resourceType' cannot change.", "/resourceType", "mutability");
+    }
+  }
+  return attributesOf(body);
+}
+
+function parseInteger(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^-?[0-9]{1,9}$/.test(value)) throw scimInvalid(`${name} must be an integer.`, `/query/${name}`);
+  return Number(value);
+}
+
+/** SCIM paging: startIndex below 1 means 1; count below 0 means 0 and above the maximum means the maximum. */
+export function parseListQuery(query: ListQuery) {
+  const startIndex = Math.max(parseInteger(query.startindex, "startindex") ?? 1, 1);
+  const count = Math.min(Math.max(parseInteger(query.count, "count") ?? LIST_COUNT.default, 0), LIST_COUNT.max);
+  const order = (query.sortorder ?? "ascending").toLowerCase();
+  if (order !== "ascending" && order !== "descending") {
+    throw scimInvalid("sortorder must be 'ascending' or 'descending'.", "/query/sortorder");
+  }
+  const types = query.resourcetypes
+    ?.split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+  for (const type of types ?? []) {
+    if (!TYPE_NAME.test(type)) throw scimInvalid(`'${type}' is not a resource type name.`, "/query/resourcetypes");
+  }
+  if (query.sortby !== undefined && !/^[A-Za-z0-9_.:$-]{1,256}$/.test(query.sortby)) {
+    throw scimInvalid("sortby must be an attribute path.", "/query/sortby");
+  }
+  const filter = query.filter !== undefined ? parseFilter(query.filter) : undefined;
+  return { startIndex, count, descending: order === "descending", types, filter, sortBy: query.sortby };
+}
+
+export async function listResources(ctx: ServiceContext, principal: Principal, query: ListQuery) {
+  const parsed = parseListQuery(query);
+  const conditions: RawBuilder<unknown>[] = [readableCondition(principal)];
+  if (parsed.types?.length) conditions.push(sql`r.resource_type in (${sql.join(parsed.types)})`);
+  if (parsed.filter) conditions.push(compileFilter(parsed.filter, resourcesTarget));
+  const where = sql`${sql.join(conditions, sql` and `)}`;
+  const sortPath = parsed.sortBy
+    ?.slice(parsed.sortBy.lastIndexOf(":") + 1)
+    .split(".")
+    .map((p) => p.toLowerCase());
+  const orderBy = sortPath
+    ? resourceSortKeys(sortPath).map((expression) => ({ expression, descending: parsed.descending }))
+    : [];
+  const { rows, total } = await repo.listResources(ctx.store.db, {
+    where,
+    orderBy,
+    offset: parsed.startIndex - 1,
+    limit: parsed.count,
+  });
+  return {
+    schemas: [SCHEMA_URN.listResponse],
+    totalResults: total,
+    startIndex: parsed.startIndex,
+    itemsPerPage: rows.length,
+    Resources: rows.map((row) => toRepresentation(ctx, row)),
+  };
+}
+
+async function mustFind(ctx: ServiceContext, principal: Principal, id: string) {
+  const row = await repo.findResource(ctx.store.db, id);
+  if (!row) throw new ProblemError("not_found", `No resource with id ${id}.`);
+  assertCan(principal, "read", row.resource_type, row.id);
+  return row;
+}
+
+export async function getResource(ctx: ServiceContext, principal: Principal, id: string, query: ListQuery) {
+  const { types } = parseListQuery(query);
+  const row = await mustFind(ctx, principal, id);
+  if (types?.length && !types.includes(row.resource_type))
+    throw new ProblemError("not_found", `No resource with id ${id} of type ${types.join(", ")}.`);
+  return { body: toRepresentation(ctx, row), etag: etagOf(row.version) };
+}
+
+function randomToken(bytes: number): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url");
+}
+
+function defaultUserAttributes(attributes: Attributes): Attributes {
+  return { active: true, roles: [{ value: "member", primary: true }], ...attributes };
+}
+
+function uniqueness(error: unknown, body: Attributes): never {
+  if (isUniqueViolation(error)) {
+    throw new ProblemError("conflict", `A user named ${String(body.userName)} already exists.`, {
+      scimType: "uniqueness",
+    });
+  }
+  throw error;
+}
+
+export async function createResource(ctx: ServiceContext, principal: Principal, body: Attributes) {
+  const type = typeOf(body);
+  assertCan(principal, "create", type);
+  let attributes = checkBody(type, body);
+  const now = ctx.clock().toISOString();
+  const id = crypto.randomUUID();
+  let consumerSecret: string | undefined;
+  if (type === "User") {
+    attributes = defaultUserAttributes(attributes);
+    if (body.password !== undefined) {
+      await assertAcceptablePassword(String(body.password), { userName: String(body.userName) }, ctx.passwordPolicy);
+    }
+  } else if (type === "OAuthConsumer") {
+    if (body.consumerKey !== undefined)
+      throw scimInvalid("'consumerKey' is generated by the server.", "/consumerKey", "mutability");
+    attributes = { ...attributes, consumerKey: randomToken(18) };
+    consumerSecret = randomToken(32);
+  }
+  const row: repo.ResourceRow = {
+    id,
+    resource_type: type,
+    external_id: typeof attributes.externalId === "string" ? attributes.externalId : null,
+    display_name: typeof attributes.displayName === "string" ? attributes.displayName : null,
+    user_name_key: type === "User" ? String(attributes.userName).toLowerCase() : null,
+    attributes: JSON.stringify(attributes),
+    created_at: now,
+    updated_at: now,
+    version: 1,
+  };
+  const passwordHash =
+    type === "User" && body.password !== undefined ? await hashPassword(String(body.password)) : null;
+  try {
+    await ctx.store.db.transaction().execute(async (trx) => {
+      await repo.insertResource(trx, row);
+      // an admin-given password is temporary; without one the user waits for a reset link
+      if (type === "User") await saveCredential(trx, id, { passwordHash, firstLogin: true }, ctx.clock());
+      if (consumerSecret) await repo.saveSecret(trx, id, consumerSecret);
+    });
+  } catch (error) {
+    uniqueness(error, attributes);
+  }
+  const representation = {
+    ...toRepresentation(ctx, { ...row, first_login: 1 }),
+    ...(consumerSecret && { consumerSecret }),
+  };
+  return { body: representation, etag: etagOf(row.version), location: `${RESOURCES_PATH}/${id}` };
+}
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/** Which permissions a User replacement needs, from what it changes. */
+function userActions(current: Attributes, next: Attributes, body: UserBody): ResourceAction[] {
+  const actions: ResourceAction[] = [];
+  const { roles: currentRoles, active: currentActive, ...currentRest } = current;
+  const { roles: nextRoles, active: nextActive, ...nextRest } = next;
+  if (!sameJson(currentRoles, nextRoles)) actions.push("changeRoles");
+  if ((currentActive ?? true) !== (nextActive ?? true)) actions.push("setActive");
+  if (body.password !== undefined) actions.push("setPassword");
+  if (!sameJson(sortKeys(currentRest), sortKeys(nextRest))) actions.push("update");
+  return actions;
+}
+
+function sortKeys(value: Attributes): Attributes {
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+export async function replaceResource(
+  ctx: ServiceContext,
+  principal: Principal,
+  id: string,
+  body: Attributes,
+  ifMatch?: string,
+) {
+  const current = await mustFind(ctx, principal, id);
+  const type = current.resource_type;
+  let attributes = checkBody(type, body, current);
+  const currentAttributes = JSON.parse(current.attributes) as Attributes;
+  let credential: { passwordHash: string; firstLogin: true } | undefined;
+  let revokeSessions = false;
+  if (type === "User") {
+    attributes = defaultUserAttributes(attributes);
+    const userBody = body as UserBody;
+    const currentFirstLogin = current.first_login === 1;
+    if (userBody.firstLogin !== undefined && userBody.firstLogin !== currentFirstLogin) {
+      throw scimInvalid("'firstLogin' is read-only.", "/firstLogin", "mutability");
+    }
+    for (const action of userActions(currentAttributes, attributes, userBody)) assertCan(principal, action, type, id);
+    if (userBody.password !== undefined) {
+      await assertAcceptablePassword(userBody.password, { userName: String(attributes.userName) }, ctx.passwordPolicy);
+      credential = { passwordHash: await hashPassword(userBody.password), firstLogin: true };
+      revokeSessions = true;
+    }
+    if (attributes.active === false) revokeSessions = true;
+  } else {
+    assertCan(principal, "update", type, id);
+    if (type === "OAuthConsumer") {
+      if (body.consumerKey !== undefined && body.consumerKey !== currentAttributes.consumerKey) {
+        throw scimInvalid("'consumerKey' cannot change.", "/consumerKey", "mutability");
+      }
+      attributes = { ...attributes, consumerKey: currentAttributes.consumerKey };
+    }
+  }
+  assertIfMatch(ifMatch, etagOf(current.version));
+  const { first_login: _login, ...currentRow } = current;
+  const row: repo.ResourceRow = {
+    ...currentRow,
+    external_id: typeof attributes.externalId === "string" ? attributes.externalId : null,
+    display_name: typeof attributes.displayName === "string" ? attributes.displayName : null,
+    user_name_key: type === "User" ? String(attributes.userName).toLowerCase() : null,
+    attributes: JSON.stringify(attributes),
+    updated_at: ctx.clock().toISOString(),
+    version: current.version + 1,
+  };
+  try {
+    await ctx.store.db.transaction().execute(async (trx) => {
+      if (!(await repo.replaceResource(trx, row, current.version))) {
+        throw new ProblemError(
+          "precondition_failed",
+          "The resource changed while it was being updated; read it again and retry.",
+        );
+      }
+      if (credential) await saveCredential(trx, id, credential, ctx.clock());
+      if (revokeSessions) await revokeUserSessions(trx, id, ctx.clock());
+    });
+  } catch (error) {
+    uniqueness(error, attributes);
+  }
+  const firstLogin = type === "User" ? await repo.findFirstLogin(ctx.store.db, id) : null;
+  return { body: toRepresentation(ctx, { ...row, first_login: firstLogin }), etag: etagOf(row.version) };
+}
+
+export async function deleteResource(ctx: ServiceContext, principal: Principal, id: string, ifMatch?: string) {
+  const current = await mustFind(ctx, principal, id);
+  assertCan(principal, "delete", current.resource_type, id);
+  if (current.resource_type === "User" && id === principal.userId) {
+    throw new ProblemError("conflict", "You cannot delete your own user.");
+  }
+  assertIfMatch(ifMatch, etagOf(current.version));
+  // sessions, credentials and indexed values go with it (foreign keys cascade)
+  if (!(await repo.deleteResource(ctx.store.db, id, current.version))) {
+    throw new ProblemError(
+      "precondition_failed",
+      "The resource changed while it was being deleted; read it again and retry.",
+    );
+  }
+}

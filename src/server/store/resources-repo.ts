@@ -1,0 +1,119 @@
+import type { Kysely, RawBuilder, Selectable } from "kysely";
+import type { ResourcesTable, ResourceValuesTable, Schema } from "./schema.js";
+
+export type ResourceRow = Selectable<ResourcesTable>;
+type ValueRow = Omit<ResourceValuesTable, "resource_id">;
+
+/** The scalars of a document under lower-cased dotted paths, each array element marked once. */
+export function flattenValues(document: Record<string, unknown>): ValueRow[] {
+  const rows: ValueRow[] = [];
+  const walk = (value: unknown, path: string, elem: number | null) => {
+    if (value === null || value === undefined) return;
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => {
+        const e = elem ?? index;
+        if (elem === null) rows.push({ path, elem: e, kind: "e", text_value: null, num_value: null });
+        walk(item, path, e);
+      });
+    } else if (typeof value === "object") {
+      for (const [key, child] of Object.entries(value))
+        walk(child, path ? `${path}.${key.toLowerCase()}` : key.toLowerCase(), elem);
+    } else if (typeof value === "string") {
+      if (value !== "") rows.push({ path, elem, kind: "s", text_value: value.toLowerCase(), num_value: null });
+    } else if (typeof value === "number") {
+      rows.push({ path, elem, kind: "n", text_value: null, num_value: value });
+    } else if (typeof value === "boolean") {
+      rows.push({ path, elem, kind: "b", text_value: String(value), num_value: null });
+    }
+  };
+  walk(document, "", null);
+  return rows;
+}
+
+async function writeValues(db: Kysely<Schema>, id: string, attributes: Record<string, unknown>): Promise<void> {
+  await db.deleteFrom("resource_values").where("resource_id", "=", id).execute();
+  const rows = flattenValues(attributes).map((row) => ({ ...row, resource_id: id }));
+  // SQLite allows 32766 bound parameters; six per row
+  for (let i = 0; i < rows.length; i += 5000) {
+    await db
+      .insertInto("resource_values")
+      .values(rows.slice(i, i + 5000))
+      .execute();
+  }
+}
+
+export async function insertResource(db: Kysely<Schema>, row: ResourceRow): Promise<void> {
+  await db.insertInto("resources").values(row).execute();
+  await writeValues(db, row.id, JSON.parse(row.attributes));
+}
+
+/** Writes only when the stored version is still `expectedVersion`. */
+export async function replaceResource(db: Kysely<Schema>, row: ResourceRow, expectedVersion: number): Promise<boolean> {
+  const { id, created_at, resource_type, ...changes } = row;
+  const result = await db
+    .updateTable("resources")
+    .set(changes)
+    .where("id", "=", id)
+    .where("version", "=", expectedVersion)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return false;
+  await writeValues(db, id, JSON.parse(row.attributes));
+  return true;
+}
+
+export async function deleteResource(db: Kysely<Schema>, id: string, expectedVersion: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom("resources")
+    .where("id", "=", id)
+    .where("version", "=", expectedVersion)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+export type ResourceWithLogin = ResourceRow & { first_login: number | null };
+
+export async function findResource(db: Kysely<Schema>, id: string): Promise<ResourceWithLogin | undefined> {
+  return db
+    .selectFrom("resources as r")
+    .leftJoin("credentials as c", "c.user_id", "r.id")
+    .selectAll("r")
+    .select("c.first_login")
+    .where("r.id", "=", id)
+    .executeTakeFirst();
+}
+
+export async function findFirstLogin(db: Kysely<Schema>, id: string): Promise<number | null> {
+  const row = await db.selectFrom("credentials").select("first_login").where("user_id", "=", id).executeTakeFirst();
+  return row?.first_login ?? null;
+}
+
+export interface ListOptions {
+  where: RawBuilder<unknown>;
+  orderBy: { expression: RawBuilder<unknown>; descending: boolean }[];
+  offset: number;
+  limit: number;
+}
+
+export async function listResources(db: Kysely<Schema>, options: ListOptions) {
+  const total = await db
+    .selectFrom("resources as r")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where(options.where as RawBuilder<boolean>)
+    .executeTakeFirstOrThrow();
+  if (options.limit === 0) return { rows: [] as ResourceWithLogin[], total: Number(total.n) };
+  let query = db
+    .selectFrom("resources as r")
+    .leftJoin("credentials as c", "c.user_id", "r.id")
+    .selectAll("r")
+    .select("c.first_login")
+    .where(options.where as RawBuilder<boolean>);
+  for (const key of options.orderBy) {
+    query = query.orderBy(key.expression, (ob) => (key.descending ? ob.desc().nullsFirst() : ob.asc().nullsLast()));
+  }
+  const rows = await query.orderBy("r.id").limit(options.limit).offset(options.offset).execute();
+  return { rows, total: Number(total.n) };
+}
+
+export async function saveSecret(db: Kysely<Schema>, resourceId: string, secret: string): Promise<void> {
+  await db.insertInto("resource_secrets").values({ resource_id: resourceId, secret }).execute();
+}
