@@ -7,8 +7,10 @@ import * as completion from "./commands/completion/index.js";
 import * as events from "./commands/events/index.js";
 import * as help from "./commands/help/index.js";
 import * as profile from "./commands/profile/index.js";
+import * as resources from "./commands/resources/index.js";
 import * as server from "./commands/server/index.js";
 import { openContexts } from "./commands/shared.js";
+import * as users from "./commands/users/index.js";
 
 declare const BIZCTL_VERSION: string;
 const VERSION = typeof BIZCTL_VERSION === "string" ? BIZCTL_VERSION : "0.0.0-dev";
@@ -36,7 +38,8 @@ export function buildProgram(io: IO): Command {
       writeErr: (text) => io.stderr.write(text),
       outputError: () => {},
     });
-  for (const group of [auth, events, server, profile, api, completion, help]) group.register(program, io);
+  for (const group of [auth, resources, users, events, server, profile, api, completion, help])
+    group.register(program, io);
   for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput());
   return program;
 }

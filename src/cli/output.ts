@@ -32,6 +32,10 @@ function cell(value: unknown): string {
   if (value === undefined || value === null) return "";
   if (typeof value === "object") {
     if (Array.isArray(value) && value.every((v) => typeof v !== "object")) return value.join(", ");
+    // SCIM multi-valued attributes (emails, roles): their values say enough in a cell
+    if (Array.isArray(value) && value.every((v) => v && typeof v === "object" && "value" in v)) {
+      return value.map((v) => String((v as { value: unknown }).value)).join(", ");
+    }
     return JSON.stringify(value);
   }
   return String(value);

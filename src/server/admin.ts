@@ -1,10 +1,10 @@
 import { join } from "node:path";
+import { generatePassword } from "../contract/passwords.js";
 import type { ServerOptions } from "./options.js";
 import { DEFAULTS } from "./options.js";
 import { createFirstAdmin } from "./services/accounts.js";
 import type { ServiceContext } from "./services/context.js";
 import { KeyRing } from "./services/keys.js";
-import { generatePassword } from "./services/passwords.js";
 import { openStore } from "./store/database.js";
 import { migrateToLatest } from "./store/migrations.js";
 

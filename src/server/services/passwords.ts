@@ -81,10 +81,3 @@ export async function assertAcceptablePassword(
     refuse("The new password must differ from the current one.");
   }
 }
-
-/** A one-time password: 20 characters from an alphabet without look-alikes (about 110 bits). */
-export function generatePassword(): string {
-  const alphabet = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
-  const bytes = crypto.getRandomValues(new Uint32Array(20));
-  return Array.from(bytes, (b) => alphabet[b % alphabet.length]).join("");
-}

@@ -1,0 +1,52 @@
+import type { Command } from "commander";
+import type { Context } from "../../cli/context.js";
+import { UsageError } from "../../cli/errors.js";
+import { promptText } from "../../cli/prompts.js";
+import { recordFromOptions } from "../../cli/record-input.js";
+import * as resources from "../../contract/resources.js";
+import { collect, examples, withContext } from "../shared.js";
+
+export async function createResource(ctx: Context, record: Record<string, unknown>) {
+  const { data } = await (await ctx.client()).call(resources.createResource, { body: record });
+  ctx.info(`Created ${String(data.resourceType)} ${data.id}.`);
+  return data;
+}
+
+async function create(ctx: Context, options: { type?: string; set?: string[]; file?: string }): Promise<void> {
+  ctx.requireCredential();
+  const record = await recordFromOptions(ctx.io, options);
+  const type = options.type ?? (record.resourceType as string | undefined);
+  if (!type) {
+    if (!ctx.canPrompt())
+      throw new UsageError(
+        "The resource needs a type.",
+        "pass --type TYPE (User, OAuthConsumer, or your own, e.g. Room)",
+      );
+    record.resourceType = await promptText(ctx.io, "Resource type (e.g. Room)");
+  } else {
+    record.resourceType = type;
+  }
+  if (record.resourceType === "User" && record.userName === undefined) {
+    if (!ctx.canPrompt())
+      throw new UsageError("A User needs a userName.", "pass --set userName=NAME, or use 'bizctl users create'");
+    record.userName = await promptText(ctx.io, "User name");
+  }
+  await ctx.print(await createResource(ctx, record));
+}
+
+export function register(group: Command, io: Context["io"]): void {
+  group
+    .command("create")
+    .description("create a resource of a type")
+    .option("--type <type>", "User, OAuthConsumer, or a custom type name (e.g. Room)")
+    .option("--set <key=value>", "an attribute (repeatable; dotted keys; JSON values allowed)", collect)
+    .option("--file <file>", "the resource as JSON or YAML ('-' for stdin)")
+    .addHelpText(
+      "after",
+      examples(
+        'bizctl resources create --type Room --set displayName="Board room" --set floor=3 --set capacity=12',
+        "bizctl resources create --file room.yaml",
+      ),
+    )
+    .action(withContext(io, create));
+}

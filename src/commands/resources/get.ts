@@ -1,0 +1,18 @@
+import type { Command } from "commander";
+import type { Context } from "../../cli/context.js";
+import * as resources from "../../contract/resources.js";
+import { examples, withContext } from "../shared.js";
+
+export function register(group: Command, io: Context["io"]): void {
+  group
+    .command("get <id>")
+    .description("show one resource")
+    .addHelpText("after", examples("bizctl resources get 2819c223-7f76-453a-919d-413861904646"))
+    .action(
+      withContext(io, async (ctx, id: string) => {
+        ctx.requireCredential();
+        const { data } = await (await ctx.client()).call(resources.getResource, { params: { resourceId: id } });
+        await ctx.print(data);
+      }),
+    );
+}

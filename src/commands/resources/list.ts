@@ -1,0 +1,81 @@
+import type { Command } from "commander";
+import type { Context } from "../../cli/context.js";
+import { UsageError } from "../../cli/errors.js";
+import { Progress } from "../../cli/progress.js";
+import * as resources from "../../contract/resources.js";
+import { examples, withContext } from "../shared.js";
+import { resourceColumns } from "./columns.js";
+
+export interface ListOptions {
+  type?: string;
+  filter?: string;
+  sortBy?: string;
+  sortOrder?: string;
+  startIndex?: string;
+  count?: string;
+  all?: boolean;
+}
+
+export async function listResources(ctx: Context, options: ListOptions): Promise<Record<string, unknown>[]> {
+  ctx.requireCredential();
+  if (options.sortOrder && !["ascending", "descending"].includes(options.sortOrder)) {
+    throw new UsageError("--sort-order is ascending or descending.");
+  }
+  const client = await ctx.client();
+  const query = {
+    resourcetypes: options.type,
+    filter: options.filter,
+    sortby: options.sortBy,
+    sortorder: options.sortOrder,
+    count: options.count ?? (options.all ? String(resources.LIST_COUNT.max) : undefined),
+  };
+  if (!options.all) {
+    const { data } = await client.call(resources.listResources, {
+      query: { ...query, startindex: options.startIndex },
+    });
+    return data.Resources;
+  }
+  const rows: Record<string, unknown>[] = [];
+  const progress = new Progress(ctx, "resources");
+  for (let start = Number(options.startIndex ?? 1); ; ) {
+    const { data } = await client.call(resources.listResources, { query: { ...query, startindex: String(start) } });
+    rows.push(...data.Resources);
+    progress.update(rows.length, data.totalResults);
+    start += data.itemsPerPage;
+    if (data.itemsPerPage === 0 || start > data.totalResults) break;
+  }
+  progress.done();
+  return rows;
+}
+
+export function listOptions(command: Command): Command {
+  return command
+    .option("--filter <expr>", "SCIM filter, e.g. 'userName sw \"j\" and active eq true'")
+    .option("--sort-by <attr>", "attribute path to sort by")
+    .option("--sort-order <order>", "ascending (default) or descending")
+    .option("--start-index <n>", "1-based index of the first result")
+    .option(
+      "--count <n>",
+      `results per page (default ${resources.LIST_COUNT.default}, at most ${resources.LIST_COUNT.max})`,
+    )
+    .option("--all", "fetch every page");
+}
+
+export function register(group: Command, io: Context["io"]): void {
+  listOptions(group.command("list"))
+    .description("list resources (one page, or every page with --all)")
+    .option("--type <types>", "comma-separated resource types")
+    .addHelpText(
+      "after",
+      examples(
+        "bizctl resources list --type User --filter 'userName sw \"j\" and active eq true' --sort-by userName",
+        'bizctl resources list --filter \'emails[type eq "work" and value co "@example.com"]\' --all --json',
+      ),
+    )
+    .action(
+      withContext(io, async (ctx, options: ListOptions) => {
+        const rows = await listResources(ctx, options);
+        await ctx.print(rows, resourceColumns(rows));
+      }),
+    );
+}
