@@ -93,4 +93,74 @@ export const changePassword = defineRoute({
   responses: { 204: null },
 });
 
-export const authRoutes = [login, logout, isLogged, isFirstLogin, isFirstLoginOf, changePassword] as const;
+export const renewPassword = defineRoute({
+  id: "auth.renewPassword",
+  method: "POST",
+  path: "/renewPassword",
+  aliases: ["/auth/renewPassword"],
+  summary: "E-mail a single-use password reset link; the answer is the same whether or not the account exists",
+  tags: ["auth"],
+  access: { public: true },
+  body: Type.Object(
+    {
+      userName: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+      email: Type.Optional(Type.String({ minLength: 3, maxLength: 320, format: "email" })),
+    },
+    { additionalProperties: false, description: "exactly one of userName or email" },
+  ),
+  responses: { 202: Type.Object({ status: Type.Literal("accepted"), detail: Type.String() }) },
+});
+
+export const resetPassword = defineRoute({
+  id: "auth.resetPassword",
+  method: "PUT",
+  path: "/resetPassword",
+  aliases: ["/auth/resetPassword"],
+  summary: "Set a new password with a reset token; every session of the user ends",
+  tags: ["auth"],
+  access: { public: true },
+  body: Type.Object(
+    {
+      token: Type.String({ minLength: 1, maxLength: 512 }),
+      newPassword: Type.String({ minLength: 1, maxLength: 4096 }),
+    },
+    { additionalProperties: false },
+  ),
+  responses: { 204: null },
+});
+
+export const resetPasswordPage = defineRoute({
+  id: "auth.resetPasswordPage",
+  method: "GET",
+  path: "/resetPassword",
+  aliases: ["/auth/resetPassword"],
+  summary: "The page a reset link opens: a form that sets the new password through PUT /resetPassword",
+  tags: ["auth"],
+  access: { public: true },
+  query: Type.Object({ token: Type.Optional(Type.String({ maxLength: 512 })) }),
+  responses: { 200: Type.String({ description: "text/html" }) },
+});
+
+export const unlock = defineRoute({
+  id: "auth.unlock",
+  method: "POST",
+  path: "/auth/unlock/:employeeId",
+  summary: "Clear the failed-login backoff of an employee (admin and support)",
+  tags: ["auth"],
+  access: { roles: ["admin", "support"] },
+  params: Type.Object({ employeeId: Type.String({ maxLength: 128 }) }),
+  responses: { 204: null },
+});
+
+export const authRoutes = [
+  login,
+  logout,
+  isLogged,
+  isFirstLogin,
+  isFirstLoginOf,
+  changePassword,
+  renewPassword,
+  resetPassword,
+  resetPasswordPage,
+  unlock,
+] as const;

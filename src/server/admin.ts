@@ -1,33 +1,19 @@
-import { join } from "node:path";
 import { generatePassword } from "../contract/passwords.js";
+import { buildApp } from "./app.js";
 import type { ServerOptions } from "./options.js";
-import { DEFAULTS } from "./options.js";
 import { createFirstAdmin } from "./services/accounts.js";
 import type { ServiceContext } from "./services/context.js";
-import { KeyRing } from "./services/keys.js";
-import { openStore } from "./store/database.js";
 import { migrateToLatest } from "./store/migrations.js";
 
 type InstanceOptions = Pick<ServerOptions, "dataDir" | "databaseUrl" | "passwordMinLength">;
 
-async function withServices<T>(options: InstanceOptions, work: (ctx: ServiceContext, applied: string[]) => Promise<T>) {
-  const clock = () => new Date();
-  const store = await openStore(options);
+/** Runs administrative work on the same services a server would build (schema, keys, mail). */
+async function withServices<T>(options: InstanceOptions, work: (ctx: ServiceContext) => Promise<T>): Promise<T> {
+  const app = await buildApp({ ...options, log: false });
   try {
-    const applied = await migrateToLatest(store.db);
-    const keys = await KeyRing.open(join(options.dataDir, "keys"), clock);
-    return await work(
-      {
-        store,
-        keys,
-        clock,
-        tokenTtlSeconds: DEFAULTS.tokenTtlSeconds,
-        passwordPolicy: { minLength: options.passwordMinLength ?? DEFAULTS.passwordMinLength },
-      },
-      applied,
-    );
+    return await work(app.services);
   } finally {
-    await store.close();
+    await app.close();
   }
 }
 
@@ -49,5 +35,11 @@ export async function initInstance(
 
 /** `server migrate`: applies pending schema migrations and names them. */
 export async function migrateInstance(options: InstanceOptions) {
-  return withServices(options, async (ctx, applied) => ({ database: ctx.store.describe, applied }));
+  const { openStore } = await import("./store/database.js");
+  const store = await openStore(options);
+  try {
+    return { database: store.describe, applied: await migrateToLatest(store.db) };
+  } finally {
+    await store.close();
+  }
 }

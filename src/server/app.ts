@@ -1,7 +1,9 @@
 import { join } from "node:path";
+import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { PROBLEM_CONTENT_TYPE, Problem } from "../contract/errors.js";
+import { createMailer } from "./mail/mailer.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
 import { installProblemHandling } from "./plugins/problems.js";
 import { installSecurityHeaders } from "./plugins/security-headers.js";
@@ -44,6 +46,8 @@ function loggerOptions(log: ServerOptions["log"]) {
 
 export interface BuiltApp extends FastifyInstance {
   services: ServiceContext;
+  /** the address `listen()` got: the base of e-mailed links when no public URL is configured */
+  useListenUrl(url: string): void;
 }
 
 /** The whole HTTP application, ready for inject() or listen(); it never listens itself. */
@@ -52,13 +56,30 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
   await migrateToLatest(store.db);
   const keys = await KeyRing.open(join(options.dataDir, "keys"), clock);
+  let listenUrl: string | undefined;
+  let logger: FastifyBaseLogger | undefined;
+  const log = () => {
+    if (!logger) throw new Error("logger used before the app was built");
+    return logger;
+  };
+  const publicUrl = options.publicUrl?.replace(/\/+$/, "");
   const services: ServiceContext = {
     store,
     keys,
     clock,
     tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds,
     passwordPolicy: { minLength: options.passwordMinLength ?? DEFAULTS.passwordMinLength },
-    publicUrl: options.publicUrl?.replace(/\/+$/, ""),
+    publicUrl,
+    linkBase: () => publicUrl ?? listenUrl ?? DEFAULTS.linkBase,
+    resetTokenTtlSeconds: options.resetTokenTtlSeconds ?? DEFAULTS.resetTokenTtlSeconds,
+    log,
+    mailer: createMailer({
+      smtpUrl: options.smtpUrl,
+      outboxDir: join(options.dataDir, "outbox"),
+      from: options.mailFrom ?? DEFAULTS.mailFrom,
+      log,
+      retryDelayMs: options.mailRetryDelayMs,
+    }),
   };
 
   const app = Fastify({
@@ -70,8 +91,15 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: true } },
   });
+  logger = app.log;
   app.decorate("services", services);
-  app.addHook("onClose", async () => store.close());
+  app.decorate("useListenUrl", (url: string) => {
+    listenUrl = url;
+  });
+  app.addHook("onClose", async () => {
+    await services.mailer.idle();
+    await store.close();
+  });
 
   installProblemHandling(app);
   installSecurityHeaders(app);
@@ -88,8 +116,9 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
+  await app.register(rateLimit, { global: false });
   serviceRoutes(app, services);
-  authRoutes(app, services);
+  authRoutes(app, services, { rateLimit: options.loginRateLimit ?? DEFAULTS.loginRateLimit });
   eventRoutes(app, services);
   resourceRoutes(app, services);
   await app.ready();

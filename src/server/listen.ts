@@ -10,6 +10,8 @@ export interface ListenOptions extends ServerOptions {
 export async function startServer(options: ListenOptions): Promise<{ url: string; closed: Promise<void> }> {
   const app = await buildApp(options);
   const url = await app.listen({ host: options.host, port: options.port });
+  app.useListenUrl(url);
+  app.log.info({ mail: app.services.mailer.describe, links: app.services.linkBase() }, "mail and links");
   const closed = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       app.log.info({ signal }, "shutting down");

@@ -15,10 +15,23 @@ export interface ServerOptions {
   log?: false | { level: string; stream?: DestinationStream };
   trustProxy?: boolean;
   clock?: Clock;
+  /** smtp(s)://… ; without it mail is written as .eml files into `<dataDir>/outbox` */
+  smtpUrl?: string;
+  mailFrom?: string;
+  resetTokenTtlSeconds?: number;
+  /** per-client requests per window on login and renewPassword */
+  loginRateLimit?: { max: number; timeWindowMs: number };
+  /** mail retries back off from this delay (tests shorten it) */
+  mailRetryDelayMs?: number;
 }
 
 export const DEFAULTS = {
   tokenTtlSeconds: 8 * 3600,
   passwordMinLength: 15,
   bodyLimitBytes: 1024 * 1024,
+  resetTokenTtlSeconds: 30 * 60,
+  mailFrom: "bizctl <no-reply@localhost>",
+  loginRateLimit: { max: 30, timeWindowMs: 60_000 },
+  /** links in e-mails when neither a public URL nor a listening address is known (embedded mode) */
+  linkBase: "http://127.0.0.1:8080",
 } as const;

@@ -3,12 +3,43 @@ import * as contract from "../../contract/auth.js";
 import { principalOf } from "../plugins/authenticate.js";
 import * as accounts from "../services/accounts.js";
 import type { ServiceContext } from "../services/context.js";
+import * as recovery from "../services/recovery.js";
 import { registerRoute } from "./register.js";
+import { resetPage } from "./reset-page.js";
 
-export function authRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  registerRoute(app, ctx, contract.login, async (request) =>
-    accounts.login(ctx, request.body.userName, request.body.password),
+export interface AuthRouteOptions {
+  /** per-client limit on login and renewPassword */
+  rateLimit: { max: number; timeWindowMs: number };
+}
+
+export function authRoutes(app: FastifyInstance, ctx: ServiceContext, options: AuthRouteOptions): void {
+  const limited = { rateLimit: { max: options.rateLimit.max, timeWindow: options.rateLimit.timeWindowMs } };
+  registerRoute(
+    app,
+    ctx,
+    contract.login,
+    async (request) => accounts.login(ctx, request.body.userName, request.body.password),
+    limited,
   );
+  registerRoute(
+    app,
+    ctx,
+    contract.renewPassword,
+    async (request, reply) => reply.status(202).send(recovery.requestPasswordReset(ctx, request.body)),
+    limited,
+  );
+  registerRoute(app, ctx, contract.resetPassword, async (request, reply) => {
+    await recovery.resetPassword(ctx, request.body.token, request.body.newPassword);
+    return reply.status(204).send();
+  });
+  registerRoute(app, ctx, contract.resetPasswordPage, async (_request, reply) => {
+    const page = resetPage();
+    return reply.header("content-security-policy", page.csp).type("text/html; charset=utf-8").send(page.html);
+  });
+  registerRoute(app, ctx, contract.unlock, async (request, reply) => {
+    await accounts.unlock(ctx, request.params.employeeId);
+    return reply.status(204).send();
+  });
   registerRoute(app, ctx, contract.logout, async (request, reply) => {
     await accounts.logout(ctx, principalOf(request));
     return reply.status(204).send();

@@ -26,6 +26,7 @@ export function registerRoute<E extends RouteEntry>(
   ctx: ServiceContext,
   entry: E,
   handler: RouteHandler<E>,
+  config: Record<string, unknown> = {},
 ): void {
   const schema = {
     operationId: entry.id,
@@ -43,6 +44,7 @@ export function registerRoute<E extends RouteEntry>(
       url,
       schema: url === entry.path ? schema : { ...schema, hide: true },
       onRequest: authorize(ctx, entry.access),
+      config,
       handler: handler as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
     });
   }

@@ -33,6 +33,13 @@ function invalidCredentials(): ProblemError {
   return new ProblemError("invalid_credentials", "The user name or password is wrong.");
 }
 
+/** Failed logins before the account backs off, and how long the first and the longest back-off last. */
+export const LOCKOUT = { threshold: 5, firstSeconds: 15, maxSeconds: 15 * 60 } as const;
+
+function backoffSeconds(failures: number): number {
+  return Math.min(LOCKOUT.firstSeconds * 2 ** (failures - LOCKOUT.threshold), LOCKOUT.maxSeconds);
+}
+
 export async function login(ctx: ServiceContext, userName: string, password: string) {
   const account = await findAccountByUserName(ctx.store.db, userName);
   const hash = account?.credential.passwordHash;
@@ -41,7 +48,29 @@ export async function login(ctx: ServiceContext, userName: string, password: str
     await burnVerification(password);
     throw invalidCredentials();
   }
-  if (!(await verifyPassword(hash, password))) throw invalidCredentials();
+  const lockedUntil = account.credential.lockedUntil ? Date.parse(account.credential.lockedUntil) : 0;
+  const waitSeconds = Math.ceil((lockedUntil - ctx.clock().getTime()) / 1000);
+  if (waitSeconds > 0) {
+    throw new ProblemError(
+      "account_locked",
+      `Too many failed logins; try again in ${waitSeconds} s, or ask an admin to unlock the account.`,
+      {
+        headers: { "retry-after": String(waitSeconds) },
+      },
+    );
+  }
+  if (!(await verifyPassword(hash, password))) {
+    const failures = account.credential.failedLogins + 1;
+    const lock =
+      failures >= LOCKOUT.threshold
+        ? new Date(ctx.clock().getTime() + backoffSeconds(failures) * 1000).toISOString()
+        : null;
+    await saveCredential(ctx.store.db, account.id, { failedLogins: failures, lockedUntil: lock }, ctx.clock());
+    throw invalidCredentials();
+  }
+  if (account.credential.failedLogins > 0) {
+    await saveCredential(ctx.store.db, account.id, { failedLogins: 0, lockedUntil: null }, ctx.clock());
+  }
   const now = ctx.clock();
   const sessionId = crypto.randomUUID();
   const { token, expiresAt } = await ctx.keys.sign(
@@ -168,4 +197,11 @@ export async function createFirstAdmin(
     await saveCredential(trx, id, { passwordHash, firstLogin: input.temporary }, now);
   });
   return { id, userName: input.userName };
+}
+
+/** Clears the failed-login back-off (admin and support). */
+export async function unlock(ctx: ServiceContext, employeeId: string): Promise<void> {
+  const account = await findAccountById(ctx.store.db, employeeId);
+  if (!account) throw new ProblemError("not_found", `No employee with id ${employeeId}.`);
+  await saveCredential(ctx.store.db, account.id, { failedLogins: 0, lockedUntil: null }, ctx.clock());
 }

@@ -1,4 +1,6 @@
+import type { FastifyBaseLogger } from "fastify";
 import type { Role } from "../../contract/route.js";
+import type { Mailer } from "../mail/mailer.js";
 import type { Store } from "../store/database.js";
 import type { KeyRing } from "./keys.js";
 import type { PasswordPolicy } from "./passwords.js";
@@ -14,6 +16,11 @@ export interface ServiceContext {
   passwordPolicy: PasswordPolicy;
   /** absolute base of `meta.location` and e-mailed links; relative locations without it */
   publicUrl?: string;
+  /** base of links in e-mails: the public URL, else the address the server listens on */
+  linkBase: () => string;
+  mailer: Mailer;
+  resetTokenTtlSeconds: number;
+  log: () => FastifyBaseLogger;
 }
 
 /** The authenticated caller of a request. */

@@ -64,6 +64,14 @@ export interface ResourceSecretsTable {
   secret: string;
 }
 
+export interface PasswordResetsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface Schema {
   resources: ResourcesTable;
   credentials: CredentialsTable;
@@ -71,4 +79,5 @@ export interface Schema {
   events: EventsTable;
   resource_values: ResourceValuesTable;
   resource_secrets: ResourceSecretsTable;
+  password_resets: PasswordResetsTable;
 }

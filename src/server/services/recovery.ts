@@ -1,0 +1,125 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { MailMessage } from "../mail/mailer.js";
+import { invalid, ProblemError } from "../problems.js";
+import { consumeResetToken, saveResetToken, userIdsByEmail, voidResetTokens } from "../store/reset-tokens-repo.js";
+import { findResource } from "../store/resources-repo.js";
+import { revokeUserSessions } from "../store/sessions-repo.js";
+import { findAccountById, findAccountByUserName, saveCredential } from "../store/users-repo.js";
+import type { ServiceContext } from "./context.js";
+import { assertAcceptablePassword, hashPassword } from "./passwords.js";
+
+const ACCEPTED = {
+  status: "accepted" as const,
+  detail: "If the account exists and has an e-mail address, a reset link is on its way to it.",
+};
+
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+const escapeHtml = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
+  );
+
+async function recipient(ctx: ServiceContext, userId: string) {
+  const row = await findResource(ctx.store.db, userId);
+  if (!row || row.resource_type !== "User") return undefined;
+  const attributes = JSON.parse(row.attributes) as {
+    userName: string;
+    active?: boolean;
+    emails?: { value?: string; primary?: boolean }[];
+  };
+  if (attributes.active === false) return undefined;
+  const emails = (attributes.emails ?? []).filter((e) => e.value);
+  const email = (emails.find((e) => e.primary) ?? emails[0])?.value;
+  if (!email) {
+    ctx.log().warn({ userId }, "password reset requested for a user without an e-mail address");
+    return undefined;
+  }
+  return { userName: attributes.userName, email };
+}
+
+async function resetMessage(ctx: ServiceContext, userId: string): Promise<MailMessage | undefined> {
+  const to = await recipient(ctx, userId);
+  if (!to) return undefined;
+  const token = randomBytes(32).toString("base64url");
+  const now = ctx.clock();
+  const expiresAt = new Date(now.getTime() + ctx.resetTokenTtlSeconds * 1000);
+  await saveResetToken(ctx.store.db, { tokenHash: hashToken(token), userId, createdAt: now, expiresAt });
+  const link = `${ctx.linkBase()}/resetPassword?token=${token}`;
+  const minutes = Math.round(ctx.resetTokenTtlSeconds / 60);
+  return {
+    to: to.email,
+    subject: "Reset your bizctl password",
+    text: `Hello ${to.userName},\n\nsomeone (hopefully you) asked to reset your password. Open this link within ${minutes} minutes to choose a new one:\n\n${link}\n\nThe link works once. If you did not ask for it, ignore this message: your password stays as it is.\n`,
+    html: `<p>Hello ${escapeHtml(to.userName)},</p><p>someone (hopefully you) asked to reset your password. Open this link within ${minutes} minutes to choose a new one:</p><p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p><p>The link works once. If you did not ask for it, ignore this message: your password stays as it is.</p>`,
+  };
+}
+
+/**
+ * POST /renewPassword. The answer is the same, and as fast, whether or not the account exists:
+ * the look-up, the token and the e-mail all happen after it, in the background.
+ */
+export function requestPasswordReset(ctx: ServiceContext, input: { userName?: string; email?: string }) {
+  if ((input.userName === undefined) === (input.email === undefined)) {
+    throw invalid("Give exactly one of userName or email.", "/");
+  }
+  ctx.mailer.enqueue(async () => {
+    const ids = input.userName
+      ? [(await findAccountByUserName(ctx.store.db, input.userName))?.id].filter((id): id is string => Boolean(id))
+      : await userIdsByEmail(ctx.store.db, input.email as string);
+    const messages = await Promise.all(ids.map((id) => resetMessage(ctx, id)));
+    return messages.filter((m): m is MailMessage => m !== undefined);
+  });
+  return ACCEPTED;
+}
+
+function invalidToken(): ProblemError {
+  return new ProblemError(
+    "invalid_reset_token",
+    "The reset link is unknown, already used or expired; ask for a new one.",
+    {
+      errors: [{ path: "/token", message: "unknown, used or expired" }],
+    },
+  );
+}
+
+/** PUT /resetPassword: one use; all sessions end; lockout and firstLogin are cleared; the user is told by e-mail. */
+export async function resetPassword(ctx: ServiceContext, token: string, newPassword: string): Promise<void> {
+  const tokenHash = hashToken(token);
+  const pending = await ctx.store.db
+    .selectFrom("password_resets")
+    .select(["user_id", "expires_at", "used_at"])
+    .where("token_hash", "=", tokenHash)
+    .executeTakeFirst();
+  const now = ctx.clock();
+  if (!pending || pending.used_at || Date.parse(pending.expires_at) <= now.getTime()) throw invalidToken();
+  const account = await findAccountById(ctx.store.db, pending.user_id);
+  if (!account) throw invalidToken();
+  // the policy is checked before the token is spent, so that a refused password leaves the link usable
+  await assertAcceptablePassword(
+    newPassword,
+    { userName: account.userName, currentHash: account.credential.passwordHash },
+    ctx.passwordPolicy,
+  );
+  const passwordHash = await hashPassword(newPassword);
+  await ctx.store.db.transaction().execute(async (trx) => {
+    if (!(await consumeResetToken(trx, tokenHash, now))) throw invalidToken();
+    await saveCredential(trx, account.id, { passwordHash, firstLogin: false, failedLogins: 0, lockedUntil: null }, now);
+    await revokeUserSessions(trx, account.id, now);
+    await voidResetTokens(trx, account.id, now);
+  });
+  ctx.mailer.enqueue(async () => {
+    const to = await recipient(ctx, account.id);
+    if (!to) return [];
+    const text = `Hello ${to.userName},\n\nyour bizctl password was changed through a reset link at ${now.toISOString()}, and every session was ended. If this was not you, tell your administrator at once.\n`;
+    return [
+      {
+        to: to.email,
+        subject: "Your bizctl password was changed",
+        text,
+        html: `<p>${escapeHtml(text).replace(/\n\n/g, "</p><p>")}</p>`,
+      },
+    ];
+  });
+}

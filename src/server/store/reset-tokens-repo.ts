@@ -1,0 +1,58 @@
+import type { Kysely } from "kysely";
+import type { Schema } from "./schema.js";
+
+export async function saveResetToken(
+  db: Kysely<Schema>,
+  row: { tokenHash: string; userId: string; createdAt: Date; expiresAt: Date },
+): Promise<void> {
+  await db
+    .insertInto("password_resets")
+    .values({
+      token_hash: row.tokenHash,
+      user_id: row.userId,
+      created_at: row.createdAt.toISOString(),
+      expires_at: row.expiresAt.toISOString(),
+      used_at: null,
+    })
+    .execute();
+}
+
+/** Marks the token used if it is unused and unexpired; returns its user, or undefined. */
+export async function consumeResetToken(db: Kysely<Schema>, tokenHash: string, now: Date): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("password_resets")
+    .select(["user_id", "expires_at", "used_at"])
+    .where("token_hash", "=", tokenHash)
+    .executeTakeFirst();
+  if (!row || row.used_at || Date.parse(row.expires_at) <= now.getTime()) return undefined;
+  const result = await db
+    .updateTable("password_resets")
+    .set({ used_at: now.toISOString() })
+    .where("token_hash", "=", tokenHash)
+    .where("used_at", "is", null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1 ? row.user_id : undefined;
+}
+
+/** A completed reset voids the user's other outstanding links. */
+export async function voidResetTokens(db: Kysely<Schema>, userId: string, now: Date): Promise<void> {
+  await db
+    .updateTable("password_resets")
+    .set({ used_at: now.toISOString() })
+    .where("user_id", "=", userId)
+    .where("used_at", "is", null)
+    .execute();
+}
+
+export async function userIdsByEmail(db: Kysely<Schema>, email: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("resource_values as v")
+    .innerJoin("resources as r", "r.id", "v.resource_id")
+    .select("r.id")
+    .distinct()
+    .where("v.path", "=", "emails.value")
+    .where("v.text_value", "=", email.toLowerCase())
+    .where("r.resource_type", "=", "User")
+    .execute();
+  return rows.map((r) => r.id);
+}
