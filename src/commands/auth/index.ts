@@ -4,10 +4,13 @@ import * as changePassword from "./change-password.js";
 import * as firstLogin from "./first-login.js";
 import * as login from "./login.js";
 import * as logout from "./logout.js";
+import * as renewPassword from "./renew-password.js";
+import * as resetPassword from "./reset-password.js";
 import * as status from "./status.js";
 import * as token from "./token.js";
 
 export function register(program: Command, io: Context["io"]): void {
   const group = program.command("auth").description("log in and out, passwords, the stored token");
-  for (const verb of [login, logout, status, token, firstLogin, changePassword]) verb.register(group, io);
+  for (const verb of [login, logout, status, token, firstLogin, changePassword, renewPassword, resetPassword])
+    verb.register(group, io);
 }

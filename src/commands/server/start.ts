@@ -12,6 +12,9 @@ interface Options {
   port: string;
   publicUrl?: string;
   tokenTtl: string;
+  smtpUrl?: string;
+  mailFrom?: string;
+  loginRateLimit: string;
   logLevel: string;
   trustProxy?: boolean;
 }
@@ -33,6 +36,9 @@ async function start(ctx: Context, options: Options): Promise<void> {
     publicUrl: options.publicUrl,
     tokenTtlSeconds: integer(options.tokenTtl, "--token-ttl", 60, 30 * 24 * 3600),
     trustProxy: options.trustProxy,
+    smtpUrl: options.smtpUrl,
+    mailFrom: options.mailFrom,
+    loginRateLimit: { max: integer(options.loginRateLimit, "--login-rate-limit", 1, 1_000_000), timeWindowMs: 60_000 },
     log: { level: options.logLevel },
   });
   ctx.info(`bizctl server listening on ${url}`);

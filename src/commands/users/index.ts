@@ -4,6 +4,7 @@ import { UsageError } from "../../cli/errors.js";
 import { readNewPassword } from "../../cli/passwords.js";
 import { promptText } from "../../cli/prompts.js";
 import { recordFromOptions } from "../../cli/record-input.js";
+import * as auth from "../../contract/auth.js";
 import { generatePassword } from "../../contract/passwords.js";
 import { createResource } from "../resources/create.js";
 import { type ListOptions, listOptions, listResources } from "../resources/list.js";
@@ -160,6 +161,17 @@ export function register(program: Command, io: Context["io"]): void {
     .description("set active=false: logins refused, sessions ended")
     .addHelpText("after", examples("bizctl users disable 2819c223"))
     .action(withContext(io, async (ctx, id: string) => setActive(ctx, id, false)));
+  group
+    .command("unlock <id>")
+    .description("clear the failed-login back-off of a user (admin or support)")
+    .addHelpText("after", examples("bizctl users unlock 2819c223"))
+    .action(
+      withContext(io, async (ctx, id: string) => {
+        ctx.requireCredential();
+        await (await ctx.client()).call(auth.unlock, { params: { employeeId: id } });
+        ctx.info(`Unlocked ${id}.`);
+      }),
+    );
   group
     .command("enable <id>")
     .description("set active=true again")

@@ -1,0 +1,79 @@
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { Command } from "commander";
+import type { Context } from "../../cli/context.js";
+import { CliError, EXIT, UsageError } from "../../cli/errors.js";
+import { examples, withContext } from "../shared.js";
+import { resolveDataDir, storageOptions } from "./options.js";
+
+/** The subject, recipient and date of an .eml file, read from its headers (RFC 5322, unfolded). */
+function headersOf(text: string): Record<string, string> {
+  const head = text.split(/\r?\n\r?\n/, 1)[0] ?? "";
+  const headers: Record<string, string> = {};
+  for (const line of head.replace(/\r?\n[ \t]+/g, " ").split(/\r?\n/)) {
+    const colon = line.indexOf(":");
+    if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+async function listOutbox(dir: string) {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith(".eml")).sort();
+  } catch {
+    return [];
+  }
+  return Promise.all(
+    names.map(async (name) => {
+      const headers = headersOf(await readFile(join(dir, name), "utf8"));
+      return {
+        id: name.replace(/\.eml$/, ""),
+        to: headers.to ?? "",
+        subject: headers.subject ?? "",
+        date: headers.date ?? "",
+        size: (await stat(join(dir, name))).size,
+      };
+    }),
+  );
+}
+
+export function register(group: Command, io: Context["io"]): void {
+  const outbox = storageOptions(group.command("outbox"))
+    .description("the e-mails the server wrote to <data-dir>/outbox (when no --smtp-url is set)")
+    .addHelpText(
+      "after",
+      examples("bizctl server outbox", "bizctl server outbox show 2027-01-10T09-00-00-000Z-1a2b3c4d"),
+    );
+  const dirOf = (ctx: Context, options: { dataDir?: string }) => join(resolveDataDir(options, ctx.io.env), "outbox");
+  outbox.action(
+    withContext(io, async (ctx, options: { dataDir?: string }) =>
+      ctx.print(await listOutbox(dirOf(ctx, options)), ["id", "to", "subject", "date"]),
+    ),
+  );
+  storageOptions(outbox.command("list"))
+    .description("list the e-mails, oldest first")
+    .action(
+      withContext(io, async (ctx, options: { dataDir?: string }) =>
+        ctx.print(await listOutbox(dirOf(ctx, options)), ["id", "to", "subject", "date"]),
+      ),
+    );
+  storageOptions(outbox.command("show <id>"))
+    .description("print one e-mail as it was written (RFC 5322)")
+    .action(
+      withContext(io, async (ctx, id: string, options: { dataDir?: string }) => {
+        if (!/^[A-Za-z0-9._-]+$/.test(id))
+          throw new UsageError(`'${id}' is not an outbox id.`, "see 'bizctl server outbox'");
+        try {
+          ctx.io.stdout.write(await readFile(join(dirOf(ctx, options), `${id.replace(/\.eml$/, "")}.eml`), "utf8"));
+        } catch {
+          throw new CliError(
+            `No e-mail ${id} in the outbox.`,
+            EXIT.notFound,
+            "not_found",
+            "see 'bizctl server outbox'",
+          );
+        }
+      }),
+    );
+}
