@@ -1,5 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { Pool } from "undici";
+import type { Dispatcher } from "undici";
+// undici's index loads every dispatcher, fetch, WebSocket and the mocks (1 MB parsed at each start);
+// a CLI call needs a Pool and request() only
+import undiciRequest from "undici/lib/api/api-request.js";
+import Pool from "undici/lib/dispatcher/pool.js";
 import { NetworkError } from "./errors.js";
 import { flattenHeaders, type Transport, type TransportRequest, type TransportResponse } from "./transport.js";
 
@@ -26,7 +30,7 @@ export function retryAfterMs(header: string | undefined, fallbackMs: number): nu
 
 /** Talks to a remote server with undici; retries idempotent calls on 429/502/503/504 and resets. */
 export class HttpTransport implements Transport {
-  private readonly pool: Pool;
+  private readonly pool: Dispatcher;
   private readonly basePath: string;
   readonly description: string;
 
@@ -74,7 +78,7 @@ export class HttpTransport implements Transport {
   }
 
   private async once(request: TransportRequest): Promise<TransportResponse> {
-    const response = await this.pool.request({
+    const response = await undiciRequest.call(this.pool, {
       method: request.method as "GET",
       path: `${this.basePath}${request.path}`,
       headers: request.headers,

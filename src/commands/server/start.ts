@@ -54,6 +54,18 @@ export function register(group: Command, io: Context["io"]): void {
       new Option("--public-url <url>", "URL users reach the server at (for links in e-mails)").env("BIZCTL_PUBLIC_URL"),
     )
     .addOption(
+      new Option(
+        "--smtp-url <url>",
+        "smtp(s)://user:pass@host:port to send mail (default: .eml files in <data-dir>/outbox)",
+      ).env("BIZCTL_SMTP_URL"),
+    )
+    .addOption(new Option("--mail-from <addr>", "sender of e-mails").env("BIZCTL_MAIL_FROM"))
+    .addOption(
+      new Option("--login-rate-limit <n>", "logins and reset requests per client per minute")
+        .env("BIZCTL_LOGIN_RATE_LIMIT")
+        .default("30"),
+    )
+    .addOption(
       new Option("--token-ttl <seconds>", "lifetime of access tokens").env("BIZCTL_TOKEN_TTL").default("28800"),
     )
     .addOption(new Option("--log-level <level>", "pino log level").env("BIZCTL_LOG_LEVEL").default("info"))
