@@ -33,7 +33,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: "sqlite", describe: file, close: () => db.destroy() };
 }
 
@@ -45,4 +45,32 @@ function redactUrl(url: string): string {
   } catch {
     return "postgres://…";
   }
+}
+
+type SqliteDatabase = import("better-sqlite3").Database;
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running an indexed read. The
+ * statements are kept by their SQL text (which holds no values: those are bound parameters).
+ */
+function withStatementCache(sqlite: SqliteDatabase): SqliteDatabase {
+  const cache = new Map<string, ReturnType<SqliteDatabase["prepare"]>>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, property) {
+      if (property !== "prepare") {
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return (sql: string) => {
+        let statement = cache.get(sql);
+        if (!statement) {
+          if (cache.size >= 500) cache.delete(cache.keys().next().value as string);
+          statement = prepare(sql);
+          cache.set(sql, statement);
+        }
+        return statement;
+      };
+    },
+  });
 }

@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
+import { precompiled } from "./precompiled.js";
 import type { EventsTable, Schema } from "./schema.js";
 
 export type EventRow = Selectable<EventsTable>;
@@ -8,8 +9,10 @@ export interface SortKey {
   descending: boolean;
 }
 
+const eventQuery = precompiled((db, codeKey) => db.selectFrom("events").selectAll().where("code_key", "=", codeKey), 1);
+
 export async function findEvent(db: Kysely<Schema>, code: string): Promise<EventRow | undefined> {
-  return db.selectFrom("events").selectAll().where("code_key", "=", code.toLowerCase()).executeTakeFirst();
+  return (await eventQuery(db, code.toLowerCase()))[0];
 }
 
 export async function insertEvent(db: Kysely<Schema>, row: EventRow): Promise<void> {

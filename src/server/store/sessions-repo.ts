@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { precompiled } from "./precompiled.js";
 import type { Schema } from "./schema.js";
 
 export async function createSession(
@@ -17,23 +18,28 @@ export async function createSession(
     .execute();
 }
 
-/** The session of a token with its user's current state, in one indexed read. */
+const liveSessionQuery = precompiled(
+  (db, id) =>
+    db
+      .selectFrom("sessions")
+      .innerJoin("resources", "resources.id", "sessions.user_id")
+      .leftJoin("credentials", "credentials.user_id", "sessions.user_id")
+      .select([
+        "resources.id",
+        "sessions.revoked_at",
+        "resources.attributes",
+        "credentials.password_hash",
+        "credentials.first_login",
+        "credentials.failed_logins",
+        "credentials.locked_until",
+      ])
+      .where("sessions.id", "=", id),
+  1,
+);
+
+/** The session of a token with its user's current state, in one indexed read (on every request). */
 export async function findLiveSession(db: Kysely<Schema>, id: string) {
-  return db
-    .selectFrom("sessions")
-    .innerJoin("resources", "resources.id", "sessions.user_id")
-    .leftJoin("credentials", "credentials.user_id", "sessions.user_id")
-    .select([
-      "resources.id",
-      "sessions.revoked_at",
-      "resources.attributes",
-      "credentials.password_hash",
-      "credentials.first_login",
-      "credentials.failed_logins",
-      "credentials.locked_until",
-    ])
-    .where("sessions.id", "=", id)
-    .executeTakeFirst();
+  return (await liveSessionQuery(db, id))[0];
 }
 
 export async function revokeSession(db: Kysely<Schema>, id: string, now: Date): Promise<void> {
