@@ -1,11 +1,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { LightMyRequestResponse } from "fastify";
 import type { Role } from "../../src/contract/route.js";
 import { type BuiltApp, buildApp } from "../../src/server/app.js";
 import type { ServerOptions } from "../../src/server/options.js";
 import { createFirstAdmin } from "../../src/server/services/accounts.js";
 import { hashPassword } from "../../src/server/services/passwords.js";
+import { insertResource } from "../../src/server/store/resources-repo.js";
 import { saveCredential } from "../../src/server/store/users-repo.js";
 
 /** A password the policy accepts (>= 15 characters, not common, no user name in it). */
@@ -86,8 +88,8 @@ export async function loginToken(app: BuiltApp, userName: string, password: stri
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /**
- * A further user written straight into the store, as the User resources API that would create it
- * is not part of this server yet. Same rows as createFirstAdmin writes.
+ * A further user written straight into the store (no HTTP round trip, a password that is not
+ * temporary unless asked): the same rows as createFirstAdmin writes, filterable values included.
  */
 export async function insertUser(
   app: BuiltApp,
@@ -103,23 +105,48 @@ export async function insertUser(
   };
   const passwordHash = await hashPassword(input.password);
   await app.services.store.db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto("resources")
-      .values({
-        id,
-        resource_type: "User",
-        external_id: null,
-        display_name: input.userName,
-        user_name_key: input.userName.toLowerCase(),
-        attributes: JSON.stringify(attributes),
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-        version: 1,
-      })
-      .execute();
+    await insertResource(trx, {
+      id,
+      resource_type: "User",
+      external_id: null,
+      display_name: input.userName,
+      user_name_key: input.userName.toLowerCase(),
+      attributes: JSON.stringify(attributes),
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+      version: 1,
+    });
     await saveCredential(trx, id, { passwordHash, firstLogin: input.temporary ?? false }, now);
   });
   return { id, userName: input.userName, password: input.password };
+}
+
+export type InjectResponse = LightMyRequestResponse;
+export type Call = (
+  method: "GET" | "POST" | "PUT" | "DELETE",
+  url: string,
+  payload?: unknown,
+  headers?: Record<string, string>,
+) => Promise<InjectResponse>;
+
+/** A caller of the app through the full pipeline, with this Bearer token (none: anonymous). */
+export function caller(app: BuiltApp, token?: string): Call {
+  return (method, url, payload, headers = {}) =>
+    app.inject({
+      method,
+      url,
+      headers: { ...(token ? bearer(token) : {}), ...headers },
+      ...(payload !== undefined && { payload: payload as object }),
+    });
+}
+
+/** POST /Resources as this caller; fails the test unless it answers 201. Returns the representation. */
+export async function createResource(call: Call, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const response = await call("POST", "/Resources", body);
+  if (response.statusCode !== 201) {
+    throw new Error(`POST /Resources answered ${response.statusCode}: ${response.body.slice(0, 500)}`);
+  }
+  return response.json() as Record<string, unknown>;
 }
 
 interface ProblemLike {
@@ -136,6 +163,8 @@ export interface ProblemBody {
   code: string;
   requestId?: string;
   errors?: { path: string; message: string }[];
+  /** SCIM's error type, on problems of the resources area */
+  scimType?: string;
 }
 
 /**

@@ -24,6 +24,8 @@ export interface ValueColumns {
 export interface FilterTarget {
   some(path: string[], predicate: (value: ValueColumns) => Condition, scope?: unknown): Condition;
   element(path: string[], inner: (scope: unknown) => Condition, scope?: unknown): Condition;
+  /** whether the record has a non-empty value at `path` or, for a complex attribute, under it (`pr`) */
+  present?(path: string[], scope?: unknown): Condition;
   /** literals of some attributes are normalised before comparison (timestamps) */
   normalize?(path: string[], literal: Literal): Literal;
 }
@@ -77,6 +79,10 @@ function compare(op: Comparison, value: ValueColumns, literal: Literal): Conditi
 
 const any = () => sql`1=1`;
 
+function present(target: FilterTarget, path: string[], scope: unknown): Condition {
+  return target.present ? target.present(path, scope) : target.some(path, any, scope);
+}
+
 /**
  * Translates a parsed filter into one SQL condition over `target`. `not` binds tighter than `and`,
  * `and` than `or` (the parser's precedence); `ne` is "has no value equal to"; `eq null` is "not present".
@@ -97,13 +103,13 @@ export function compileFilter(filter: Filter, target: FilterTarget, scope?: unkn
         scope,
       );
     case "pr":
-      return target.some(attributePath(filter.attrPath), any, scope);
+      return present(target, attributePath(filter.attrPath), scope);
     default: {
       const path = attributePath(filter.attrPath);
       const literal = target.normalize ? target.normalize(path, filter.compValue) : filter.compValue;
       if (literal === null && (filter.op === "eq" || filter.op === "ne")) {
-        const present = target.some(path, any, scope);
-        return filter.op === "eq" ? sql`(not ${present})` : present;
+        const exists = present(target, path, scope);
+        return filter.op === "eq" ? sql`(not ${exists})` : exists;
       }
       if (filter.op === "ne") return sql`(not ${target.some(path, (v) => compare("eq", v, literal), scope)})`;
       return target.some(path, (v) => compare(filter.op as Comparison, v, literal), scope);

@@ -7,22 +7,38 @@ export type { Filter } from "scim2-parse-filter";
 export const MAX_FILTER_DEPTH = 32;
 export const MAX_FILTER_LENGTH = 8192;
 
-/** The library's token pattern, kept to map a token index back to a character position. */
+/**
+ * The library's token pattern with two corrections: a number is a number before a space or a
+ * `)` too (the library's tokenizer fails on `capacity gt -5 and ...`), and a quoted string is
+ * one JSON string (escape pairs are read as pairs, so `"a\\"` is `a\`).
+ */
 const TOKEN =
-  /^(?:(\s+)|(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![-\w._:/)\s]))|("(?:[^"\\]|\\.|\n)*")|([[()]|]\.?)|(\w[-\w._:/%]*))/;
+  /^(?:(\s+)|(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![-\w._:/%]))|("(?:[^"\\]|\\.)*")|([[()]|]\.?)|(\w[-\w._:/%]*))/;
+const JSON_ESCAPE = /^(?:["\\/bfnrt]|u[0-9a-fA-F]{4})/;
 
-/** Character offset (0-based) of every token, and of the end. */
-function tokenOffsets(text: string): number[] {
-  const offsets: number[] = [];
+type Token = parser.Token & { offset: number };
+
+/** Keeps JSON escapes; any other backslash stands for itself, as the library reads it. */
+function quoted(literal: string): string {
+  return literal.replace(/\\([\s\S])/g, (pair, next: string, at: number) =>
+    JSON_ESCAPE.test(literal.slice(at + 1)) ? pair : `\\\\${next}`,
+  );
+}
+
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
   let offset = 0;
-  for (;;) {
+  while (offset < text.length) {
     const match = TOKEN.exec(text.slice(offset));
-    if (!match || match[0].length === 0) break;
-    if (!match[1]) offsets.push(offset);
+    if (!match || match[0].length === 0) throw invalidFilter("Unexpected character", offset);
+    if (match[2]) tokens.push({ type: "Number", literal: match[2], offset });
+    else if (match[3]) tokens.push({ type: "Quoted", literal: quoted(match[3]), offset });
+    else if (match[4]) tokens.push({ type: "Bracket", literal: match[4], offset });
+    else if (match[5]) tokens.push({ type: "Word", literal: match[5], offset });
     offset += match[0].length;
   }
-  offsets.push(offset);
-  return offsets;
+  tokens.push({ type: "EOT", literal: "", offset: text.length });
+  return tokens;
 }
 
 function invalidFilter(message: string, position: number): ProblemError {
@@ -32,44 +48,47 @@ function invalidFilter(message: string, position: number): ProblemError {
   });
 }
 
-function maxDepth(text: string): { depth: number; at: number } {
+/**
+ * The first token at which the nesting exceeds `MAX_FILTER_DEPTH`. Brackets nest, and so does a
+ * run of `not`s: a `not` holds until the next `and`/`or` of its own level (`not not not x`
+ * nests three deep, `not a and not b` one).
+ */
+function tooDeep(tokens: Token[]): Token | undefined {
+  const nots: number[] = [0];
   let depth = 0;
-  let worst = { depth: 0, at: 0 };
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === "(" || c === "[") {
+  for (const token of tokens) {
+    const word = token.type === "Word" ? token.literal.toLowerCase() : "";
+    if (token.literal === "(" || token.literal === "[") {
+      nots.push(0);
       depth++;
-      if (depth > worst.depth) worst = { depth, at: i };
-    } else if (c === ")" || c === "]") depth--;
+    } else if (token.type === "Bracket") {
+      depth -= 1 + (nots.pop() ?? 0);
+      if (nots.length === 0) nots.push(0);
+    } else if (word === "not") {
+      nots[nots.length - 1]++;
+      depth++;
+    } else if (word === "and" || word === "or") {
+      depth -= nots[nots.length - 1];
+      nots[nots.length - 1] = 0;
+    }
+    if (depth > MAX_FILTER_DEPTH) return token;
   }
-  return worst;
+  return undefined;
 }
 
 /**
- * Parses a SCIM filter (RFC 7644 section 3.4.2.2) with scim2-parse-filter. Depth and length are
+ * Parses a SCIM filter (RFC 7644 section 3.4.2.2) with scim2-parse-filter. Length and depth are
  * bounded first, so that hostile input costs little; a failure names its position.
  */
 export function parseFilter(text: string): Filter {
   if (text.length > MAX_FILTER_LENGTH)
     throw invalidFilter(`The filter is longer than ${MAX_FILTER_LENGTH} characters`, MAX_FILTER_LENGTH);
   if (!text.trim()) throw invalidFilter("The filter is empty", 0);
-  const nesting = maxDepth(text);
-  if (nesting.depth > MAX_FILTER_DEPTH)
-    throw invalidFilter(`The filter nests deeper than ${MAX_FILTER_DEPTH} levels`, nesting.at);
-  let tokens: parser.Tokens;
-  try {
-    tokens = new parser.Tokens(parser.tokenizer(text));
-  } catch {
-    const offsets = tokenOffsets(text);
-    throw invalidFilter("Unexpected character", offsets.at(-1) ?? 0);
-  }
-  const offsets = tokenOffsets(text);
-  const positionOf = (index: number) => offsets[Math.min(index, offsets.length - 1)] ?? text.length;
+  const list = tokenize(text);
+  const deep = tooDeep(list);
+  if (deep) throw invalidFilter(`The filter nests deeper than ${MAX_FILTER_DEPTH} levels`, deep.offset);
+  const tokens = new parser.Tokens(list);
+  const positionOf = (index: number) => list[Math.min(index, list.length - 1)]?.offset ?? text.length;
   let filter: Filter;
   try {
     filter = parser.parseFilter(tokens);

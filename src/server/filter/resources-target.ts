@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
+import { SCHEMA_URN } from "../../contract/resources.js";
 import { type Condition, type FilterTarget, invalidFilter, type Literal, type ValueColumns } from "./compile.js";
 
 /** Attributes kept in columns of `resources r` (indexed); the others are looked up in resource_values. */
@@ -23,6 +24,18 @@ interface ElementScope {
   arrayPath: string;
 }
 
+/** `path` itself or anything under it: `name pr` holds when `name.familyName` has a value. */
+const atOrUnder = (column: RawBuilder<unknown>, path: string) =>
+  sql`(${column} = ${path} or (${column} >= ${`${path}.`} and ${column} < ${`${path}/`}))`;
+
+const constant = (text: RawBuilder<unknown>): ValueColumns => ({ kind: "s", text, num: sql`null` });
+const urn = (value: string) => constant(sql`${value.toLowerCase()}`);
+
+/** `schemas` is not stored: it follows from the type, as in the representation. */
+function schemasHave(predicate: (value: ValueColumns) => Condition): Condition {
+  return sql`((r.resource_type = 'User' and (${predicate(urn(SCHEMA_URN.user))} or ${predicate(urn(SCHEMA_URN.enterpriseUser))})) or (r.resource_type = 'OAuthConsumer' and ${predicate(urn(SCHEMA_URN.oauthConsumer))}) or (r.resource_type not in ('User', 'OAuthConsumer') and ${predicate(constant(sql`lower(${SCHEMA_URN.custom("")} || r.resource_type)`))}))`;
+}
+
 export const resourcesTarget: FilterTarget = {
   normalize(path, literal): Literal {
     const key = path.join(".");
@@ -41,11 +54,27 @@ export const resourcesTarget: FilterTarget = {
     if (!elementScope) {
       const column = COLUMNS[key];
       if (column) return predicate(column);
+      if (key === "schemas") return schemasHave(predicate);
       return sql`r.id in (select v.resource_id from resource_values v where v.path in (${sql.join(candidatePaths(key))}) and v.kind <> 'e' and ${predicate(valueColumns("v"))})`;
     }
     const inner = `${elementScope.arrayPath}.${key}`;
     const paths = key === "value" ? [inner, elementScope.arrayPath] : [inner];
     return sql`exists (select 1 from resource_values x where x.resource_id = e.resource_id and x.elem = e.elem and x.path in (${sql.join(paths)}) and x.kind <> 'e' and ${predicate(valueColumns("x"))})`;
+  },
+
+  present(path, scope): Condition {
+    const key = path.join(".");
+    const elementScope = scope as ElementScope | undefined;
+    if (!elementScope) {
+      if (COLUMNS[key] || key === "schemas") return sql`1=1`;
+      return sql`r.id in (select v.resource_id from resource_values v where ${atOrUnder(sql.ref("v.path"), key)} and v.kind <> 'e')`;
+    }
+    const inner = `${elementScope.arrayPath}.${key}`;
+    const paths =
+      key === "value"
+        ? sql`(${atOrUnder(sql.ref("x.path"), inner)} or x.path = ${elementScope.arrayPath})`
+        : atOrUnder(sql.ref("x.path"), inner);
+    return sql`exists (select 1 from resource_values x where x.resource_id = e.resource_id and x.elem = e.elem and ${paths} and x.kind <> 'e')`;
   },
 
   element(path, inner, scope): Condition {

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import secureJson from "secure-json-parse";
 import { type ErrorCode, PROBLEM_CONTENT_TYPE, type ProblemDocument, TITLES } from "../../contract/errors.js";
+import { RESOURCES_PATH } from "../../contract/resources.js";
 import { type FieldIssue, ProblemError } from "../problems.js";
 
 export const JSON_MEDIA_TYPES = ["application/json", "application/scim+json"];
@@ -50,12 +51,16 @@ const BY_FASTIFY_CODE: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: ["validation_failed", "The body is not valid JSON."],
 };
 
-function toProblem(error: FastifyError & { validationContext?: string }): ProblemError | undefined {
+function toProblem(error: FastifyError & { validationContext?: string }, scim: boolean): ProblemError | undefined {
   if (error instanceof ProblemError) return error;
   if (error.validation) {
     const errors = fieldIssues(error.validationContext, error.validation as unknown as AjvIssue[]);
     const detail = errors.map((e) => `${e.path}: ${e.message}`).join("; ");
-    return new ProblemError("validation_failed", `The request is not valid: ${detail}`, { errors });
+    // the resources area answers in SCIM's terms too (RFC 7644 section 3.12)
+    return new ProblemError("validation_failed", `The request is not valid: ${detail}`, {
+      errors,
+      ...(scim && { scimType: "invalidValue" }),
+    });
   }
   const known = BY_FASTIFY_CODE[error.code];
   if (known) return new ProblemError(known[0], known[1]);
@@ -68,7 +73,7 @@ function toProblem(error: FastifyError & { validationContext?: string }): Proble
 /** Every failure leaves as an RFC 9457 problem document; nothing leaks a stack trace. */
 export function installProblemHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const problem = toProblem(error);
+    const problem = toProblem(error, request.routeOptions.url?.startsWith(RESOURCES_PATH) === true);
     if (problem) return sendProblem(reply, request, problem);
     request.log.error({ err: error }, "unhandled error");
     return sendProblem(

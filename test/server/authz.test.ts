@@ -1,0 +1,413 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Role } from "../../src/contract/route.js";
+import {
+  ADMIN_PASSWORD,
+  ADMIN_USER,
+  type Call,
+  caller,
+  createResource,
+  type InjectResponse,
+  insertUser,
+  loginToken,
+  problemOf,
+  startTestServer,
+  type TestServer,
+} from "../helpers/server.js";
+
+/**
+ * The roles table of the specification (section 1), cell by cell: every operation of every area
+ * as admin, support, member, a user whose first login is pending (an admin with a temporary
+ * password, so that only the first-login rule can refuse it) and an anonymous caller.
+ */
+
+type Actor = "admin" | "support" | "member" | "pending" | "anonymous";
+const ACTORS: Actor[] = ["admin", "support", "member", "pending", "anonymous"];
+type Json = Record<string, unknown>;
+
+const EVENTS = "/api/crm/v1/events";
+const PASSWORD = "velvet harbour quartz 6620 meadow";
+const NEW_PASSWORD = "sienna pebble lantern 3391 orchid";
+const TEMP_PASSWORD = "ochre violin summit 4478 tundra";
+
+interface World {
+  server: TestServer;
+  admin: Call;
+  /** the caller of the cell */
+  call: Call;
+  actor: Actor;
+  /** the actor's own user id (the admin's for anonymous) */
+  selfId: string;
+  shared: { user: Json; consumer: Json; room: Json; event: string };
+  /** a new user of this role logged in, for the operations that end or change its sessions */
+  freshActor(): Promise<Call>;
+}
+
+/** The expected answer: a success status, or an error status and code. */
+type Outcome = number | [status: number, code: string];
+
+interface Operation {
+  area: "auth" | "events" | "resources";
+  name: string;
+  run(world: World): Promise<InjectResponse>;
+  /** the outcome for admin, support and member; pending and anonymous follow the general rules */
+  expect: Record<"admin" | "support" | "member", Outcome>;
+  /** allowed while the first login is pending */
+  duringFirstLogin?: boolean;
+}
+
+const FORBIDDEN: Outcome = [403, "forbidden"];
+const NOT_FOUND: Outcome = [404, "not_found"];
+
+let eventCounter = 0;
+const newEventCode = () => `AZ-${++eventCounter}`;
+
+async function newEvent(world: World): Promise<string> {
+  const code = newEventCode();
+  const response = await world.admin("POST", EVENTS, { code, name: "Fresh", startsAt: "2027-05-01T10:00:00Z" });
+  if (response.statusCode !== 201) throw new Error(response.body);
+  return code;
+}
+
+const newUser = (world: World) =>
+  createResource(world.admin, { resourceType: "User", userName: `u-${crypto.randomUUID()}`, title: "Clerk" });
+async function newConsumer(world: World): Promise<Json> {
+  // the representation to PUT back is what GET shows (the secret is shown once, at creation)
+  const { consumerSecret: _secret, ...consumer } = await createResource(world.admin, {
+    resourceType: "OAuthConsumer",
+    name: "Fresh",
+  });
+  return consumer;
+}
+const newRoom = (world: World) => createResource(world.admin, { resourceType: "Room", floor: 1 });
+const put = (world: World, resource: Json, changes: Json) =>
+  world.call("PUT", `/Resources/${resource.id}`, { ...resource, ...changes });
+
+const OPERATIONS: Operation[] = [
+  // ---------------------------------------------------------------- auth
+  {
+    area: "auth",
+    name: "isLogged",
+    duringFirstLogin: true,
+    run: (w) => w.call("GET", "/auth/isLogged"),
+    expect: { admin: 200, support: 200, member: 200 },
+  },
+  {
+    area: "auth",
+    name: "isFirstLogin (self)",
+    duringFirstLogin: true,
+    run: (w) => w.call("GET", "/auth/isFirstLogin"),
+    expect: { admin: 200, support: 200, member: 200 },
+  },
+  {
+    area: "auth",
+    name: "isFirstLogin of oneself by id",
+    duringFirstLogin: true,
+    run: (w) => w.call("GET", `/auth/isFirstLogin/${w.selfId}`),
+    expect: { admin: 200, support: 200, member: 200 },
+  },
+  {
+    area: "auth",
+    name: "isFirstLogin of another employee",
+    duringFirstLogin: true,
+    run: (w) => w.call("GET", `/auth/isFirstLogin/${w.shared.user.id}`),
+    expect: { admin: 200, support: 200, member: FORBIDDEN },
+  },
+  {
+    area: "auth",
+    name: "isFirstLogin of an unknown employee",
+    duringFirstLogin: true,
+    run: (w) => w.call("GET", `/auth/isFirstLogin/${crypto.randomUUID()}`),
+    expect: { admin: NOT_FOUND, support: NOT_FOUND, member: FORBIDDEN },
+  },
+  {
+    area: "auth",
+    name: "ChangePassWithLastPass",
+    duringFirstLogin: true,
+    run: async (w) => {
+      const call = w.actor === "anonymous" ? w.call : await w.freshActor();
+      const lastPassword = w.actor === "pending" ? TEMP_PASSWORD : PASSWORD;
+      return call("POST", "/auth/ChangePassWithLastPass", { lastPassword, newPassword: NEW_PASSWORD });
+    },
+    expect: { admin: 204, support: 204, member: 204 },
+  },
+  {
+    area: "auth",
+    name: "logout",
+    duringFirstLogin: true,
+    run: async (w) => (w.actor === "anonymous" ? w.call : await w.freshActor())("POST", "/auth/logout"),
+    expect: { admin: 204, support: 204, member: 204 },
+  },
+  // ---------------------------------------------------------------- events
+  {
+    area: "events",
+    name: "list",
+    run: (w) => w.call("GET", EVENTS),
+    expect: { admin: 200, support: 200, member: 200 },
+  },
+  {
+    area: "events",
+    name: "get",
+    run: (w) => w.call("GET", `${EVENTS}/${w.shared.event}`),
+    expect: { admin: 200, support: 200, member: 200 },
+  },
+  {
+    area: "events",
+    name: "create",
+    run: (w) => w.call("POST", EVENTS, { code: newEventCode(), name: "New", startsAt: "2027-05-01T10:00:00Z" }),
+    expect: { admin: 201, support: FORBIDDEN, member: 201 },
+  },
+  {
+    area: "events",
+    name: "update",
+    run: async (w) =>
+      w.call("PUT", `${EVENTS}/${await newEvent(w)}`, { name: "Changed", startsAt: "2027-05-02T10:00:00Z" }),
+    expect: { admin: 200, support: FORBIDDEN, member: 200 },
+  },
+  {
+    area: "events",
+    name: "delete",
+    run: async (w) => w.call("DELETE", `${EVENTS}/${await newEvent(w)}`),
+    expect: { admin: 204, support: FORBIDDEN, member: 204 },
+  },
+  // ---------------------------------------------------------------- resources
+  {
+    area: "resources",
+    name: "list",
+    run: (w) => w.call("GET", "/Resources"),
+    expect: { admin: 200, support: 200, member: 200 },
+  },
+  {
+    area: "resources",
+    name: "get own User",
+    run: (w) => w.call("GET", `/Resources/${w.selfId}`),
+    expect: { admin: 200, support: 200, member: 200 },
+  },
+  {
+    area: "resources",
+    name: "get another User",
+    run: (w) => w.call("GET", `/Resources/${w.shared.user.id}`),
+    expect: { admin: 200, support: 200, member: NOT_FOUND },
+  },
+  {
+    area: "resources",
+    name: "get an OAuthConsumer",
+    run: (w) => w.call("GET", `/Resources/${w.shared.consumer.id}`),
+    expect: { admin: 200, support: 200, member: NOT_FOUND },
+  },
+  {
+    area: "resources",
+    name: "get a custom-type resource",
+    run: (w) => w.call("GET", `/Resources/${w.shared.room.id}`),
+    expect: { admin: 200, support: 200, member: 200 },
+  },
+  {
+    area: "resources",
+    name: "create a User",
+    run: (w) => w.call("POST", "/Resources", { resourceType: "User", userName: `n-${crypto.randomUUID()}` }),
+    expect: { admin: 201, support: FORBIDDEN, member: FORBIDDEN },
+  },
+  {
+    area: "resources",
+    name: "create a User with a password",
+    run: (w) =>
+      w.call("POST", "/Resources", {
+        resourceType: "User",
+        userName: `p-${crypto.randomUUID()}`,
+        password: TEMP_PASSWORD,
+      }),
+    expect: { admin: 201, support: FORBIDDEN, member: FORBIDDEN },
+  },
+  {
+    area: "resources",
+    name: "create an OAuthConsumer",
+    run: (w) => w.call("POST", "/Resources", { resourceType: "OAuthConsumer", name: "New" }),
+    expect: { admin: 201, support: FORBIDDEN, member: FORBIDDEN },
+  },
+  {
+    area: "resources",
+    name: "create a custom-type resource",
+    run: (w) => w.call("POST", "/Resources", { resourceType: "Room", floor: 2 }),
+    expect: { admin: 201, support: FORBIDDEN, member: FORBIDDEN },
+  },
+  {
+    area: "resources",
+    name: "update another User (title)",
+    run: async (w) => put(w, await newUser(w), { title: "Boss" }),
+    expect: { admin: 200, support: FORBIDDEN, member: NOT_FOUND },
+  },
+  {
+    area: "resources",
+    name: "update own User (title)",
+    run: async (w) => {
+      const own = (await w.admin("GET", `/Resources/${w.selfId}`)).json() as Json;
+      return put(w, own, { title: "Self-promoted" });
+    },
+    expect: { admin: 200, support: FORBIDDEN, member: FORBIDDEN },
+  },
+  {
+    area: "resources",
+    name: "User: set a temporary password",
+    run: async (w) => put(w, await newUser(w), { password: TEMP_PASSWORD }),
+    expect: { admin: 200, support: 200, member: NOT_FOUND },
+  },
+  {
+    area: "resources",
+    name: "User: set active",
+    run: async (w) => put(w, await newUser(w), { active: false }),
+    expect: { admin: 200, support: 200, member: NOT_FOUND },
+  },
+  {
+    area: "resources",
+    name: "User: set a password and active together",
+    run: async (w) => put(w, await newUser(w), { active: false, password: TEMP_PASSWORD }),
+    expect: { admin: 200, support: 200, member: NOT_FOUND },
+  },
+  {
+    area: "resources",
+    name: "User: set a password and change another attribute",
+    run: async (w) => put(w, await newUser(w), { password: TEMP_PASSWORD, title: "Boss" }),
+    expect: { admin: 200, support: FORBIDDEN, member: NOT_FOUND },
+  },
+  {
+    area: "resources",
+    name: "User: change roles",
+    run: async (w) => put(w, await newUser(w), { roles: [{ value: "support" }] }),
+    expect: { admin: 200, support: FORBIDDEN, member: NOT_FOUND },
+  },
+  {
+    area: "resources",
+    name: "User: change own roles",
+    run: async (w) => {
+      const own = (await w.admin("GET", `/Resources/${w.selfId}`)).json() as Json;
+      return put(w, own, { roles: [{ value: "admin" }, { value: "support" }] });
+    },
+    expect: { admin: 200, support: FORBIDDEN, member: FORBIDDEN },
+  },
+  {
+    area: "resources",
+    name: "delete a User",
+    run: async (w) => w.call("DELETE", `/Resources/${(await newUser(w)).id}`),
+    expect: { admin: 204, support: FORBIDDEN, member: NOT_FOUND },
+  },
+  {
+    area: "resources",
+    name: "update an OAuthConsumer",
+    run: async (w) => put(w, await newConsumer(w), { name: "Renamed" }),
+    expect: { admin: 200, support: FORBIDDEN, member: NOT_FOUND },
+  },
+  {
+    area: "resources",
+    name: "delete an OAuthConsumer",
+    run: async (w) => w.call("DELETE", `/Resources/${(await newConsumer(w)).id}`),
+    expect: { admin: 204, support: FORBIDDEN, member: NOT_FOUND },
+  },
+  {
+    area: "resources",
+    name: "update a custom-type resource",
+    run: async (w) => put(w, await newRoom(w), { floor: 9 }),
+    expect: { admin: 200, support: FORBIDDEN, member: FORBIDDEN },
+  },
+  {
+    area: "resources",
+    name: "delete a custom-type resource",
+    run: async (w) => w.call("DELETE", `/Resources/${(await newRoom(w)).id}`),
+    expect: { admin: 204, support: FORBIDDEN, member: FORBIDDEN },
+  },
+];
+
+function outcomeOf(operation: Operation, actor: Actor): Outcome {
+  if (actor === "anonymous") return [401, "token_missing"];
+  if (actor === "pending")
+    return operation.duringFirstLogin ? operation.expect.admin : [403, "password_change_required"];
+  return operation.expect[actor];
+}
+
+const CELLS = OPERATIONS.flatMap((operation) =>
+  ACTORS.map((actor) => {
+    const outcome = outcomeOf(operation, actor);
+    const label = typeof outcome === "number" ? String(outcome) : outcome.join(" ");
+    return { title: `${operation.area}: ${operation.name} as ${actor} → ${label}`, operation, actor, outcome };
+  }),
+);
+
+describe("authorization: the roles table, cell by cell", () => {
+  let server: TestServer;
+  let admin: Call;
+  const calls = {} as Record<Actor, Call>;
+  const ids = {} as Record<Actor, string>;
+  let shared: World["shared"];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
+    calls.admin = admin;
+    ids.admin = server.admin.id;
+    for (const [actor, roles, temporary] of [
+      ["support", ["support"], false],
+      ["member", ["member"], false],
+      ["pending", ["admin"], true],
+    ] as [Actor, Role[], boolean][]) {
+      const password = temporary ? TEMP_PASSWORD : PASSWORD;
+      const user = await insertUser(server.app, { userName: `the.${actor}`, password, roles, temporary });
+      calls[actor] = caller(server.app, await loginToken(server.app, user.userName, password));
+      ids[actor] = user.id;
+    }
+    calls.anonymous = caller(server.app);
+    ids.anonymous = server.admin.id;
+    shared = {
+      user: await createResource(admin, { resourceType: "User", userName: "shared.user" }),
+      consumer: await newConsumer({ admin } as World),
+      room: await createResource(admin, { resourceType: "Room", floor: 5 }),
+      event: "SHARED",
+    };
+    const event = await admin("POST", EVENTS, { code: "SHARED", name: "Shared", startsAt: "2027-05-01T10:00:00Z" });
+    if (event.statusCode !== 201) throw new Error(event.body);
+  });
+  afterAll(async () => server?.close());
+
+  let freshCount = 0;
+  async function freshActor(actor: Actor): Promise<Call> {
+    const roles: Role[] = actor === "pending" ? ["admin"] : [actor as Role];
+    const temporary = actor === "pending";
+    const password = temporary ? TEMP_PASSWORD : PASSWORD;
+    const user = await insertUser(server.app, {
+      userName: `fresh.${actor}.${++freshCount}`,
+      password,
+      roles,
+      temporary,
+    });
+    return caller(server.app, await loginToken(server.app, user.userName, password));
+  }
+
+  for (const { title, operation, actor, outcome } of CELLS)
+    it(title, async () => {
+      const world: World = {
+        server,
+        admin,
+        call: calls[actor],
+        actor,
+        selfId: ids[actor],
+        shared,
+        freshActor: () => freshActor(actor),
+      };
+      const response = await operation.run(world);
+      if (typeof outcome === "number") {
+        expect(response.statusCode, response.body.slice(0, 300)).toBe(outcome);
+      } else {
+        problemOf(response, outcome[0], outcome[1]);
+      }
+    });
+
+  it("leaves the actors' own sessions working after all the cells", async () => {
+    for (const actor of ["admin", "support", "member", "pending"] as Actor[]) {
+      expect((await calls[actor]("GET", "/auth/isLogged")).statusCode, actor).toBe(200);
+    }
+  });
+
+  it("changed nothing through a refused cell: the shared resources are as created", async () => {
+    for (const resource of [shared.user, shared.consumer, shared.room]) {
+      const now = (await admin("GET", `/Resources/${resource.id}`)).json() as Json;
+      expect(now).toEqual(resource);
+    }
+  });
+});
