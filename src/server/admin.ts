@@ -38,7 +38,7 @@ export async function migrateInstance(options: InstanceOptions) {
   const { openStore } = await import("./store/database.js");
   const store = await openStore(options);
   try {
-    return { database: store.describe, applied: await migrateToLatest(store.db) };
+    return { database: store.describe, applied: await migrateToLatest(store.db, store.dialect) };
   } finally {
     await store.close();
   }

@@ -54,7 +54,7 @@ export interface BuiltApp extends FastifyInstance {
 export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   const clock = options.clock ?? (() => new Date());
   const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
-  await migrateToLatest(store.db);
+  await migrateToLatest(store.db, store.dialect);
   const keys = await KeyRing.open(join(options.dataDir, "keys"), clock);
   let listenUrl: string | undefined;
   let logger: FastifyBaseLogger | undefined;

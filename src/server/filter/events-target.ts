@@ -42,11 +42,48 @@ const COLUMNS: Record<string, Column> = {
 const TIMESTAMPS = new Set(["startsat", "endsat", "createdat", "updatedat"]);
 const ATTENDEE_FIELDS = new Set(["name", "email", "status"]);
 
-const jsonValue = (alias: string): ValueColumns => ({
-  kind: sql`case ${sql.ref(`${alias}.type`)} when 'text' then 's' when 'integer' then 'n' when 'real' then 'n' when 'true' then 'b' when 'false' then 'b' end`,
-  text: sql`case when ${sql.ref(`${alias}.type`)} in ('true', 'false') then ${sql.ref(`${alias}.type`)} else lower(${sql.ref(`${alias}.value`)}) end`,
-  num: sql.ref(`${alias}.value`),
-});
+/** The JSON columns (tags, attendees, customFields) are text; each database unpacks them its own way. */
+interface JsonSql {
+  /** rows `t(value)` of the strings of a JSON array column */
+  strings(column: string): RawBuilder<unknown>;
+  /** rows `a(value)` of the objects of a JSON array column */
+  objects(column: string): RawBuilder<unknown>;
+  /** a text member of one such object */
+  member(alias: string, field: string): RawBuilder<unknown>;
+  /** rows `c(key, value)` of the members of a JSON object column, `value` described by `scalar` */
+  entries(column: string): RawBuilder<unknown>;
+  scalar(alias: string): ValueColumns & { isNull: RawBuilder<unknown> };
+}
+
+const SQLITE_JSON: JsonSql = {
+  strings: (column) => sql`json_each(${sql.ref(`events.${column}`)}) t`,
+  objects: (column) => sql`json_each(${sql.ref(`events.${column}`)}) a`,
+  member: (alias, field) => sql`json_extract(${sql.ref(`${alias}.value`)}, ${`$.${field}`})`,
+  entries: (column) => sql`json_each(${sql.ref(`events.${column}`)}) c`,
+  scalar: (alias) => ({
+    kind: sql`case ${sql.ref(`${alias}.type`)} when 'text' then 's' when 'integer' then 'n' when 'real' then 'n' when 'true' then 'b' when 'false' then 'b' end`,
+    text: sql`case when ${sql.ref(`${alias}.type`)} in ('true', 'false') then ${sql.ref(`${alias}.type`)} else lower(${sql.ref(`${alias}.value`)}) end`,
+    num: sql.ref(`${alias}.value`),
+    isNull: sql`${sql.ref(`${alias}.type`)} = 'null'`,
+  }),
+};
+
+const POSTGRES_JSON: JsonSql = {
+  strings: (column) => sql`jsonb_array_elements_text(${sql.ref(`events.${column}`)}::jsonb) as t(value)`,
+  objects: (column) => sql`jsonb_array_elements(${sql.ref(`events.${column}`)}::jsonb) as a(value)`,
+  member: (alias, field) => sql`(${sql.ref(`${alias}.value`)} ->> ${field})`,
+  entries: (column) => sql`jsonb_each(${sql.ref(`events.${column}`)}::jsonb) as c(key, value)`,
+  scalar: (alias) => {
+    const type = sql`jsonb_typeof(${sql.ref(`${alias}.value`)})`;
+    const text = sql`(${sql.ref(`${alias}.value`)} #>> '{}')`;
+    return {
+      kind: sql`case ${type} when 'string' then 's' when 'number' then 'n' when 'boolean' then 'b' end`,
+      text: sql`lower(${text})`,
+      num: sql`case when ${type} = 'number' then ${text}::double precision end`,
+      isNull: sql`${type} = 'null'`,
+    };
+  },
+};
 
 function attendeeField(path: string[]): string {
   const field = path.length === 0 ? "email" : path.join(".");
@@ -54,49 +91,55 @@ function attendeeField(path: string[]): string {
   return field;
 }
 
-const attendeeValue = (alias: string, field: string): ValueColumns => ({
+const attendeeValue = (json: JsonSql, alias: string, field: string): ValueColumns => ({
   kind: "s",
-  text: sql`lower(json_extract(${sql.ref(`${alias}.value`)}, ${`$.${field}`}))`,
+  text: sql`lower(${json.member(alias, field)})`,
   num: none,
 });
 
 /** An attendee without the field has no value to compare. */
-const attendeeHas = (alias: string, field: string, predicate: (value: ValueColumns) => Condition) => {
-  const value = attendeeValue(alias, field);
+const attendeeHas = (json: JsonSql, alias: string, field: string, predicate: (value: ValueColumns) => Condition) => {
+  const value = attendeeValue(json, alias, field);
   return sql`(${value.text} is not null and ${predicate(value)})`;
 };
 
-export const eventsTarget: FilterTarget = {
-  normalize(path, literal): Literal {
-    const key = path.join(".");
-    if (TIMESTAMPS.has(key) && typeof literal === "string") {
-      const parsed = Date.parse(literal);
-      if (Number.isNaN(parsed)) throw invalidFilter(`${key} needs an RFC 3339 date-time, not '${literal}'.`);
-      return new Date(parsed).toISOString();
-    }
-    return literal;
-  },
+/** The filter target of the events list, for the database in use. */
+export function eventsTarget(dialect: "sqlite" | "postgres"): FilterTarget {
+  const json = dialect === "postgres" ? POSTGRES_JSON : SQLITE_JSON;
+  return {
+    normalize(path, literal): Literal {
+      const key = path.join(".");
+      if (TIMESTAMPS.has(key) && typeof literal === "string") {
+        const parsed = Date.parse(literal);
+        if (Number.isNaN(parsed)) throw invalidFilter(`${key} needs an RFC 3339 date-time, not '${literal}'.`);
+        return new Date(parsed).toISOString();
+      }
+      return literal;
+    },
 
-  some(path, predicate, scope) {
-    if (scope) return attendeeHas("a", attendeeField(path), predicate);
-    const [head, ...rest] = path;
-    const column = rest.length === 0 && head ? COLUMNS[head] : undefined;
-    // a column without a value has no value to compare (and no SQL null reaches a `not`)
-    if (column) return sql`(${column.present} and ${predicate(column)})`;
-    if (head === "tags" && rest.length === 0) {
-      return sql`exists (select 1 from json_each(events.tags) t where ${predicate({ kind: "s", text: sql`lower(t.value)`, num: none })})`;
-    }
-    if (head === "attendees") {
-      return sql`exists (select 1 from json_each(events.attendees) a where ${attendeeHas("a", attendeeField(rest), predicate)})`;
-    }
-    if (head === "customfields" && rest.length === 1) {
-      return sql`exists (select 1 from json_each(events.custom_fields) c where lower(c.key) = ${rest[0]} and c.type <> 'null' and ${predicate(jsonValue("c"))})`;
-    }
-    throw invalidFilter(`Events cannot be filtered by '${path.join(".")}'.`);
-  },
+    some(path, predicate, scope) {
+      if (scope) return attendeeHas(json, "a", attendeeField(path), predicate);
+      const [head, ...rest] = path;
+      const column = rest.length === 0 && head ? COLUMNS[head] : undefined;
+      // a column without a value has no value to compare (and no SQL null reaches a `not`)
+      if (column) return sql`(${column.present} and ${predicate(column)})`;
+      if (head === "tags" && rest.length === 0) {
+        return sql`exists (select 1 from ${json.strings("tags")} where ${predicate({ kind: "s", text: sql`lower(t.value)`, num: none })})`;
+      }
+      if (head === "attendees") {
+        return sql`exists (select 1 from ${json.objects("attendees")} where ${attendeeHas(json, "a", attendeeField(rest), predicate)})`;
+      }
+      if (head === "customfields" && rest.length === 1) {
+        const value = json.scalar("c");
+        return sql`exists (select 1 from ${json.entries("custom_fields")} where lower(c.key) = ${rest[0]} and not (${value.isNull}) and ${predicate(value)})`;
+      }
+      throw invalidFilter(`Events cannot be filtered by '${path.join(".")}'.`);
+    },
 
-  element(path, inner, scope) {
-    if (scope || path.join(".") !== "attendees") throw invalidFilter("Only attendees[...] is a value path of events.");
-    return sql`exists (select 1 from json_each(events.attendees) a where ${inner("attendee")})`;
-  },
-};
+    element(path, inner, scope) {
+      if (scope || path.join(".") !== "attendees")
+        throw invalidFilter("Only attendees[...] is a value path of events.");
+      return sql`exists (select 1 from ${json.objects("attendees")} where ${inner("attendee")})`;
+    },
+  };
+}

@@ -91,9 +91,9 @@ export function parseFields(fields: string | undefined): Set<FieldName> | undefi
 }
 
 /** Validates the list parameters; single-event operations validate them too and use only `fields`. */
-export function parseListQuery(query: ListQuery) {
+export function parseListQuery(query: ListQuery, dialect: "sqlite" | "postgres" = "sqlite") {
   return {
-    where: query.filter !== undefined ? compileFilter(parseFilter(query.filter), eventsTarget) : undefined,
+    where: query.filter !== undefined ? compileFilter(parseFilter(query.filter), eventsTarget(dialect)) : undefined,
     sort: parseOrder(query.order),
     page: parsePositive(query.page, "page", 1),
     pagesize: parsePositive(query.pagesize, "pagesize", EVENT_PAGE_SIZE.default, EVENT_PAGE_SIZE.max),
@@ -181,7 +181,7 @@ export interface Versioned<T> {
 }
 
 export async function listEvents(ctx: ServiceContext, query: ListQuery) {
-  const { sort, page, pagesize, fields, where } = parseListQuery(query);
+  const { sort, page, pagesize, fields, where } = parseListQuery(query, ctx.store.dialect);
   const { rows, total } = await repo.listEvents(ctx.store.db, {
     where,
     sort,

@@ -89,7 +89,7 @@ const migrations: Record<string, Migration> = {
         .addColumn("elem", "integer")
         .addColumn("kind", "text", (c) => c.notNull())
         .addColumn("text_value", "text")
-        .addColumn("num_value", "real")
+        .addColumn("num_value", "double precision")
         .execute();
       await db.schema
         .createIndex("resource_values_text_idx")
@@ -135,9 +135,18 @@ class InlineProvider implements MigrationProvider {
   }
 }
 
-export async function migrateToLatest(db: Kysely<Schema>): Promise<string[]> {
-  // biome-ignore lint/suspicious/noExplicitAny: the migrator works on an untyped schema
-  const migrator = new Migrator({ db: db as Kysely<any>, provider: new InlineProvider() });
+export async function migrateToLatest(db: Kysely<Schema>, dialect: "sqlite" | "postgres"): Promise<string[]> {
+  // on PostgreSQL the bookkeeping tables go where ours go (search_path), not always into public
+  const migrationTableSchema =
+    dialect === "postgres"
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({
+    // biome-ignore lint/suspicious/noExplicitAny: the migrator works on an untyped schema
+    db: db as Kysely<any>,
+    provider: new InlineProvider(),
+    ...(migrationTableSchema && { migrationTableSchema }),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);

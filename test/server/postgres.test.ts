@@ -1,0 +1,101 @@
+// The same server on PostgreSQL (how several instances share one state). CI has a server at
+// 127.0.0.1:5432 (trust auth); BIZCTL_TEST_POSTGRES_URL points elsewhere. Each run uses a fresh schema.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_PASSWORD, ADMIN_USER, type TestServer, login, startTestServer } from "../helpers/server.js";
+
+const BASE_URL = process.env.BIZCTL_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const schema = `bizctl_test_${process.pid}_${Date.now()}`;
+
+let server: TestServer;
+let auth: { authorization: string };
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client(BASE_URL);
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+beforeAll(async () => {
+  await admin(`create schema ${schema}`);
+  // URLSearchParams would write the space as "+", which the pg driver does not decode
+  const databaseUrl = `${BASE_URL}${BASE_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  server = await startTestServer({ databaseUrl });
+  auth = { authorization: `Bearer ${(await login(server.app, ADMIN_USER, ADMIN_PASSWORD)).token}` };
+});
+
+afterAll(async () => {
+  await server?.close();
+  await admin(`drop schema if exists ${schema} cascade`);
+});
+
+const call = (method: "GET" | "POST" | "PUT" | "DELETE", url: string, payload?: object, headers: Record<string, string> = {}) =>
+  server.app.inject({ method, url, payload, headers: { ...auth, ...headers } });
+
+describe("on PostgreSQL", () => {
+  it("is ready and keeps sessions: logout revokes the token", async () => {
+    expect((await server.app.inject({ method: "GET", url: "/ready" })).statusCode).toBe(200);
+    const other = await login(server.app, ADMIN_USER, ADMIN_PASSWORD);
+    const headers = { authorization: `Bearer ${other.token}` };
+    expect((await server.app.inject({ method: "POST", url: "/auth/logout", headers })).statusCode).toBe(204);
+    const after = await server.app.inject({ method: "GET", url: "/auth/isLogged", headers });
+    expect(after.json().code).toBe("token_revoked");
+  });
+
+  it("creates, orders, pages, filters, replaces and deletes events", async () => {
+    for (const [code, name, startsAt, extra] of [
+      ["A", "Alpha", "2027-01-03T09:00:00Z", { tags: ["vip"], customFields: { budget: 1200 } }],
+      ["b", "Beta 100%", "2027-01-01T09:00:00Z", { attendees: [{ name: "Ann", email: "ann@example.com", status: "accepted" }] }],
+      ["C", "Gamma", "2027-01-02T09:00:00Z", { type: "webinar" }],
+    ] as const) {
+      expect((await call("POST", "/api/crm/v1/events", { code, name, startsAt, ...extra })).statusCode).toBe(201);
+    }
+    expect((await call("POST", "/api/crm/v1/events", { code: "B", name: "dup", startsAt: "2027-01-01T00:00:00Z" })).statusCode).toBe(409);
+    const codes = async (query: string) => (await call("GET", `/api/crm/v1/events?${query}`)).json().data.map((e: { code: string }) => e.code);
+    expect(await codes("")).toEqual(["b", "C", "A"]);
+    expect(await codes("order=-name")).toEqual(["C", "b", "A"]);
+    expect(await codes("pagesize=2&page=2")).toEqual(["A"]);
+    const filter = (f: string) => codes(`filter=${encodeURIComponent(f)}`);
+    expect(await filter('tags eq "VIP"')).toEqual(["A"]);
+    expect(await filter('attendees[status eq "accepted" and email ew "example.com"]')).toEqual(["b"]);
+    expect(await filter("customFields.budget gt 1000")).toEqual(["A"]);
+    expect(await filter('name co "100%"')).toEqual(["b"]);
+    expect(await filter('type pr and startsAt ge "2027-01-02T00:00:00Z"')).toEqual(["C"]);
+    expect(await filter('not (type eq "webinar")')).toEqual(["b", "A"]);
+
+    const current = await call("GET", "/api/crm/v1/events/a");
+    const stale = await call("PUT", "/api/crm/v1/events/A", { name: "Alpha 2", startsAt: "2027-01-03T09:00:00Z" }, { "if-match": '"9"' });
+    expect(stale.statusCode).toBe(412);
+    const replaced = await call("PUT", "/api/crm/v1/events/A", { name: "Alpha 2", startsAt: "2027-01-03T09:00:00Z" }, { "if-match": current.headers.etag as string });
+    expect(replaced.statusCode).toBe(200);
+    expect(replaced.json().tags).toBeUndefined();
+    expect((await call("DELETE", "/api/crm/v1/events/A", undefined, { "if-match": replaced.headers.etag as string })).statusCode).toBe(204);
+    expect((await call("GET", "/api/crm/v1/events/A")).statusCode).toBe(404);
+  });
+
+  it("creates users and filters and sorts resources in SQL", async () => {
+    for (const [userName, email, title] of [
+      ["bjensen", "bjensen@example.com", "Tour Guide"],
+      ["jsmith", "js@example.org", undefined],
+      ["Jdoe", "jdoe@example.com", "Engineer"],
+    ] as const) {
+      const created = await call("POST", "/Resources", { resourceType: "User", userName, title, emails: [{ value: email, type: "work" }] });
+      expect(created.statusCode).toBe(201);
+    }
+    expect((await call("POST", "/Resources", { resourceType: "User", userName: "JSMITH" })).json().scimType).toBe("uniqueness");
+    expect((await call("POST", "/Resources", { resourceType: "Room", displayName: "Board", capacity: 12.5 })).statusCode).toBe(201);
+    const names = async (query: string) =>
+      (await call("GET", `/Resources?${query}`)).json().Resources.map((r: { userName?: string; displayName?: string }) => r.userName ?? r.displayName);
+    expect(await names(`filter=${encodeURIComponent('userName sw "j"')}&sortby=userName`)).toEqual(["Jdoe", "jsmith"]);
+    expect(await names(`filter=${encodeURIComponent('emails[type eq "work" and value co "@example.com"]')}&sortby=userName&sortorder=descending`)).toEqual(["Jdoe", "bjensen"]);
+    expect(await names(`filter=${encodeURIComponent("capacity gt 12.25")}`)).toEqual(["Board"]);
+    expect(await names(`filter=${encodeURIComponent("title pr")}&sortby=title`)).toEqual(["Jdoe", "bjensen"]);
+    const list = (await call("GET", "/Resources?count=0")).json();
+    expect(list.totalResults).toBe(5);
+    expect(list.Resources).toEqual([]);
+  });
+});
