@@ -29,7 +29,7 @@ export async function createTransport(
     const { buildApp } = await import("../server/app.js");
     const { destination } = await import("pino");
     const log = options.serverLogLevel ? { level: options.serverLogLevel, stream: destination(2) } : false;
-    const app = await buildApp({ dataDir: target.dataDir, log });
+    const app = await buildApp({ dataDir: target.dataDir, log, compileSchemasOnFirstUse: true });
     const { InjectTransport } = await import("../client/inject-transport.js");
     return new InjectTransport(app, `embedded (${target.dataDir})`);
   }

@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { PROBLEM_CONTENT_TYPE, Problem } from "../contract/errors.js";
 import { createMailer } from "./mail/mailer.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
+import { lazySchemaController } from "./plugins/lazy-compilers.js";
 import { installProblemHandling } from "./plugins/problems.js";
 import { installSecurityHeaders } from "./plugins/security-headers.js";
 import { authRoutes } from "./routes/auth.js";
@@ -91,7 +92,17 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: true } },
+    ajv: {
+      customOptions: {
+        coerceTypes: false,
+        removeAdditional: false,
+        useDefaults: true,
+        allErrors: true,
+        // checking our schemas against JSON Schema's meta-schema is for the server and the tests
+        validateSchema: !options.compileSchemasOnFirstUse,
+      },
+    },
+    ...(options.compileSchemasOnFirstUse && { schemaController: lazySchemaController as never }),
   });
   logger = app.log;
   app.decorate("services", services);

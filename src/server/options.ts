@@ -21,8 +21,11 @@ export interface ServerOptions {
   resetTokenTtlSeconds?: number;
   /** per-client requests per window on login and renewPassword */
   loginRateLimit?: { max: number; timeWindowMs: number };
+  /** compile each route's schemas when it is first used (the embedded CLI serves one request) */
+  compileSchemasOnFirstUse?: boolean;
   /** mail retries back off from this delay (tests shorten it) */
   mailRetryDelayMs?: number;
+  /** development only: accept PLAINTEXT OAuth signatures over plain HTTP (refused by default) */
 }
 
 export const DEFAULTS = {
