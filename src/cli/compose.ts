@@ -7,6 +7,8 @@ import { UsageError } from "./errors.js";
 export interface Target {
   server: string;
   dataDir: string;
+  /** the embedded server's base for e-mailed links, as `server start --public-url` */
+  publicUrl?: string;
 }
 
 export function targetOf(
@@ -14,7 +16,11 @@ export function targetOf(
   serverOverride: string | undefined,
   env: Record<string, string | undefined>,
 ): Target {
-  return { server: serverOverride || profile.server, dataDir: profile.dataDir || defaultDataDir(env) };
+  return {
+    server: serverOverride || profile.server,
+    dataDir: profile.dataDir || defaultDataDir(env),
+    publicUrl: env.BIZCTL_PUBLIC_URL,
+  };
 }
 
 /**
@@ -29,7 +35,12 @@ export async function createTransport(
     const { buildApp } = await import("../server/app.js");
     const { destination } = await import("pino");
     const log = options.serverLogLevel ? { level: options.serverLogLevel, stream: destination(2) } : false;
-    const app = await buildApp({ dataDir: target.dataDir, log, compileSchemasOnFirstUse: true });
+    const app = await buildApp({
+      dataDir: target.dataDir,
+      publicUrl: target.publicUrl,
+      log,
+      compileSchemasOnFirstUse: true,
+    });
     const { InjectTransport } = await import("../client/inject-transport.js");
     return new InjectTransport(app, `embedded (${target.dataDir})`);
   }

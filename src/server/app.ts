@@ -110,7 +110,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     listenUrl = url;
   });
   app.addHook("onClose", async () => {
-    await services.mailer.idle();
+    await services.mailer.close();
     await store.close();
   });
 

@@ -45,35 +45,35 @@ export function register(group: Command, io: Context["io"]): void {
       "after",
       examples("bizctl server outbox", "bizctl server outbox show 2027-01-10T09-00-00-000Z-1a2b3c4d"),
     );
-  const dirOf = (ctx: Context, options: { dataDir?: string }) => join(resolveDataDir(options, ctx.io.env), "outbox");
+  /**
+   * `--data-dir` after `list` or `show` is parsed by `outbox` (commander takes a parent's options
+   * anywhere on the line), so the subcommand's own value is only its environment variable: a value
+   * given on the command line, on either of the two, wins.
+   */
+  const dirOf = (ctx: Context, command: Command) => {
+    const given = [command, outbox].find((c) => c.getOptionValueSource("dataDir") === "cli") ?? command;
+    const dataDir = (given.opts().dataDir ?? outbox.opts().dataDir) as string | undefined;
+    return join(resolveDataDir({ dataDir }, ctx.io.env), "outbox");
+  };
   outbox.action(
-    withContext(io, async (ctx, options: { dataDir?: string }) =>
-      ctx.print(await listOutbox(dirOf(ctx, options)), ["id", "to", "subject", "date"]),
-    ),
+    withContext(io, async (ctx) => ctx.print(await listOutbox(dirOf(ctx, outbox)), ["id", "to", "subject", "date"])),
   );
-  storageOptions(outbox.command("list"))
+  const list = storageOptions(outbox.command("list"));
+  list
     .description("list the e-mails, oldest first")
     .action(
-      withContext(io, async (ctx, options: { dataDir?: string }) =>
-        ctx.print(await listOutbox(dirOf(ctx, options)), ["id", "to", "subject", "date"]),
-      ),
+      withContext(io, async (ctx) => ctx.print(await listOutbox(dirOf(ctx, list)), ["id", "to", "subject", "date"])),
     );
-  storageOptions(outbox.command("show <id>"))
-    .description("print one e-mail as it was written (RFC 5322)")
-    .action(
-      withContext(io, async (ctx, id: string, options: { dataDir?: string }) => {
-        if (!/^[A-Za-z0-9._-]+$/.test(id))
-          throw new UsageError(`'${id}' is not an outbox id.`, "see 'bizctl server outbox'");
-        try {
-          ctx.io.stdout.write(await readFile(join(dirOf(ctx, options), `${id.replace(/\.eml$/, "")}.eml`), "utf8"));
-        } catch {
-          throw new CliError(
-            `No e-mail ${id} in the outbox.`,
-            EXIT.notFound,
-            "not_found",
-            "see 'bizctl server outbox'",
-          );
-        }
-      }),
-    );
+  const show = storageOptions(outbox.command("show <id>"));
+  show.description("print one e-mail as it was written (RFC 5322)").action(
+    withContext(io, async (ctx, id: string) => {
+      if (!/^[A-Za-z0-9._-]+$/.test(id))
+        throw new UsageError(`'${id}' is not an outbox id.`, "see 'bizctl server outbox'");
+      try {
+        ctx.io.stdout.write(await readFile(join(dirOf(ctx, show), `${id.replace(/\.eml$/, "")}.eml`), "utf8"));
+      } catch {
+        throw new CliError(`No e-mail ${id} in the outbox.`, EXIT.notFound, "not_found", "see 'bizctl server outbox'");
+      }
+    }),
+  );
 }

@@ -19,8 +19,10 @@ export interface Mailer {
    * A function is run first in the background too, and what it returns is delivered.
    */
   enqueue(message: MailMessage | (() => Promise<MailMessage[]>)): void;
-  /** resolves when everything enqueued so far has been delivered or given up (tests, shutdown) */
+  /** resolves when everything enqueued so far has been delivered or given up (tests) */
   idle(): Promise<void>;
+  /** stops waiting between retries (what is still undelivered is logged and dropped), then waits for the rest */
+  close(): Promise<void>;
 }
 
 export interface MailerOptions {
@@ -50,6 +52,7 @@ export function createMailer(options: MailerOptions): Mailer {
   const smtp = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : undefined;
   const stream = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
   const pending = new Set<Promise<void>>();
+  const closing = new AbortController();
   const retries = options.retries ?? 3;
   const retryDelayMs = options.retryDelayMs ?? 2000;
 
@@ -74,12 +77,12 @@ export function createMailer(options: MailerOptions): Mailer {
         return;
       } catch (error) {
         const log = options.log();
-        if (attempt > retries) {
+        if (attempt > retries || closing.signal.aborted) {
           log.error({ err: error, subject: message.subject }, "mail not sent; giving up");
           return;
         }
         log.warn({ err: error, attempt }, "mail not sent; retrying");
-        await sleep(retryDelayMs * attempt);
+        await sleep(retryDelayMs * attempt, undefined, { signal: closing.signal }).catch(() => {});
       }
     }
   }
@@ -96,6 +99,10 @@ export function createMailer(options: MailerOptions): Mailer {
       pending.add(job);
     },
     async idle() {
+      while (pending.size) await Promise.all([...pending]);
+    },
+    async close() {
+      closing.abort();
       while (pending.size) await Promise.all([...pending]);
     },
   };

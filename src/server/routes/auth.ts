@@ -13,20 +13,23 @@ export interface AuthRouteOptions {
 }
 
 export function authRoutes(app: FastifyInstance, ctx: ServiceContext, options: AuthRouteOptions): void {
-  const limited = { rateLimit: { max: options.rateLimit.max, timeWindow: options.rateLimit.timeWindowMs } };
+  // one limiter per operation, so that its aliases (/auth/renewPassword) share the budget
+  const limiter = () => app.rateLimit({ max: options.rateLimit.max, timeWindow: options.rateLimit.timeWindowMs });
+  const loginLimit = [limiter()];
+  const renewLimit = [limiter()];
   registerRoute(
     app,
     ctx,
     contract.login,
     async (request) => accounts.login(ctx, request.body.userName, request.body.password),
-    limited,
+    loginLimit,
   );
   registerRoute(
     app,
     ctx,
     contract.renewPassword,
     async (request, reply) => reply.status(202).send(recovery.requestPasswordReset(ctx, request.body)),
-    limited,
+    renewLimit,
   );
   registerRoute(app, ctx, contract.resetPassword, async (request, reply) => {
     await recovery.resetPassword(ctx, request.body.token, request.body.newPassword);

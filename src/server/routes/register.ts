@@ -1,5 +1,5 @@
 import type { TSchema } from "@sinclair/typebox";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import type { BodyOf, ParamsOf, QueryOf, RouteEntry } from "../../contract/route.js";
 import { authorize } from "../plugins/authenticate.js";
 import type { ServiceContext } from "../services/context.js";
@@ -26,7 +26,8 @@ export function registerRoute<E extends RouteEntry>(
   ctx: ServiceContext,
   entry: E,
   handler: RouteHandler<E>,
-  config: Record<string, unknown> = {},
+  /** hooks run before the access check, shared by the path and its aliases (a rate limiter) */
+  before: onRequestHookHandler[] = [],
 ): void {
   const schema = {
     operationId: entry.id,
@@ -43,8 +44,7 @@ export function registerRoute<E extends RouteEntry>(
       method: entry.method,
       url,
       schema: url === entry.path ? schema : { ...schema, hide: true },
-      onRequest: authorize(ctx, entry.access),
-      config,
+      onRequest: [...before, authorize(ctx, entry.access)],
       handler: handler as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
     });
   }
