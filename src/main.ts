@@ -6,6 +6,7 @@ import * as auth from "./commands/auth/index.js";
 import * as completion from "./commands/completion/index.js";
 import * as events from "./commands/events/index.js";
 import * as help from "./commands/help/index.js";
+import * as oauth from "./commands/oauth/index.js";
 import * as profile from "./commands/profile/index.js";
 import * as resources from "./commands/resources/index.js";
 import * as server from "./commands/server/index.js";
@@ -38,7 +39,7 @@ export function buildProgram(io: IO): Command {
       writeErr: (text) => io.stderr.write(text),
       outputError: () => {},
     });
-  for (const group of [auth, resources, users, events, server, profile, api, completion, help])
+  for (const group of [auth, oauth, resources, users, events, server, profile, api, completion, help])
     group.register(program, io);
   for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput());
   return program;

@@ -15,6 +15,8 @@ export interface CallInput<E extends RouteEntry> {
   query?: QueryOf<E>;
   body?: BodyOf<E>;
   ifMatch?: string;
+  /** further request headers; an `authorization` here replaces the client's credential (OAuth-signed calls) */
+  headers?: Record<string, string>;
 }
 
 export interface CallResult<E extends RouteEntry> {
@@ -74,12 +76,10 @@ export class ApiClient {
     const path =
       buildPath(entry.path, input.params as Record<string, string> | undefined) +
       queryString(input.query as Record<string, unknown> | undefined);
-    const response = await this.request(
-      entry.method,
-      path,
-      input.body,
-      input.ifMatch ? { "if-match": input.ifMatch } : {},
-    );
+    const response = await this.request(entry.method, path, input.body, {
+      ...(input.ifMatch && { "if-match": input.ifMatch }),
+      ...input.headers,
+    });
     const body = parseBody(response);
     if (response.status >= 400) throw new ApiError(response.status, asProblem(response, body));
     return {
@@ -91,14 +91,19 @@ export class ApiClient {
   }
 
   /** A raw call (`bizctl api`): returns whatever the server answered, errors included. */
-  async raw(method: string, path: string, body?: unknown): Promise<TransportResponse & { data: unknown }> {
-    const response = await this.request(method.toUpperCase(), path, body, {});
+  async raw(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<TransportResponse & { data: unknown }> {
+    const response = await this.request(method.toUpperCase(), path, body, headers);
     return { ...response, data: parseBody(response) };
   }
 
   private async request(method: string, path: string, body: unknown, extra: Record<string, string>) {
     const headers: Record<string, string> = { accept: "application/json", ...extra };
-    const authorization = this.options.authorization?.();
+    const authorization = extra.authorization ?? this.options.authorization?.();
     if (authorization) headers.authorization = authorization;
     let payload: string | undefined;
     if (body !== undefined) {

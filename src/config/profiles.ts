@@ -11,12 +11,24 @@ export interface StoredToken {
   user: { id: string; userName: string; roles: string[] };
 }
 
+/** OAuth token credentials obtained with `bizctl oauth access-token` or `oauth flow`; they sign `oauth` calls. */
+export interface StoredOAuth {
+  consumerKey: string;
+  consumerSecret: string;
+  token: string;
+  tokenSecret: string;
+  /** the user who approved them, as the server reported it */
+  user?: { id: string; userName: string; roles: string[] };
+  obtainedAt: string;
+}
+
 export interface Profile {
   /** `embedded` or the base URL of a remote server */
   server: string;
   /** the embedded server's data dir; default `$BIZCTL_DATA_DIR` or the XDG data dir */
   dataDir?: string;
   auth?: StoredToken;
+  oauth?: StoredOAuth;
 }
 
 interface ConfigFile {

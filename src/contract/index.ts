@@ -2,15 +2,23 @@ export * as auth from "./auth.js";
 export * from "./common.js";
 export * from "./errors.js";
 export * as events from "./events.js";
+export * as oauth from "./oauth.js";
 export * as resources from "./resources.js";
 export * from "./route.js";
 export * as service from "./service.js";
 
 import { authRoutes } from "./auth.js";
 import { eventRoutes } from "./events.js";
+import { oauthRoutes } from "./oauth.js";
 import { resourceRoutes } from "./resources.js";
 import type { RouteEntry } from "./route.js";
 import { serviceRoutes } from "./service.js";
 
 /** Every operation the server registers and the client may call. */
-export const allRoutes: readonly RouteEntry[] = [...serviceRoutes, ...authRoutes, ...eventRoutes, ...resourceRoutes];
+export const allRoutes: readonly RouteEntry[] = [
+  ...serviceRoutes,
+  ...authRoutes,
+  ...eventRoutes,
+  ...resourceRoutes,
+  ...oauthRoutes,
+];

@@ -4,6 +4,7 @@ import swagger from "@fastify/swagger";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { PROBLEM_CONTENT_TYPE, Problem } from "../contract/errors.js";
 import { createMailer } from "./mail/mailer.js";
+import { oauthRoutes } from "./oauth/routes.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
 import { lazySchemaController } from "./plugins/lazy-compilers.js";
 import { installProblemHandling } from "./plugins/problems.js";
@@ -71,6 +72,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds,
     passwordPolicy: { minLength: options.passwordMinLength ?? DEFAULTS.passwordMinLength },
     publicUrl,
+    allowPlaintextOverHttp: options.allowPlaintextOverHttp ?? false,
     linkBase: () => publicUrl ?? listenUrl ?? DEFAULTS.linkBase,
     resetTokenTtlSeconds: options.resetTokenTtlSeconds ?? DEFAULTS.resetTokenTtlSeconds,
     log,
@@ -142,6 +144,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   authRoutes(app, services, { rateLimit: options.loginRateLimit ?? DEFAULTS.loginRateLimit });
   eventRoutes(app, services);
   resourceRoutes(app, services);
+  oauthRoutes(app, services);
   await app.ready();
   return app as unknown as BuiltApp;
 }

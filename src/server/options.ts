@@ -26,6 +26,7 @@ export interface ServerOptions {
   /** mail retries back off from this delay (tests shorten it) */
   mailRetryDelayMs?: number;
   /** development only: accept PLAINTEXT OAuth signatures over plain HTTP (refused by default) */
+  allowPlaintextOverHttp?: boolean;
 }
 
 export const DEFAULTS = {

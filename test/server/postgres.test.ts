@@ -2,7 +2,7 @@
 // 127.0.0.1:5432 (trust auth); BIZCTL_TEST_POSTGRES_URL points elsewhere. Each run uses a fresh schema.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_PASSWORD, ADMIN_USER, type TestServer, login, startTestServer } from "../helpers/server.js";
+import { ADMIN_PASSWORD, ADMIN_USER, login, startTestServer, type TestServer } from "../helpers/server.js";
 
 const BASE_URL = process.env.BIZCTL_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const schema = `bizctl_test_${process.pid}_${Date.now()}`;
@@ -33,8 +33,12 @@ afterAll(async () => {
   await admin(`drop schema if exists ${schema} cascade`);
 });
 
-const call = (method: "GET" | "POST" | "PUT" | "DELETE", url: string, payload?: object, headers: Record<string, string> = {}) =>
-  server.app.inject({ method, url, payload, headers: { ...auth, ...headers } });
+const call = (
+  method: "GET" | "POST" | "PUT" | "DELETE",
+  url: string,
+  payload?: object,
+  headers: Record<string, string> = {},
+) => server.app.inject({ method, url, payload, headers: { ...auth, ...headers } });
 
 describe("on PostgreSQL", () => {
   it("is ready and keeps sessions: logout revokes the token", async () => {
@@ -49,13 +53,22 @@ describe("on PostgreSQL", () => {
   it("creates, orders, pages, filters, replaces and deletes events", async () => {
     for (const [code, name, startsAt, extra] of [
       ["A", "Alpha", "2027-01-03T09:00:00Z", { tags: ["vip"], customFields: { budget: 1200 } }],
-      ["b", "Beta 100%", "2027-01-01T09:00:00Z", { attendees: [{ name: "Ann", email: "ann@example.com", status: "accepted" }] }],
+      [
+        "b",
+        "Beta 100%",
+        "2027-01-01T09:00:00Z",
+        { attendees: [{ name: "Ann", email: "ann@example.com", status: "accepted" }] },
+      ],
       ["C", "Gamma", "2027-01-02T09:00:00Z", { type: "webinar" }],
     ] as const) {
       expect((await call("POST", "/api/crm/v1/events", { code, name, startsAt, ...extra })).statusCode).toBe(201);
     }
-    expect((await call("POST", "/api/crm/v1/events", { code: "B", name: "dup", startsAt: "2027-01-01T00:00:00Z" })).statusCode).toBe(409);
-    const codes = async (query: string) => (await call("GET", `/api/crm/v1/events?${query}`)).json().data.map((e: { code: string }) => e.code);
+    expect(
+      (await call("POST", "/api/crm/v1/events", { code: "B", name: "dup", startsAt: "2027-01-01T00:00:00Z" }))
+        .statusCode,
+    ).toBe(409);
+    const codes = async (query: string) =>
+      (await call("GET", `/api/crm/v1/events?${query}`)).json().data.map((e: { code: string }) => e.code);
     expect(await codes("")).toEqual(["b", "C", "A"]);
     expect(await codes("order=-name")).toEqual(["C", "b", "A"]);
     expect(await codes("pagesize=2&page=2")).toEqual(["A"]);
@@ -68,12 +81,25 @@ describe("on PostgreSQL", () => {
     expect(await filter('not (type eq "webinar")')).toEqual(["b", "A"]);
 
     const current = await call("GET", "/api/crm/v1/events/a");
-    const stale = await call("PUT", "/api/crm/v1/events/A", { name: "Alpha 2", startsAt: "2027-01-03T09:00:00Z" }, { "if-match": '"9"' });
+    const stale = await call(
+      "PUT",
+      "/api/crm/v1/events/A",
+      { name: "Alpha 2", startsAt: "2027-01-03T09:00:00Z" },
+      { "if-match": '"9"' },
+    );
     expect(stale.statusCode).toBe(412);
-    const replaced = await call("PUT", "/api/crm/v1/events/A", { name: "Alpha 2", startsAt: "2027-01-03T09:00:00Z" }, { "if-match": current.headers.etag as string });
+    const replaced = await call(
+      "PUT",
+      "/api/crm/v1/events/A",
+      { name: "Alpha 2", startsAt: "2027-01-03T09:00:00Z" },
+      { "if-match": current.headers.etag as string },
+    );
     expect(replaced.statusCode).toBe(200);
     expect(replaced.json().tags).toBeUndefined();
-    expect((await call("DELETE", "/api/crm/v1/events/A", undefined, { "if-match": replaced.headers.etag as string })).statusCode).toBe(204);
+    expect(
+      (await call("DELETE", "/api/crm/v1/events/A", undefined, { "if-match": replaced.headers.etag as string }))
+        .statusCode,
+    ).toBe(204);
     expect((await call("GET", "/api/crm/v1/events/A")).statusCode).toBe(404);
   });
 
@@ -83,15 +109,30 @@ describe("on PostgreSQL", () => {
       ["jsmith", "js@example.org", undefined],
       ["Jdoe", "jdoe@example.com", "Engineer"],
     ] as const) {
-      const created = await call("POST", "/Resources", { resourceType: "User", userName, title, emails: [{ value: email, type: "work" }] });
+      const created = await call("POST", "/Resources", {
+        resourceType: "User",
+        userName,
+        title,
+        emails: [{ value: email, type: "work" }],
+      });
       expect(created.statusCode).toBe(201);
     }
-    expect((await call("POST", "/Resources", { resourceType: "User", userName: "JSMITH" })).json().scimType).toBe("uniqueness");
-    expect((await call("POST", "/Resources", { resourceType: "Room", displayName: "Board", capacity: 12.5 })).statusCode).toBe(201);
+    expect((await call("POST", "/Resources", { resourceType: "User", userName: "JSMITH" })).json().scimType).toBe(
+      "uniqueness",
+    );
+    expect(
+      (await call("POST", "/Resources", { resourceType: "Room", displayName: "Board", capacity: 12.5 })).statusCode,
+    ).toBe(201);
     const names = async (query: string) =>
-      (await call("GET", `/Resources?${query}`)).json().Resources.map((r: { userName?: string; displayName?: string }) => r.userName ?? r.displayName);
+      (await call("GET", `/Resources?${query}`))
+        .json()
+        .Resources.map((r: { userName?: string; displayName?: string }) => r.userName ?? r.displayName);
     expect(await names(`filter=${encodeURIComponent('userName sw "j"')}&sortby=userName`)).toEqual(["Jdoe", "jsmith"]);
-    expect(await names(`filter=${encodeURIComponent('emails[type eq "work" and value co "@example.com"]')}&sortby=userName&sortorder=descending`)).toEqual(["Jdoe", "bjensen"]);
+    expect(
+      await names(
+        `filter=${encodeURIComponent('emails[type eq "work" and value co "@example.com"]')}&sortby=userName&sortorder=descending`,
+      ),
+    ).toEqual(["Jdoe", "bjensen"]);
     expect(await names(`filter=${encodeURIComponent("capacity gt 12.25")}`)).toEqual(["Board"]);
     expect(await names(`filter=${encodeURIComponent("title pr")}&sortby=title`)).toEqual(["Jdoe", "bjensen"]);
     const list = (await call("GET", "/Resources?count=0")).json();

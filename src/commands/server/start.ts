@@ -17,6 +17,7 @@ interface Options {
   loginRateLimit: string;
   logLevel: string;
   trustProxy?: boolean;
+  allowPlaintextOverHttp?: boolean;
 }
 
 function integer(value: string, flag: string, min: number, max: number): number {
@@ -36,6 +37,7 @@ async function start(ctx: Context, options: Options): Promise<void> {
     publicUrl: options.publicUrl,
     tokenTtlSeconds: integer(options.tokenTtl, "--token-ttl", 60, 30 * 24 * 3600),
     trustProxy: options.trustProxy,
+    allowPlaintextOverHttp: options.allowPlaintextOverHttp,
     smtpUrl: options.smtpUrl,
     mailFrom: options.mailFrom,
     loginRateLimit: { max: integer(options.loginRateLimit, "--login-rate-limit", 1, 1_000_000), timeWindowMs: 60_000 },
@@ -71,6 +73,12 @@ export function register(group: Command, io: Context["io"]): void {
     .addOption(new Option("--log-level <level>", "pino log level").env("BIZCTL_LOG_LEVEL").default("info"))
     .addOption(
       new Option("--trust-proxy", "trust X-Forwarded-* headers from a reverse proxy").env("BIZCTL_TRUST_PROXY"),
+    )
+    .addOption(
+      new Option(
+        "--allow-plaintext-over-http",
+        "development only: accept PLAINTEXT OAuth signatures over plain HTTP",
+      ).env("BIZCTL_ALLOW_PLAINTEXT_OVER_HTTP"),
     )
     .addHelpText(
       "after",

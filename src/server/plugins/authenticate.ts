@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import type { Access } from "../../contract/route.js";
+import { authenticateOAuth } from "../oauth/provider.js";
 import { ProblemError } from "../problems.js";
 import { authenticateBearer } from "../services/accounts.js";
 import type { Principal, ServiceContext } from "../services/context.js";
@@ -18,6 +19,8 @@ async function resolvePrincipal(ctx: ServiceContext, request: FastifyRequest): P
     throw new ProblemError("token_missing", "This operation needs a Bearer token; log in first.", {
       headers: BEARER_CHALLENGE,
     });
+  // token credentials act exactly as a Bearer JWT of the user who approved them (spec 1.2)
+  if (/^OAuth(?:[ \t]|$)/i.test(header)) return authenticateOAuth(ctx, request);
   const match = /^Bearer +([^ ]+) *$/i.exec(header);
   if (!match?.[1]) {
     throw new ProblemError("token_invalid", "The Authorization header is not 'Bearer <token>'.", {

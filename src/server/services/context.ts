@@ -21,6 +21,8 @@ export interface ServiceContext {
   mailer: Mailer;
   resetTokenTtlSeconds: number;
   log: () => FastifyBaseLogger;
+  /** development only: accept PLAINTEXT OAuth signatures over plain HTTP */
+  allowPlaintextOverHttp?: boolean;
 }
 
 /** The authenticated caller of a request. */

@@ -72,6 +72,42 @@ export interface PasswordResetsTable {
   used_at: string | null;
 }
 
+/** Every (consumer, token, nonce, timestamp) accepted, kept until the timestamp leaves the window. */
+export interface OAuthNoncesTable {
+  consumer_id: string;
+  /** the token identifier, or '' for a request without one */
+  token: string;
+  nonce: string;
+  ts: string;
+  expires_at: string;
+}
+
+/** Temporary credentials: bound to a consumer and a callback; approved once, exchanged once. */
+export interface OAuthTemporaryCredentialsTable {
+  token: string;
+  secret: string;
+  consumer_id: string;
+  callback: string;
+  /** SHA-256 of the verifier, set when the owner approves */
+  verifier_hash: string | null;
+  user_id: string | null;
+  created_at: string;
+  expires_at: string;
+  authorized_at: string | null;
+  used_at: string | null;
+}
+
+/** Token credentials; each has a session row, so logout, password changes and disabling end it. */
+export interface OAuthTokensTable {
+  token: string;
+  secret: string;
+  consumer_id: string;
+  user_id: string;
+  session_id: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Schema {
   resources: ResourcesTable;
   credentials: CredentialsTable;
@@ -80,4 +116,7 @@ export interface Schema {
   resource_values: ResourceValuesTable;
   resource_secrets: ResourceSecretsTable;
   password_resets: PasswordResetsTable;
+  oauth_nonces: OAuthNoncesTable;
+  oauth_temporary_credentials: OAuthTemporaryCredentialsTable;
+  oauth_tokens: OAuthTokensTable;
 }

@@ -1,0 +1,56 @@
+import type { Command } from "commander";
+import type { Context } from "../../cli/context.js";
+import { UsageError } from "../../cli/errors.js";
+import { examples, withContext } from "../shared.js";
+import { CONSUMER_SECRET, exchangeAndStore, readSecrets, signatureMethodOf, TOKEN_SECRET } from "./shared.js";
+
+interface Options {
+  consumerKey?: string;
+  consumerSecretStdin?: boolean;
+  token?: string;
+  tokenSecretStdin?: boolean;
+  verifier?: string;
+  signatureMethod?: string;
+}
+
+async function accessToken(ctx: Context, options: Options): Promise<void> {
+  if (!options.consumerKey) throw new UsageError("The consumer key is required.", "pass --consumer-key KEY");
+  if (!options.token) throw new UsageError("The temporary token is required.", "pass --token TOKEN");
+  if (!options.verifier) throw new UsageError("The verifier is required.", "pass --verifier VERIFIER");
+  const [consumerSecret, tokenSecret] = await readSecrets(ctx, [
+    { ...CONSUMER_SECRET, fromStdin: options.consumerSecretStdin },
+    { ...TOKEN_SECRET, label: "Temporary token secret", fromStdin: options.tokenSecretStdin },
+  ]);
+  const result = await exchangeAndStore(ctx, {
+    consumer: { key: options.consumerKey, secret: consumerSecret! },
+    temporary: { key: options.token, secret: tokenSecret! },
+    verifier: options.verifier,
+    signatureMethod: signatureMethodOf(options.signatureMethod),
+  });
+  await ctx.print(result);
+}
+
+export function register(group: Command, io: Context["io"]): void {
+  group
+    .command("access-token")
+    .description(
+      "exchange approved temporary credentials for token credentials (the third leg); keeps them in the profile",
+    )
+    .option("--consumer-key <key>", "the consumer's key")
+    .option("--consumer-secret-stdin", "read the consumer secret from stdin (the first line)")
+    .option("--token <token>", "the temporary token")
+    .option(
+      "--token-secret-stdin",
+      "read the temporary token secret from stdin (the line after the consumer secret, or the first)",
+    )
+    .option("--verifier <verifier>", "the verifier the resource owner got")
+    .option("--signature-method <method>", "HMAC-SHA1 (default) or HMAC-SHA256")
+    .addHelpText(
+      "after",
+      examples(
+        "bizctl oauth access-token --consumer-key KEY --token TOKEN --verifier VERIFIER",
+        'printf \'%s\\n%s\\n\' "$CONSUMER_SECRET" "$TOKEN_SECRET" | bizctl oauth access-token --consumer-key KEY \\\n      --consumer-secret-stdin --token TOKEN --token-secret-stdin --verifier VERIFIER',
+      ),
+    )
+    .action(withContext(io, accessToken));
+}

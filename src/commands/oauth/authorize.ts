@@ -1,0 +1,22 @@
+import type { Command } from "commander";
+import type { Context } from "../../cli/context.js";
+import { examples, withContext } from "../shared.js";
+import { approveTemporary } from "./shared.js";
+
+async function authorize(ctx: Context, token: string): Promise<void> {
+  const approval = await approveTemporary(ctx, token);
+  ctx.info(
+    approval.callback
+      ? `Approved; the provider redirects to ${approval.callback.split("?")[0]} with the verifier.`
+      : "Approved; give the verifier to the consumer (it is valid 10 minutes, once).",
+  );
+  await ctx.print(approval);
+}
+
+export function register(group: Command, io: Context["io"]): void {
+  group
+    .command("authorize <temporary-token>")
+    .description("approve temporary credentials as the logged-in user (the second leg); prints the verifier")
+    .addHelpText("after", examples("bizctl oauth authorize hh5s93j4hdidpola", "bizctl oauth authorize TOKEN --json"))
+    .action(withContext(io, authorize));
+}

@@ -1,0 +1,46 @@
+import type { Command } from "commander";
+import type { Context } from "../../../cli/context.js";
+import { UsageError } from "../../../cli/errors.js";
+import { promptText } from "../../../cli/prompts.js";
+import * as resources from "../../../contract/resources.js";
+import { collect, examples, withContext } from "../../shared.js";
+import { CONSUMER_TYPE, describeConsumer } from "./shared.js";
+
+interface Options {
+  name?: string;
+  callback?: string[];
+}
+
+async function create(ctx: Context, options: Options): Promise<void> {
+  ctx.requireCredential();
+  const name = options.name ?? (ctx.canPrompt() ? await promptText(ctx.io, "Consumer name") : undefined);
+  if (!name) throw new UsageError("A consumer needs a name.", "pass --name NAME");
+  for (const url of options.callback ?? []) {
+    try {
+      new URL(url);
+    } catch {
+      throw new UsageError(`--callback '${url}' is not an absolute URL.`);
+    }
+  }
+  const body: Record<string, unknown> = { resourceType: CONSUMER_TYPE, name, callbackUrls: options.callback ?? [] };
+  const { data } = await (await ctx.client()).call(resources.createResource, { body });
+  const created = data as Record<string, unknown>;
+  ctx.info(`Created OAuth consumer ${name} (${created.id}). Keep the consumer secret now: it is not shown again.`);
+  await ctx.print({ ...describeConsumer(created), consumerSecret: created.consumerSecret });
+}
+
+export function register(group: Command, io: Context["io"]): void {
+  group
+    .command("create")
+    .description("register a consumer; prints its key and, once, its secret")
+    .option("--name <name>", "the consumer's name")
+    .option("--callback <url>", "a callback URL it may use (repeatable); without one only oob works", collect)
+    .addHelpText(
+      "after",
+      examples(
+        "bizctl oauth consumers create --name Printer --callback https://printer.example.com/ready",
+        "bizctl oauth consumers create --name 'CLI tool' --json   # oob only",
+      ),
+    )
+    .action(withContext(io, create));
+}

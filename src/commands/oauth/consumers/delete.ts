@@ -1,0 +1,23 @@
+import type { Command } from "commander";
+import type { Context } from "../../../cli/context.js";
+import * as resources from "../../../contract/resources.js";
+import { examples, withContext } from "../../shared.js";
+import { getConsumer } from "./shared.js";
+
+export function register(group: Command, io: Context["io"]): void {
+  group
+    .command("delete <id>")
+    .description("delete a consumer and revoke every token issued to it (asks first; --yes without a terminal)")
+    .addHelpText("after", examples("bizctl oauth consumers delete 2819c223 --yes"))
+    .action(
+      withContext(io, async (ctx, id: string) => {
+        ctx.requireCredential();
+        const current = await getConsumer(ctx, id);
+        const name = String((current.data as Record<string, unknown>).name ?? id);
+        await ctx.confirm(`Delete OAuth consumer ${name} (${id}) and revoke its tokens?`);
+        const client = await ctx.client();
+        await client.call(resources.deleteResource, { params: { resourceId: id }, ifMatch: current.etag });
+        ctx.info(`Deleted OAuth consumer ${name}; its tokens no longer work.`);
+      }),
+    );
+}

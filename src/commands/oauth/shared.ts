@@ -1,0 +1,232 @@
+import { createHmac } from "node:crypto";
+import type { Context } from "../../cli/context.js";
+import { AuthError, UsageError } from "../../cli/errors.js";
+import { readPassword } from "../../cli/passwords.js";
+import type { StoredOAuth } from "../../config/profiles.js";
+import * as oauth from "../../contract/oauth.js";
+
+export type HmacMethod = "HMAC-SHA1" | "HMAC-SHA256";
+export const HMAC_METHODS: readonly HmacMethod[] = ["HMAC-SHA1", "HMAC-SHA256"];
+
+export interface KeyPair {
+  key: string;
+  secret: string;
+}
+
+/** A secret this command reads: from stdin when its flag is given, else the environment, else a hidden prompt. */
+export interface SecretSpec {
+  /** what it is, for the prompt and the error */
+  label: string;
+  /** `--consumer-secret-stdin` and the like */
+  flag: string;
+  fromStdin?: boolean;
+  env: string;
+}
+
+/**
+ * Reads several secrets in prompt order. Those whose `--…-stdin` flag is given take the lines of
+ * stdin one after the other, in that same order (spec section 3: several secrets, one per line).
+ */
+export async function readSecrets(ctx: Context, specs: SecretSpec[]): Promise<string[]> {
+  let line = 0;
+  const values: string[] = [];
+  for (const spec of specs) {
+    const value = await readPassword(ctx.io, {
+      stdin: spec.fromStdin,
+      index: spec.fromStdin ? line++ : 0,
+      env: spec.env,
+      prompt: spec.label,
+      canPrompt: ctx.canPrompt(),
+    });
+    if (!value) {
+      throw new UsageError(
+        `The ${spec.label.toLowerCase()} is required and there is no terminal to ask on.`,
+        `pass ${spec.flag} (one line of stdin per secret, in the order: ${specs.map((s) => s.label.toLowerCase()).join(", ")}) or set ${spec.env}`,
+      );
+    }
+    values.push(value);
+  }
+  return values;
+}
+
+export const CONSUMER_SECRET: Omit<SecretSpec, "fromStdin"> = {
+  label: "Consumer secret",
+  flag: "--consumer-secret-stdin",
+  env: "BIZCTL_OAUTH_CONSUMER_SECRET",
+};
+
+export const TOKEN_SECRET: Omit<SecretSpec, "fromStdin"> = {
+  label: "Token secret",
+  flag: "--token-secret-stdin",
+  env: "BIZCTL_OAUTH_TOKEN_SECRET",
+};
+
+export function signatureMethodOf(value: string | undefined): HmacMethod {
+  const method = (value ?? "HMAC-SHA1").toUpperCase();
+  if (!(HMAC_METHODS as readonly string[]).includes(method)) {
+    throw new UsageError(`--signature-method is ${HMAC_METHODS.join(" or ")}, not '${value}'.`);
+  }
+  return method as HmacMethod;
+}
+
+/**
+ * The absolute URL the server will check signatures against. The embedded server is reached
+ * through inject(), which presents itself as `http://localhost`; a remote one at the profile's URL.
+ */
+export function signingBase(ctx: Context): string {
+  return ctx.isEmbedded ? "http://localhost" : ctx.target.server.replace(/\/+$/, "");
+}
+
+/**
+ * The `Authorization: OAuth ...` header of a request, signed with the oauth-1.0a package. The
+ * query of `path` is decoded here (`+` as a space, repeated names kept) and handed to the signer
+ * as data, so that it signs the values the server reads. A JSON body is never signed (RFC 5849
+ * signs form bodies only).
+ */
+export async function signedAuthorization(
+  ctx: Context,
+  input: {
+    consumer: KeyPair;
+    token?: KeyPair;
+    method: string;
+    path: string;
+    /** further protocol parameters: oauth_callback, oauth_verifier */
+    protocol?: Record<string, string>;
+    signatureMethod?: HmacMethod;
+  },
+): Promise<string> {
+  const imported = await import("oauth-1.0a");
+  const OAuth = ((imported as { default?: unknown }).default ?? imported) as typeof imported.default;
+  const algorithm = input.signatureMethod === "HMAC-SHA256" ? "sha256" : "sha1";
+  const signer = new OAuth({
+    consumer: { key: input.consumer.key, secret: input.consumer.secret },
+    signature_method: input.signatureMethod ?? "HMAC-SHA1",
+    hash_function: (base, key) => createHmac(algorithm, key).update(base).digest("base64"),
+  });
+  const [pathname, query = ""] = input.path.split("?", 2) as [string, string?];
+  const data: Record<string, string | string[]> = {};
+  for (const [name, value] of new URLSearchParams(query)) {
+    const previous = data[name];
+    data[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+  }
+  Object.assign(data, input.protocol);
+  const signed = signer.authorize(
+    { method: input.method.toUpperCase(), url: `${signingBase(ctx)}${pathname}`, data },
+    input.token,
+  );
+  return signer.toHeader(signed).Authorization;
+}
+
+/** The token credentials stored in the profile; a one-off `--server` never gets them. */
+export function storedOAuth(ctx: Context): StoredOAuth {
+  const profile = ctx.profile;
+  if (ctx.globals.server && ctx.globals.server !== profile.server) {
+    throw new AuthError(
+      "The stored OAuth credentials belong to the profile's server, not to --server.",
+      "run 'bizctl oauth flow' against that server with a profile of its own",
+    );
+  }
+  if (!profile.oauth) {
+    throw new AuthError(
+      `No OAuth token credentials in profile '${ctx.profileName}'.`,
+      "run 'bizctl oauth flow --consumer-key KEY' (or request-token, authorize, access-token)",
+    );
+  }
+  return profile.oauth;
+}
+
+export function parseForm(body: unknown): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(typeof body === "string" ? body : ""));
+}
+
+/** POST /oAuth signed with the consumer (and temporary) credentials; the form-encoded answer, parsed. */
+export async function signedExchange(
+  ctx: Context,
+  input: { consumer: KeyPair; token?: KeyPair; protocol: Record<string, string>; signatureMethod?: HmacMethod },
+): Promise<Record<string, string>> {
+  const client = await ctx.client();
+  const authorization = await signedAuthorization(ctx, { ...input, method: "POST", path: oauth.OAUTH_PATH });
+  const { data } = await client.call(oauth.endpointPost, { headers: { authorization } });
+  return parseForm(data);
+}
+
+export interface Approval {
+  oauth_token: string;
+  oauth_verifier: string;
+  /** where the provider sends the owner when the callback is not oob */
+  callback?: string;
+}
+
+/** GET /oAuth?oauth_token=… as the logged-in user (Bearer): approves and returns the verifier. */
+export async function approveTemporary(ctx: Context, token: string): Promise<Approval> {
+  ctx.requireCredential();
+  const client = await ctx.client();
+  const result = await client.call(oauth.endpointGet, { query: { oauth_token: token } });
+  const location = result.headers.location;
+  if (result.status === 302 && location) {
+    const url = new URL(location);
+    return {
+      oauth_token: url.searchParams.get("oauth_token") ?? token,
+      oauth_verifier: url.searchParams.get("oauth_verifier") ?? "",
+      callback: location,
+    };
+  }
+  const data = result.data as { oauth_token?: string; oauth_verifier?: string };
+  if (!data?.oauth_verifier) throw new Error("The server approved but sent no verifier.");
+  return { oauth_token: data.oauth_token ?? token, oauth_verifier: data.oauth_verifier };
+}
+
+export interface Identity {
+  user: { id: string; userName: string; displayName?: string; roles: string[] };
+  consumerKey: string;
+}
+
+/** The signed identity call: who the token credentials act as. */
+export async function identity(ctx: Context, credentials: { consumer: KeyPair; token: KeyPair }): Promise<Identity> {
+  const client = await ctx.client();
+  const authorization = await signedAuthorization(ctx, { ...credentials, method: "GET", path: oauth.OAUTH_PATH });
+  const { data } = await client.call(oauth.endpointGet, { headers: { authorization } });
+  return data as Identity;
+}
+
+/** Exchanges approved temporary credentials and keeps the token credentials in the profile. */
+export async function exchangeAndStore(
+  ctx: Context,
+  input: { consumer: KeyPair; temporary: KeyPair; verifier: string; signatureMethod?: HmacMethod },
+) {
+  const answer = await signedExchange(ctx, {
+    consumer: input.consumer,
+    token: input.temporary,
+    protocol: { oauth_verifier: input.verifier },
+    signatureMethod: input.signatureMethod,
+  });
+  if (!answer.oauth_token || !answer.oauth_token_secret) throw new Error("The server sent no token credentials.");
+  const token = { key: answer.oauth_token, secret: answer.oauth_token_secret };
+  const who = await identity(ctx, { consumer: input.consumer, token });
+  const stored: StoredOAuth = {
+    consumerKey: input.consumer.key,
+    consumerSecret: input.consumer.secret,
+    token: token.key,
+    tokenSecret: token.secret,
+    user: { id: who.user.id, userName: who.user.userName, roles: who.user.roles },
+    obtainedAt: new Date().toISOString(),
+  };
+  const profile = ctx.profile;
+  await ctx.profiles.save(ctx.profileName, {
+    ...profile,
+    ...(ctx.globals.server && { server: ctx.globals.server }),
+    oauth: stored,
+  });
+  ctx.info(
+    `Token credentials for ${who.user.userName} via consumer ${input.consumer.key} stored in profile '${ctx.profileName}'.`,
+  );
+  return {
+    profile: ctx.profileName,
+    server: (await ctx.client()).transport.description,
+    consumerKey: input.consumer.key,
+    token: token.key,
+    user: who.user.userName,
+    userId: who.user.id,
+    roles: who.user.roles,
+  };
+}

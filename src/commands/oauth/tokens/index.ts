@@ -1,0 +1,9 @@
+import type { Command } from "commander";
+import type { Context } from "../../../cli/context.js";
+import * as list from "./list.js";
+import * as revoke from "./revoke.js";
+
+export function register(group: Command, io: Context["io"]): void {
+  const tokens = group.command("tokens").description("token credentials users have granted (admin)");
+  for (const verb of [list, revoke]) verb.register(tokens, io);
+}

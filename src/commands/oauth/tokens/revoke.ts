@@ -1,0 +1,19 @@
+import type { Command } from "commander";
+import type { Context } from "../../../cli/context.js";
+import * as oauth from "../../../contract/oauth.js";
+import { examples, withContext } from "../../shared.js";
+
+export function register(group: Command, io: Context["io"]): void {
+  group
+    .command("revoke <token>")
+    .description("revoke token credentials (admin; asks first, --yes without a terminal)")
+    .addHelpText("after", examples("bizctl oauth tokens revoke nnch734d00sl2jdk --yes"))
+    .action(
+      withContext(io, async (ctx, token: string) => {
+        ctx.requireCredential();
+        await ctx.confirm(`Revoke OAuth token ${token}?`);
+        await (await ctx.client()).call(oauth.revokeToken, { params: { token } });
+        ctx.info(`Revoked OAuth token ${token}.`);
+      }),
+    );
+}

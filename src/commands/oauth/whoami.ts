@@ -1,0 +1,28 @@
+import type { Command } from "commander";
+import type { Context } from "../../cli/context.js";
+import { examples, withContext } from "../shared.js";
+import { identity, storedOAuth } from "./shared.js";
+
+async function whoami(ctx: Context): Promise<void> {
+  const stored = storedOAuth(ctx);
+  const who = await identity(ctx, {
+    consumer: { key: stored.consumerKey, secret: stored.consumerSecret },
+    token: { key: stored.token, secret: stored.tokenSecret },
+  });
+  await ctx.print({
+    user: who.user.userName,
+    userId: who.user.id,
+    roles: who.user.roles,
+    consumerKey: who.consumerKey,
+    token: stored.token,
+    obtainedAt: stored.obtainedAt,
+  });
+}
+
+export function register(group: Command, io: Context["io"]): void {
+  group
+    .command("whoami")
+    .description("the signed identity call: who the stored token credentials act as")
+    .addHelpText("after", examples("bizctl oauth whoami", "bizctl oauth whoami --json"))
+    .action(withContext(io, whoami));
+}

@@ -1,0 +1,122 @@
+import { Type } from "@sinclair/typebox";
+import { Timestamp, UserSummary } from "./common.js";
+import { defineRoute } from "./route.js";
+
+/** The OAuth 1.0a endpoint (RFC 5849); `/oauth`, `/OAuth/` and every other spelling reach it too. */
+export const OAUTH_PATH = "/oAuth";
+export const OAUTH_TOKENS_PATH = "/oauth/tokens";
+
+/** Signature methods the provider verifies; PLAINTEXT only over HTTPS unless the server runs with a dev flag. */
+export const OAUTH_SIGNATURE_METHODS = ["HMAC-SHA1", "HMAC-SHA256", "PLAINTEXT"] as const;
+export type OAuthSignatureMethod = (typeof OAUTH_SIGNATURE_METHODS)[number];
+
+/** The callback value of a client that cannot receive a redirect: the verifier is shown instead. */
+export const OUT_OF_BAND = "oob";
+
+/** Seconds a signed request's `oauth_timestamp` may differ from the server's clock. */
+export const OAUTH_TIMESTAMP_WINDOW_SECONDS = 300;
+/** Lifetime of temporary credentials and of their verifier. */
+export const OAUTH_TEMPORARY_TTL_SECONDS = 600;
+/** Lifetime of token credentials (they also end with logout, a password change, or when revoked). */
+export const OAUTH_TOKEN_TTL_SECONDS = 90 * 24 * 3600;
+
+const Param = (description: string) => Type.Optional(Type.String({ maxLength: 2048, description }));
+
+/**
+ * The protocol parameters, when sent in the query string (they may equally come in the
+ * `Authorization: OAuth` header or a form body). Other parameters are allowed and signed.
+ */
+const OAuthQuery = Type.Object(
+  {
+    oauth_consumer_key: Param("the consumer key"),
+    oauth_token: Param("temporary or token credentials identifier"),
+    oauth_signature_method: Param("HMAC-SHA1, HMAC-SHA256 or PLAINTEXT"),
+    oauth_signature: Param("the signature (RFC 5849 section 3.4)"),
+    oauth_timestamp: Param("seconds since the epoch"),
+    oauth_nonce: Param("unique per consumer, token and timestamp"),
+    oauth_version: Param("1.0 when present"),
+    oauth_callback: Param("absolute URL registered for the consumer, or oob"),
+    oauth_verifier: Param("the verifier of an approved temporary token"),
+  },
+  { additionalProperties: true },
+);
+
+/** What a signed request with token credentials learns about its user. */
+export const OAuthIdentity = Type.Object({ user: UserSummary, consumerKey: Type.String() });
+
+/** The owner's approval of temporary credentials whose callback is `oob`. */
+export const OAuthApproval = Type.Object({ oauth_token: Type.String(), oauth_verifier: Type.String() });
+
+/** Temporary or token credentials, `application/x-www-form-urlencoded`. */
+export const OAuthFormCredentials = Type.String({
+  description:
+    "application/x-www-form-urlencoded: oauth_token, oauth_token_secret (and oauth_callback_confirmed=true for temporary credentials)",
+});
+
+const OAuthAnswer = Type.Union([OAuthIdentity, OAuthApproval, OAuthFormCredentials]);
+
+const endpoint = {
+  path: OAUTH_PATH,
+  tags: ["oauth"],
+  access: { public: true },
+  query: OAuthQuery,
+  responses: { 200: OAuthAnswer, 302: null },
+} as const;
+
+const DISPATCH =
+  "Dispatched by what the request carries: consumer signature + oauth_callback → temporary credentials; " +
+  "oauth_token + Bearer JWT of the owner, unsigned → approval (302 to the callback, or 200 JSON for oob); " +
+  "consumer + temporary token signature + oauth_verifier → token credentials; " +
+  "consumer + token signature → the identity of the approving user.";
+
+export const endpointGet = defineRoute({
+  ...endpoint,
+  id: "oauth.get",
+  method: "GET",
+  summary: `OAuth 1.0a provider (RFC 5849). ${DISPATCH}`,
+});
+
+export const endpointPost = defineRoute({
+  ...endpoint,
+  id: "oauth.post",
+  method: "POST",
+  summary: `OAuth 1.0a provider (RFC 5849); parameters may also come in a form body. ${DISPATCH}`,
+});
+
+export const OAuthTokenInfo = Type.Object({
+  token: Type.String({ description: "the token identifier (not a secret on its own)" }),
+  userId: Type.String(),
+  userName: Type.String(),
+  consumerId: Type.String(),
+  consumerKey: Type.String(),
+  consumerName: Type.Optional(Type.String()),
+  createdAt: Timestamp,
+  expiresAt: Timestamp,
+});
+
+export const listTokens = defineRoute({
+  id: "oauth.tokens.list",
+  method: "GET",
+  path: OAUTH_TOKENS_PATH,
+  summary: "List live OAuth token credentials, of every user or of one (admin)",
+  tags: ["oauth"],
+  access: { roles: ["admin"] },
+  query: Type.Object(
+    { userId: Type.Optional(Type.String({ maxLength: 256, description: "only this user's tokens" })) },
+    { additionalProperties: false },
+  ),
+  responses: { 200: Type.Object({ data: Type.Array(OAuthTokenInfo), total: Type.Integer() }) },
+});
+
+export const revokeToken = defineRoute({
+  id: "oauth.tokens.revoke",
+  method: "DELETE",
+  path: `${OAUTH_TOKENS_PATH}/:token`,
+  summary: "Revoke OAuth token credentials (admin)",
+  tags: ["oauth"],
+  access: { roles: ["admin"] },
+  params: Type.Object({ token: Type.String({ maxLength: 256 }) }),
+  responses: { 204: null },
+});
+
+export const oauthRoutes = [endpointGet, endpointPost, listTokens, revokeToken] as const;

@@ -1,0 +1,83 @@
+import type { FastifyRequest } from "fastify";
+import { ProblemError } from "../problems.js";
+import { baseStringUri, OAuthSyntaxError, type Param, parseAuthorizationHeader, parseForm } from "./signature.js";
+
+/** What the OAuth layer reads of an HTTP request: its signed parameters and the URL they were signed for. */
+export interface OAuthRequest {
+  method: string;
+  /** the absolute URL the signature covers (scheme, host, path; the query is in `params`) */
+  url: string;
+  /** header (without realm), query and form-body parameters, all of them, in that order */
+  params: Param[];
+  /** the `oauth_*` parameters, each present once */
+  oauth: Map<string, string>;
+  /** the request carried `Authorization: OAuth ...` */
+  signedHeader: boolean;
+}
+
+export const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
+/** More parameters than any real request carries: refused before sorting them. */
+const MAX_PARAMETERS = 1000;
+
+function invalid(detail: string): ProblemError {
+  return new ProblemError("validation_failed", detail);
+}
+
+/** The URL the client signed: under the configured public URL when there is one, else as the request reached us. */
+export function signedUrl(request: FastifyRequest, publicUrl: string | undefined): string {
+  const path = request.url.split("?")[0]!.split("#")[0]!;
+  if (publicUrl) {
+    const base = new URL(publicUrl);
+    return `${base.origin}${base.pathname.replace(/\/+$/, "")}${path}`;
+  }
+  const host = request.host;
+  if (!host) throw invalid("The request has no Host header, so its signature cannot be checked.");
+  return `${request.protocol}://${host}${path}`;
+}
+
+function isForm(request: FastifyRequest): boolean {
+  const type = String(request.headers["content-type"] ?? "")
+    .split(";")[0]!
+    .trim()
+    .toLowerCase();
+  return type === FORM_MEDIA_TYPE && typeof request.body === "string";
+}
+
+/**
+ * Collects the parameters of section 3.4.1.3.1: the OAuth Authorization header, the query (read
+ * as a form, `+` is a space), and a single-part form body (`withBody`: only where the body has
+ * been parsed, i.e. on the OAuth endpoint). Protocol parameters may not repeat (section 3.1).
+ */
+export function readOAuthRequest(
+  request: FastifyRequest,
+  options: { publicUrl?: string; withBody: boolean },
+): OAuthRequest {
+  let header: Param[] | undefined;
+  let params: Param[];
+  let url: string;
+  try {
+    url = signedUrl(request, options.publicUrl);
+    baseStringUri(url);
+    header = parseAuthorizationHeader(request.headers.authorization);
+    const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1).split("#")[0]! : "";
+    params = [
+      ...(header ?? []),
+      ...parseForm(query, "The query string"),
+      ...(options.withBody && isForm(request) ? parseForm(request.body as string, "The form body") : []),
+    ];
+  } catch (error) {
+    if (error instanceof OAuthSyntaxError) throw invalid(error.message);
+    throw error;
+  }
+  if (params.length > MAX_PARAMETERS) throw invalid(`The request has more than ${MAX_PARAMETERS} parameters.`);
+  const oauth = new Map<string, string>();
+  for (const [name, value] of params) {
+    if (!name.startsWith("oauth_")) continue;
+    if (oauth.has(name)) throw invalid(`The OAuth parameter ${name} appears more than once.`);
+    oauth.set(name, value);
+  }
+  if (oauth.has("oauth_token_secret")) {
+    throw invalid("oauth_token_secret is never sent: it only signs. Remove it from the request.");
+  }
+  return { method: request.method, url, params, oauth, signedHeader: !!header };
+}

@@ -1,0 +1,164 @@
+import type { Kysely, Selectable } from "kysely";
+import type { OAuthTemporaryCredentialsTable, OAuthTokensTable, Schema } from "./schema.js";
+
+export type TemporaryRow = Selectable<OAuthTemporaryCredentialsTable>;
+export type TokenRow = Selectable<OAuthTokensTable>;
+
+export interface ConsumerRecord {
+  id: string;
+  consumerKey: string;
+  name?: string;
+  callbackUrls: string[];
+  secret: string;
+}
+
+/**
+ * The OAuthConsumer resource with this key, and its secret. The indexed value table keeps
+ * strings lower-cased, so the exact (case-sensitive) key is checked on the attributes.
+ */
+export async function findConsumerByKey(db: Kysely<Schema>, consumerKey: string): Promise<ConsumerRecord | undefined> {
+  const rows = await db
+    .selectFrom("resource_values as v")
+    .innerJoin("resources as r", "r.id", "v.resource_id")
+    .innerJoin("resource_secrets as s", "s.resource_id", "r.id")
+    .select(["r.id", "r.attributes", "s.secret"])
+    .where("v.path", "=", "consumerkey")
+    .where("v.text_value", "=", consumerKey.toLowerCase())
+    .where("r.resource_type", "=", "OAuthConsumer")
+    .execute();
+  for (const row of rows) {
+    const attributes = JSON.parse(row.attributes) as { consumerKey?: unknown; name?: unknown; callbackUrls?: unknown };
+    if (attributes.consumerKey !== consumerKey) continue;
+    return {
+      id: row.id,
+      consumerKey,
+      ...(typeof attributes.name === "string" && { name: attributes.name }),
+      callbackUrls: Array.isArray(attributes.callbackUrls)
+        ? attributes.callbackUrls.filter((u): u is string => typeof u === "string")
+        : [],
+      secret: row.secret,
+    };
+  }
+  return undefined;
+}
+
+/** Records a (consumer, token, nonce, timestamp); false when it was already there. */
+export async function recordNonce(
+  db: Kysely<Schema>,
+  row: { consumer_id: string; token: string; nonce: string; ts: string; expires_at: string },
+): Promise<boolean> {
+  const result = await db
+    .insertInto("oauth_nonces")
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+/** Drops nonces whose timestamps can no longer be accepted, and temporary credentials past use. */
+export async function pruneOAuth(db: Kysely<Schema>, nowIso: string): Promise<void> {
+  await db.deleteFrom("oauth_nonces").where("expires_at", "<", nowIso).execute();
+  await db.deleteFrom("oauth_temporary_credentials").where("expires_at", "<", nowIso).execute();
+}
+
+export async function insertTemporary(db: Kysely<Schema>, row: TemporaryRow): Promise<void> {
+  await db.insertInto("oauth_temporary_credentials").values(row).execute();
+}
+
+export async function findTemporary(db: Kysely<Schema>, token: string): Promise<TemporaryRow | undefined> {
+  return db.selectFrom("oauth_temporary_credentials").selectAll().where("token", "=", token).executeTakeFirst();
+}
+
+/** The owner's approval: once, before expiry. False when it was not (or no longer) possible. */
+export async function approveTemporary(
+  db: Kysely<Schema>,
+  token: string,
+  change: { userId: string; verifierHash: string; nowIso: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable("oauth_temporary_credentials")
+    .set({ user_id: change.userId, verifier_hash: change.verifierHash, authorized_at: change.nowIso })
+    .where("token", "=", token)
+    .where("authorized_at", "is", null)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", change.nowIso)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The exchange: once, with the right verifier, by the consumer it was issued to, before expiry. */
+export async function useTemporary(
+  db: Kysely<Schema>,
+  token: string,
+  check: { consumerId: string; verifierHash: string; nowIso: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable("oauth_temporary_credentials")
+    .set({ used_at: check.nowIso })
+    .where("token", "=", token)
+    .where("consumer_id", "=", check.consumerId)
+    .where("verifier_hash", "=", check.verifierHash)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", check.nowIso)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function insertToken(db: Kysely<Schema>, row: TokenRow): Promise<void> {
+  await db.insertInto("oauth_tokens").values(row).execute();
+}
+
+/** Token credentials with their session and their user's current state, in one read. */
+export async function findToken(db: Kysely<Schema>, token: string) {
+  return db
+    .selectFrom("oauth_tokens as t")
+    .innerJoin("sessions as s", "s.id", "t.session_id")
+    .innerJoin("resources", "resources.id", "t.user_id")
+    .leftJoin("credentials", "credentials.user_id", "t.user_id")
+    .select([
+      "t.token",
+      "t.secret",
+      "t.consumer_id",
+      "t.session_id",
+      "s.expires_at",
+      "s.revoked_at",
+      "resources.id",
+      "resources.attributes",
+      "credentials.password_hash",
+      "credentials.first_login",
+      "credentials.failed_logins",
+      "credentials.locked_until",
+    ])
+    .where("t.token", "=", token)
+    .executeTakeFirst();
+}
+
+/** Live token credentials (not revoked, not expired), newest first. */
+export async function listTokens(db: Kysely<Schema>, options: { userId?: string; nowIso: string }) {
+  let query = db
+    .selectFrom("oauth_tokens as t")
+    .innerJoin("sessions as s", "s.id", "t.session_id")
+    .innerJoin("resources as u", "u.id", "t.user_id")
+    .innerJoin("resources as c", "c.id", "t.consumer_id")
+    .select([
+      "t.token",
+      "t.user_id",
+      "t.consumer_id",
+      "t.created_at",
+      "s.expires_at",
+      "u.attributes as user_attributes",
+      "c.attributes as consumer_attributes",
+    ])
+    .where("s.revoked_at", "is", null)
+    .where("s.expires_at", ">", options.nowIso);
+  if (options.userId !== undefined) query = query.where("t.user_id", "=", options.userId);
+  return query.orderBy("t.created_at", "desc").orderBy("t.token").execute();
+}
+
+/** Revokes token credentials by dropping their session (the token row goes with it). */
+export async function deleteToken(db: Kysely<Schema>, token: string): Promise<boolean> {
+  const row = await db.selectFrom("oauth_tokens").select("session_id").where("token", "=", token).executeTakeFirst();
+  if (!row) return false;
+  const result = await db.deleteFrom("sessions").where("id", "=", row.session_id).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}

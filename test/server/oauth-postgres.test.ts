@@ -1,0 +1,76 @@
+// The OAuth provider's tables on PostgreSQL: the flow, a replayed nonce, listing, revocation and the
+// consumer's cascade. Same server as test/server/postgres.test.ts (CI: 127.0.0.1:5432, trust auth;
+// BIZCTL_TEST_POSTGRES_URL points elsewhere); each run uses a fresh schema.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authHeader, createConsumer, INJECT_BASE, injectFlow, signer } from "../helpers/oauth.js";
+import { bearer, loginToken, problemOf, startTestServer, type TestServer } from "../helpers/server.js";
+
+const BASE_URL = process.env.BIZCTL_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const schema = `bizctl_oauth_${process.pid}_${Date.now()}`;
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client(BASE_URL);
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+describe("the OAuth provider on PostgreSQL", () => {
+  let server: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    await admin(`create schema ${schema}`);
+    const databaseUrl = `${BASE_URL}${BASE_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    server = await startTestServer({ databaseUrl });
+    token = await loginToken(server.app, server.admin.userName, server.admin.password);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await admin(`drop schema if exists ${schema} cascade`);
+  });
+
+  it("runs the flow, refuses a replay, lists, revokes, and cascades a consumer's deletion", async () => {
+    const consumer = await createConsumer(server.app, token);
+    const { access } = await injectFlow(server.app, consumer, token);
+    const identity = () => authHeader(signer(consumer), { method: "GET", url: `${INJECT_BASE}/oAuth` }, access);
+    const header = identity();
+    expect(
+      (await server.app.inject({ method: "GET", url: "/oAuth", headers: { authorization: header } })).statusCode,
+    ).toBe(200);
+    problemOf(
+      await server.app.inject({ method: "GET", url: "/oAuth", headers: { authorization: header } }),
+      401,
+      "oauth_nonce_reused",
+    );
+
+    const list = await server.app.inject({ method: "GET", url: "/oauth/tokens", headers: bearer(token) });
+    expect(list.json()).toMatchObject({ total: 1, data: [{ token: access.token, consumerId: consumer.id }] });
+    const revoked = await server.app.inject({
+      method: "DELETE",
+      url: `/oauth/tokens/${access.token}`,
+      headers: bearer(token),
+    });
+    expect(revoked.statusCode).toBe(204);
+    problemOf(
+      await server.app.inject({ method: "GET", url: "/oAuth", headers: { authorization: identity() } }),
+      401,
+      "oauth_token_invalid",
+    );
+
+    const second = (await injectFlow(server.app, consumer, token)).access;
+    const deleted = await server.app.inject({
+      method: "DELETE",
+      url: `/Resources/${consumer.id}`,
+      headers: bearer(token),
+    });
+    expect(deleted.statusCode).toBe(204);
+    const db = server.app.services.store.db;
+    expect(await db.selectFrom("oauth_tokens").selectAll().where("token", "=", second.token).execute()).toEqual([]);
+    expect(await db.selectFrom("oauth_nonces").selectAll().execute()).toEqual([]);
+    expect(await db.selectFrom("oauth_temporary_credentials").selectAll().execute()).toEqual([]);
+  });
+});
