@@ -1,25 +1,41 @@
 // Bundles the CLI (and, in lazily loaded chunks, the server) so that start-up reads few files.
-import { readFileSync, rmSync } from "node:fs";
+// It builds beside dist/ and swaps the folders, so that a process running from dist/ meanwhile
+// (a test, a server) never sees it half-written.
+import { readFileSync, renameSync, rmSync } from "node:fs";
 import { build } from "esbuild";
 
-const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
+const root = new URL("../", import.meta.url);
+const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8"));
+const next = new URL(`dist.next-${process.pid}/`, root);
+const old = new URL(`dist.old-${process.pid}/`, root);
+const dist = new URL("dist/", root);
 
-await build({
-  entryPoints: ["src/main.ts"],
-  outdir: "dist",
-  bundle: true,
-  splitting: true,
-  format: "esm",
-  platform: "node",
-  target: "node20.19",
-  sourcemap: "linked",
-  chunkNames: "chunks/[name]-[hash]",
-  // native addons and drivers stay in node_modules; pino's worker transports need their files
-  external: ["better-sqlite3", "argon2", "pg", "pg-native", "pino", "thread-stream"],
-  define: { BIZCTL_VERSION: JSON.stringify(pkg.version) },
-  banner: {
-    js: "import { createRequire as __bizctlRequire } from 'node:module'; const require = __bizctlRequire(import.meta.url);",
-  },
-  logLevel: "warning",
-});
+try {
+  await build({
+    entryPoints: [new URL("src/main.ts", root).pathname],
+    outdir: next.pathname,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20.19",
+    sourcemap: "linked",
+    chunkNames: "chunks/[name]-[hash]",
+    // native addons and drivers stay in node_modules; pino's worker transports need their files
+    external: ["better-sqlite3", "argon2", "pg", "pg-native", "pino", "thread-stream"],
+    define: { BIZCTL_VERSION: JSON.stringify(pkg.version) },
+    banner: {
+      js: "import { createRequire as __bizctlRequire } from 'node:module'; const require = __bizctlRequire(import.meta.url);",
+    },
+    logLevel: "warning",
+  });
+  try {
+    renameSync(dist, old);
+  } catch {
+    // no previous build
+  }
+  renameSync(next, dist);
+} finally {
+  rmSync(next, { recursive: true, force: true });
+  rmSync(old, { recursive: true, force: true });
+}

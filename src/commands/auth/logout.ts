@@ -1,11 +1,14 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/context.js";
+import { AuthError } from "../../cli/errors.js";
 import { ApiError } from "../../client/errors.js";
 import * as auth from "../../contract/auth.js";
 import { examples, withContext } from "../shared.js";
 
 async function logout(ctx: Context): Promise<void> {
-  const credential = ctx.requireCredential();
+  // not requireCredential(): a token past its expiry must still be forgotten
+  const credential = ctx.credential();
+  if (!credential) throw new AuthError(`Not logged in (profile '${ctx.profileName}').`);
   try {
     await (await ctx.client()).call(auth.logout);
   } catch (error) {

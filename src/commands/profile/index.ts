@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
@@ -60,7 +61,8 @@ export function register(program: Command, io: Context["io"]): void {
         if (!server)
           throw new UsageError("A profile needs a server.", "pass --server http(s)://host[:port] or --server embedded");
         checkServer(server);
-        await ctx.profiles.save(name, { server, ...(options.dataDir && { dataDir: options.dataDir }) });
+        // a relative data dir means the one under the current directory, wherever bizctl runs later
+        await ctx.profiles.save(name, { server, ...(options.dataDir && { dataDir: resolve(options.dataDir) }) });
         if (options.use) await ctx.profiles.use(name);
         ctx.info(`Profile '${name}' → ${server}${options.use ? " (current)" : ""}.`);
       }),

@@ -1,7 +1,7 @@
 import { type Command, Option } from "commander";
 import { loadServerAdmin } from "../../cli/compose.js";
 import type { Context } from "../../cli/context.js";
-import { UsageError } from "../../cli/errors.js";
+import { CliError, EXIT, UsageError } from "../../cli/errors.js";
 import { examples, withContext } from "../shared.js";
 import { resolveDataDir, storageOptions } from "./options.js";
 
@@ -29,7 +29,7 @@ function integer(value: string, flag: string, min: number, max: number): number 
 
 async function start(ctx: Context, options: Options): Promise<void> {
   const { startServer } = await loadServerAdmin();
-  const { url, closed } = await startServer({
+  const listening = startServer({
     host: options.host,
     port: integer(options.port, "--port", 0, 65535),
     dataDir: resolveDataDir(options, ctx.io.env),
@@ -42,6 +42,18 @@ async function start(ctx: Context, options: Options): Promise<void> {
     mailFrom: options.mailFrom,
     loginRateLimit: { max: integer(options.loginRateLimit, "--login-rate-limit", 1, 1_000_000), timeWindowMs: 60_000 },
     log: { level: options.logLevel },
+  });
+  const { url, closed } = await listening.catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "EADDRINUSE" || error.code === "EACCES") {
+      const why = error.code === "EADDRINUSE" ? "is already in use" : "needs privileges";
+      throw new CliError(
+        `Cannot listen on ${options.host}:${options.port}: the port ${why}.`,
+        EXIT.failure,
+        "listen_failed",
+        "choose another --port",
+      );
+    }
+    throw error;
   });
   ctx.info(`bizctl server listening on ${url}`);
   await closed;

@@ -17,6 +17,7 @@ import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problems.js";
 import { authenticateBearer } from "../services/accounts.js";
 import type { Principal, ServiceContext } from "../services/context.js";
+import { randomToken } from "../services/random-token.js";
 import * as repo from "../store/oauth-repo.js";
 import { createSession } from "../store/sessions-repo.js";
 import { toAccount } from "../store/users-repo.js";
@@ -39,10 +40,6 @@ function unauthorized(code: Unauthorized, detail: string): ProblemError {
 
 function invalid(detail: string): ProblemError {
   return new ProblemError("validation_failed", detail);
-}
-
-function randomToken(bytes: number): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url");
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { MailMessage } from "../mail/mailer.js";
 import { invalid, ProblemError } from "../problems.js";
 import { consumeResetToken, saveResetToken, userIdsByEmail, voidResetTokens } from "../store/reset-tokens-repo.js";
@@ -7,6 +7,7 @@ import { revokeUserSessions } from "../store/sessions-repo.js";
 import { findAccountById, findAccountByUserName, saveCredential } from "../store/users-repo.js";
 import type { ServiceContext } from "./context.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
+import { randomToken } from "./random-token.js";
 
 const ACCEPTED = {
   status: "accepted" as const,
@@ -42,7 +43,7 @@ async function recipient(ctx: ServiceContext, userId: string) {
 async function resetMessage(ctx: ServiceContext, userId: string): Promise<MailMessage | undefined> {
   const to = await recipient(ctx, userId);
   if (!to) return undefined;
-  const token = randomBytes(32).toString("base64url");
+  const token = randomToken(32);
   const now = ctx.clock();
   const expiresAt = new Date(now.getTime() + ctx.resetTokenTtlSeconds * 1000);
   await saveResetToken(ctx.store.db, { tokenHash: hashToken(token), userId, createdAt: now, expiresAt });

@@ -21,6 +21,7 @@ import { revokeUserSessions } from "../store/sessions-repo.js";
 import { saveCredential } from "../store/users-repo.js";
 import type { Principal, ServiceContext } from "./context.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
+import { randomToken } from "./random-token.js";
 import { assertCan, type ResourceAction, readableCondition } from "./resource-policy.js";
 
 type Attributes = Record<string, unknown>;
@@ -192,10 +193,6 @@ export async function getResource(ctx: ServiceContext, principal: Principal, id:
   if (types?.length && !types.includes(row.resource_type))
     throw new ProblemError("not_found", `No resource with id ${id} of type ${types.join(", ")}.`);
   return { body: toRepresentation(ctx, row), etag: etagOf(row.version) };
-}
-
-function randomToken(bytes: number): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url");
 }
 
 function defaultUserAttributes(attributes: Attributes): Attributes {

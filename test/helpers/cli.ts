@@ -1,0 +1,292 @@
+/**
+ * Runs the real CLI binary (`node bin/bizctl.js`, built by `npm run build`) in isolated
+ * directories with a clean environment, and starts real servers on ephemeral ports.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+
+export const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+export const BIN = join(ROOT, "bin", "bizctl.js");
+
+/** A password the policy accepts (>= 15 characters, not common, no user name in it). */
+export const PASSWORD = "correct horse battery staple 42";
+export const ADMIN = "admin";
+
+export type Mode = "embedded" | "remote";
+export const MODES: Mode[] = ["embedded", "remote"];
+
+export type Env = Record<string, string>;
+
+export interface CliResult {
+  args: string[];
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  env?: Env;
+  /** stdin; without it stdin is /dev/null (no terminal, nothing to read) */
+  input?: string;
+  timeoutMs?: number;
+  /** the working directory (default: the repository) */
+  cwd?: string;
+}
+
+/** Every output seen in this test file (CLI runs and server logs), for the "no secret leaks" checks. */
+export const transcript: { what: string; text: string }[] = [];
+
+/** The environment every run gets: nothing inherited but PATH (no BIZCTL_*, no HOME of the user). */
+export function cleanEnv(extra: Env = {}): Env {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", ...extra };
+}
+
+export async function bizctl(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  const result = await execa("node", [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    reject: false,
+    extendEnv: false,
+    env: options.env ?? cleanEnv(),
+    ...(options.input === undefined ? { stdin: "ignore" as const } : { input: options.input }),
+    stripFinalNewline: false,
+    timeout: options.timeoutMs ?? 30_000,
+  });
+  const out: CliResult = {
+    args,
+    exitCode: result.exitCode ?? -1,
+    stdout: String(result.stdout ?? ""),
+    stderr: String(result.stderr ?? ""),
+  };
+  transcript.push({ what: `bizctl ${args.join(" ")} (stdout)`, text: out.stdout });
+  transcript.push({ what: `bizctl ${args.join(" ")} (stderr)`, text: out.stderr });
+  if (result.timedOut) throw new Error(`bizctl ${args.join(" ")} timed out\n${out.stderr}`);
+  return out;
+}
+
+/** The outputs (CLI runs, server logs) that contain the secret. */
+export function leaksOf(secret: string, except: (what: string) => boolean = () => false): string[] {
+  return transcript.filter((t) => t.text.includes(secret) && !except(t.what)).map((t) => t.what);
+}
+
+/** stdout parsed as JSON; fails with the whole result when it is not. */
+// biome-ignore lint/suspicious/noExplicitAny: the tests assert the shape with expect()
+export function json<T = any>(result: CliResult): T {
+  try {
+    return JSON.parse(result.stdout) as T;
+  } catch {
+    throw new Error(`stdout of 'bizctl ${result.args.join(" ")}' is not JSON:\n${result.stdout}\n${result.stderr}`);
+  }
+}
+
+export interface ErrorReport {
+  code: string;
+  status?: number;
+  message: string;
+  requestId?: string;
+  hint?: string;
+  exitCode: number;
+  errors?: { path: string; message: string }[];
+}
+
+/** stderr must be exactly one JSON object `{"error":{...}}` (stderr is not a terminal in tests). */
+export function errorOf(result: CliResult): ErrorReport {
+  const lines = result.stderr.split("\n").filter((l) => l.trim() !== "");
+  if (lines.length !== 1) {
+    throw new Error(`stderr of 'bizctl ${result.args.join(" ")}' is not one line:\n${result.stderr}`);
+  }
+  const parsed = JSON.parse(lines[0]!) as { error?: ErrorReport };
+  if (!parsed.error || typeof parsed.error.code !== "string" || Object.keys(parsed).length !== 1) {
+    throw new Error(`stderr is not {"error":{code,...}}: ${lines[0]}`);
+  }
+  return parsed.error;
+}
+
+/** A short description of a result for assertion messages. */
+export function show(result: CliResult): string {
+  return `bizctl ${result.args.join(" ")} → ${result.exitCode}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sandboxes: a temporary HOME with its own config and data dirs
+
+export interface Sandbox {
+  root: string;
+  configDir: string;
+  dataDir: string;
+  env: Env;
+  remove(): Promise<void>;
+}
+
+export async function makeSandbox(): Promise<Sandbox> {
+  const root = await mkdtemp(join(tmpdir(), "bizctl-e2e-"));
+  const configDir = join(root, "config");
+  const dataDir = join(root, "data");
+  return {
+    root,
+    configDir,
+    dataDir,
+    env: cleanEnv({ HOME: root, BIZCTL_CONFIG_DIR: configDir, BIZCTL_DATA_DIR: dataDir }),
+    remove: () => rm(root, { recursive: true, force: true }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// a real server
+
+export interface RunningServer {
+  url: string;
+  process: ChildProcess;
+  /** its stdout (pino JSON logs) and stderr so far */
+  logs(): string;
+  /** SIGTERM, then waits for the exit; resolves with the exit code */
+  stop(): Promise<number | null>;
+}
+
+const LISTENING = /bizctl server listening on (http:\/\/127\.0\.0\.1:\d+)/;
+
+export function startServer(dataDir: string, options: { env?: Env; args?: string[] } = {}): Promise<RunningServer> {
+  const child = spawn("node", [BIN, "server", "start", "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])], {
+    cwd: ROOT,
+    env: options.env ?? cleanEnv({ HOME: dataDir }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  const record = { what: `server on ${dataDir}`, text: "" };
+  transcript.push(record);
+  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+    record.text = stdout + stderr;
+  });
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`the server did not start in time:\n${stderr}`));
+    }, 20_000);
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+      record.text = stdout + stderr;
+      const match = LISTENING.exec(stderr);
+      if (match && timer) {
+        clearTimeout(timer);
+        resolvePromise({
+          url: match[1]!,
+          process: child,
+          logs: () => stdout + stderr,
+          stop: async () => {
+            if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+            return exited;
+          },
+        });
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before listening:\n${stderr}`));
+    });
+  });
+}
+
+/** A port nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+// ---------------------------------------------------------------------------------------------
+// a logged-in session in one of the two modes
+
+export interface Session {
+  mode: Mode;
+  sandbox: Sandbox;
+  /** the remote server (remote mode only) */
+  server?: RunningServer;
+  /** the environment of the logged-in config dir */
+  env: Env;
+  userName: string;
+  userId: string;
+  /** the current password (tests that change it update this) */
+  password: string;
+  /** runs bizctl with this session's environment (plus `env` additions) */
+  run(args: string[], options?: RunOptions): Promise<CliResult>;
+  /** a second config dir in the same sandbox, pointed at the same server (not logged in) */
+  newConfig(name: string): Promise<Env>;
+  close(): Promise<void>;
+}
+
+/** Points the config dir of `env` at the session's server: in remote mode a current profile `r`. */
+async function pointAt(mode: Mode, env: Env, server: RunningServer | undefined): Promise<void> {
+  if (mode !== "remote") return;
+  const added = await bizctl(["profile", "add", "r", "--server", server!.url, "--use"], { env });
+  if (added.exitCode !== 0) throw new Error(`profile add failed: ${show(added)}`);
+}
+
+export async function login(env: Env, userName: string, password: string, extraLine?: string): Promise<CliResult> {
+  const input = `${password}\n${extraLine === undefined ? "" : `${extraLine}\n`}`;
+  return bizctl(["auth", "login", "--user", userName, "--password-stdin"], { env, input });
+}
+
+/**
+ * `server init --password-stdin` (a strong password, not temporary) on a fresh sandbox; in remote
+ * mode a server on the same data dir and a current profile `r` pointing at it; then
+ * `auth login --password-stdin`.
+ */
+export async function initAndLogin(
+  mode: Mode = "embedded",
+  options: { userName?: string; password?: string; login?: boolean } = {},
+): Promise<Session> {
+  const { userName = ADMIN, password = PASSWORD } = options;
+  const sandbox = await makeSandbox();
+  let server: RunningServer | undefined;
+  try {
+    const init = await bizctl(["server", "init", "--admin-user", userName, "--password-stdin"], {
+      env: sandbox.env,
+      input: `${password}\n`,
+    });
+    if (init.exitCode !== 0) throw new Error(`server init failed: ${show(init)}`);
+    const userId = json<{ id: string }>(init).id;
+    server = mode === "remote" ? await startServer(sandbox.dataDir, { env: sandbox.env }) : undefined;
+    const running = server;
+    const session: Session = {
+      mode,
+      sandbox,
+      server: running,
+      env: sandbox.env,
+      userName,
+      userId,
+      password,
+      run: (args, runOptions = {}) => bizctl(args, { ...runOptions, env: { ...sandbox.env, ...runOptions.env } }),
+      newConfig: async (name) => {
+        const configDir = join(sandbox.root, name);
+        await mkdir(configDir, { recursive: true });
+        const env = { ...sandbox.env, BIZCTL_CONFIG_DIR: configDir };
+        await pointAt(mode, env, running);
+        return env;
+      },
+      close: async () => {
+        await running?.stop();
+        await sandbox.remove();
+      },
+    };
+    await pointAt(mode, sandbox.env, running);
+    if (options.login !== false) {
+      const result = await login(sandbox.env, userName, password);
+      if (result.exitCode !== 0) throw new Error(`auth login failed: ${show(result)}`);
+    }
+    return session;
+  } catch (error) {
+    // nothing left behind when the set-up fails (afterAll has no session to close)
+    await server?.stop();
+    await sandbox.remove();
+    throw error;
+  }
+}
