@@ -54,7 +54,8 @@ function parseBody(response: TransportResponse): unknown {
   }
 }
 
-function asProblem(response: TransportResponse, body: unknown): ProblemDocument {
+/** The problem document of a failed call, or one made up from its status when the body is not one. */
+export function problemOf(response: TransportResponse, body: unknown): ProblemDocument {
   if (body && typeof body === "object" && "code" in body) return body as ProblemDocument;
   return {
     type: "about:blank",
@@ -81,7 +82,7 @@ export class ApiClient {
       ...input.headers,
     });
     const body = parseBody(response);
-    if (response.status >= 400) throw new ApiError(response.status, asProblem(response, body));
+    if (response.status >= 400) throw new ApiError(response.status, problemOf(response, body));
     return {
       data: body as ResponseOf<E>,
       status: response.status,

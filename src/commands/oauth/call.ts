@@ -1,32 +1,18 @@
-import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
-import { readStdin } from "../../cli/io.js";
-import { ApiError } from "../../client/errors.js";
+import { printRawResponse, readDataOption } from "../../cli/raw-call.js";
 import { examples, withContext } from "../shared.js";
 import { signedAuthorization, storedOAuth } from "./shared.js";
 
 const METHODS = ["GET", "POST", "PUT", "DELETE"];
-
-async function bodyFrom(ctx: Context, data: string | undefined): Promise<string | undefined> {
-  if (data === undefined) return undefined;
-  const text =
-    data === "-" ? await readStdin(ctx.io) : data.startsWith("@") ? await readFile(data.slice(1), "utf8") : data;
-  try {
-    JSON.parse(text);
-  } catch {
-    throw new UsageError("--data is not valid JSON.");
-  }
-  return text;
-}
 
 async function call(ctx: Context, method: string, path: string, options: { data?: string }): Promise<void> {
   const verb = method.toUpperCase();
   if (!METHODS.includes(verb)) throw new UsageError(`Unknown method '${method}'; use ${METHODS.join(", ")}.`);
   if (!path.startsWith("/")) throw new UsageError("PATH must start with '/', e.g. /api/crm/v1/events.");
   const stored = storedOAuth(ctx);
-  const body = await bodyFrom(ctx, options.data);
+  const body = await readDataOption(ctx, options.data);
   const authorization = await signedAuthorization(ctx, {
     consumer: { key: stored.consumerKey, secret: stored.consumerSecret },
     token: { key: stored.token, secret: stored.tokenSecret },
@@ -34,18 +20,7 @@ async function call(ctx: Context, method: string, path: string, options: { data?
     path,
   });
   const response = await (await ctx.client()).raw(verb, path, body, { authorization });
-  if (response.status >= 400) {
-    const problem = response.data as { code?: string };
-    throw new ApiError(response.status, {
-      type: "about:blank",
-      title: `HTTP ${response.status}`,
-      status: response.status,
-      detail: `HTTP ${response.status}`,
-      code: "http_error",
-      ...(typeof problem === "object" ? problem : {}),
-    });
-  }
-  if (response.data !== undefined && response.data !== "") await ctx.print(response.data);
+  await printRawResponse(ctx, response);
 }
 
 export function register(group: Command, io: Context["io"]): void {

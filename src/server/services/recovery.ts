@@ -24,7 +24,7 @@ const escapeHtml = (text: string) =>
 
 async function recipient(ctx: ServiceContext, userId: string) {
   const row = await findResource(ctx.store.db, userId);
-  if (!row || row.resource_type !== "User") return undefined;
+  if (row?.resource_type !== "User") return undefined;
   const attributes = JSON.parse(row.attributes) as {
     userName: string;
     active?: boolean;
