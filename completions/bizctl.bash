@@ -58,13 +58,14 @@ _bizctl_words() {
     "events create") words="--set --file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "events update") words="--set --file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "events delete") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
-    "server") words="init start migrate outbox --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "server") words="init start migrate outbox rotate-key --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server init") words="--data-dir --database --admin-user --admin-email --password-stdin --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server start") words="--data-dir --database --host --port --public-url --smtp-url --mail-from --login-rate-limit --token-ttl --log-level --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server migrate") words="--data-dir --database --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server outbox") words="list show --data-dir --database --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server outbox list") words="--data-dir --database --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server outbox show") words="--data-dir --database --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "server rotate-key") words="--data-dir --publish-for --token-ttl --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "profile") words="list add use show remove --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "profile list") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "profile add") words="--data-dir --use --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { generatePassword } from "../contract/passwords.js";
 import { buildApp } from "./app.js";
 import type { ServerOptions } from "./options.js";
@@ -42,4 +43,10 @@ export async function migrateInstance(options: InstanceOptions) {
   } finally {
     await store.close();
   }
+}
+
+/** `server rotate-key`: see rotateKeys; needs only the data dir, not the database. */
+export async function rotateKeyInstance(options: { dataDir: string; publishSeconds: number; tokenTtlSeconds: number }) {
+  const { rotateKeys } = await import("./services/keys.js");
+  return rotateKeys(join(options.dataDir, "keys"), new Date(), options);
 }

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type CryptoKey,
@@ -57,35 +57,62 @@ export async function createKeyFile(keysDir: string, now: Date, signFrom: Date =
   return kid;
 }
 
-/** The ES256 key pairs of a data dir: signs access tokens, verifies them, publishes the JWKS. */
+async function loadKeys(keysDir: string): Promise<LoadedKey[]> {
+  const keys: LoadedKey[] = [];
+  for (const file of listKeyFiles(keysDir)) {
+    const stored = JSON.parse(readFileSync(join(keysDir, file), "utf8")) as StoredKey;
+    const { d: _secret, ...publicJwk } = stored.privateJwk;
+    keys.push({
+      kid: stored.kid,
+      signFrom: Date.parse(stored.signFrom),
+      privateKey: (await importJWK(stored.privateJwk, ALGORITHM)) as CryptoKey,
+      publicKey: (await importJWK(publicJwk, ALGORITHM)) as CryptoKey,
+      publicJwk: { ...publicJwk, kid: stored.kid, alg: ALGORITHM, use: "sig" },
+    });
+  }
+  return keys.sort((a, b) => a.signFrom - b.signFrom);
+}
+
+/** How often a running server looks for keys added or retired by `server rotate-key`. */
+const RELOAD_INTERVAL_MS = 60_000;
+
+/**
+ * The ES256 key pairs of a data dir: signs access tokens, verifies them, publishes the JWKS.
+ * Keys rotate by kid: a new key is published first and signs from its `signFrom` on; every
+ * instance re-reads the directory each minute, and at once when it meets an unknown kid.
+ */
 export class KeyRing {
   private readonly verified = new Map<string, AccessClaims>();
+  private loadedAt: number;
+  private reloading?: Promise<void>;
+  private lastUnknownKid = 0;
 
   private constructor(
-    private readonly keys: LoadedKey[],
+    private readonly keysDir: string,
+    private keys: LoadedKey[],
     private readonly clock: () => Date,
-  ) {}
+  ) {
+    this.loadedAt = Date.now();
+  }
 
   static async open(keysDir: string, clock: () => Date): Promise<KeyRing> {
-    let files = listKeyFiles(keysDir);
-    if (files.length === 0) {
-      await createKeyFile(keysDir, clock());
-      files = listKeyFiles(keysDir);
-    }
-    const keys: LoadedKey[] = [];
-    for (const file of files) {
-      const stored = JSON.parse(readFileSync(join(keysDir, file), "utf8")) as StoredKey;
-      const { d: _secret, ...publicJwk } = stored.privateJwk;
-      keys.push({
-        kid: stored.kid,
-        signFrom: Date.parse(stored.signFrom),
-        privateKey: (await importJWK(stored.privateJwk, ALGORITHM)) as CryptoKey,
-        publicKey: (await importJWK(publicJwk, ALGORITHM)) as CryptoKey,
-        publicJwk: { ...publicJwk, kid: stored.kid, alg: ALGORITHM, use: "sig" },
-      });
-    }
-    keys.sort((a, b) => a.signFrom - b.signFrom);
-    return new KeyRing(keys, clock);
+    if (listKeyFiles(keysDir).length === 0) await createKeyFile(keysDir, clock());
+    return new KeyRing(keysDir, await loadKeys(keysDir), clock);
+  }
+
+  /** Re-reads the keys directory, at most once per `minIntervalMs`; never leaves the ring empty. */
+  async reload(minIntervalMs = 0): Promise<void> {
+    if (Date.now() - this.loadedAt < minIntervalMs) return;
+    this.reloading ??= (async () => {
+      try {
+        const keys = await loadKeys(this.keysDir);
+        if (keys.length > 0) this.keys = keys;
+      } finally {
+        this.loadedAt = Date.now();
+        this.reloading = undefined;
+      }
+    })();
+    await this.reloading;
   }
 
   jwks(): { keys: JWK[] } {
@@ -99,6 +126,7 @@ export class KeyRing {
   }
 
   async sign(claims: { sub: string; jti: string; roles: string[] }, ttlSeconds: number) {
+    await this.reload(RELOAD_INTERVAL_MS);
     const key = this.signingKey();
     const iat = Math.floor(this.clock().getTime() / 1000);
     const exp = iat + ttlSeconds;
@@ -132,7 +160,7 @@ export class KeyRing {
     }
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, (header) => this.publicKeyFor(header.kid), {
+      ({ payload } = await jwtVerify(token, async (header) => this.publicKeyFor(header.kid), {
         algorithms: [ALGORITHM],
         issuer: TOKEN_ISSUER,
         audience: TOKEN_AUDIENCE,
@@ -161,7 +189,13 @@ export class KeyRing {
     return claims;
   }
 
-  private publicKeyFor(kid: string | undefined): CryptoKey {
+  private async publicKeyFor(kid: string | undefined): Promise<CryptoKey> {
+    // a kid published by another instance's rotation since we last looked (bounded, so that
+    // tokens with made-up kids cannot make us read the directory on every request)
+    if (!this.keys.some((k) => k.kid === kid) && Date.now() - this.lastUnknownKid > 5_000) {
+      this.lastUnknownKid = Date.now();
+      await this.reload();
+    }
     const key = this.keys.find((k) => k.kid === kid);
     if (!key) throw new ProblemError("token_invalid", "The token was signed by an unknown key.");
     return key.publicKey;
@@ -174,4 +208,30 @@ function listKeyFiles(keysDir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * `server rotate-key`: a new key, published now and signing after `publishSeconds` (long enough
+ * for every instance and JWKS cache to see it); keys that stopped signing more than a token
+ * lifetime ago are removed, since no valid token can carry them any more.
+ */
+export async function rotateKeys(
+  keysDir: string,
+  now: Date,
+  options: { publishSeconds: number; tokenTtlSeconds: number },
+): Promise<{ kid: string; signFrom: string; removed: string[] }> {
+  const signFrom = new Date(now.getTime() + options.publishSeconds * 1000);
+  const kid = await createKeyFile(keysDir, now, signFrom);
+  const stored = listKeyFiles(keysDir)
+    .map((file) => ({ file, ...(JSON.parse(readFileSync(join(keysDir, file), "utf8")) as StoredKey) }))
+    .sort((a, b) => Date.parse(a.signFrom) - Date.parse(b.signFrom));
+  const removed: string[] = [];
+  stored.forEach((key, index) => {
+    const successor = stored[index + 1];
+    if (successor && Date.parse(successor.signFrom) + options.tokenTtlSeconds * 1000 < now.getTime()) {
+      rmSync(join(keysDir, key.file));
+      removed.push(key.kid);
+    }
+  });
+  return { kid, signFrom: signFrom.toISOString(), removed };
 }

@@ -1,0 +1,48 @@
+import type { Command } from "commander";
+import { Option } from "commander";
+import { loadServerAdmin } from "../../cli/compose.js";
+import type { Context } from "../../cli/context.js";
+import { UsageError } from "../../cli/errors.js";
+import { examples, withContext } from "../shared.js";
+import { resolveDataDir } from "./options.js";
+
+interface Options {
+  dataDir?: string;
+  publishFor: string;
+  tokenTtl: string;
+}
+
+function seconds(value: string, flag: string): number {
+  if (!/^[0-9]{1,9}$/.test(value)) throw new UsageError(`${flag} takes a whole number of seconds.`);
+  return Number(value);
+}
+
+async function rotateKey(ctx: Context, options: Options): Promise<void> {
+  const { rotateKeyInstance } = await loadServerAdmin();
+  const result = await rotateKeyInstance({
+    dataDir: resolveDataDir(options, ctx.io.env),
+    publishSeconds: seconds(options.publishFor, "--publish-for"),
+    tokenTtlSeconds: seconds(options.tokenTtl, "--token-ttl"),
+  });
+  ctx.info(
+    `New signing key ${result.kid}: published now, signing from ${result.signFrom}.` +
+      (result.removed.length ? ` Removed keys no valid token can carry: ${result.removed.join(", ")}.` : ""),
+  );
+  await ctx.print(result);
+}
+
+export function register(group: Command, io: Context["io"]): void {
+  group
+    .command("rotate-key")
+    .description("add a new JWT signing key: published now, signing later; retire keys no token needs")
+    .addOption(new Option("--data-dir <dir>", "data directory (its keys/ folder)").env("BIZCTL_DATA_DIR"))
+    .option("--publish-for <seconds>", "how long the key is only published before it signs", "600")
+    .addOption(
+      new Option("--token-ttl <seconds>", "the servers' token lifetime").env("BIZCTL_TOKEN_TTL").default("28800"),
+    )
+    .addHelpText(
+      "after",
+      examples("bizctl server rotate-key", "bizctl server rotate-key --data-dir /var/lib/bizctl --publish-for 3600"),
+    )
+    .action(withContext(io, rotateKey));
+}
