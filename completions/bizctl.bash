@@ -52,12 +52,14 @@ _bizctl_words() {
     "users disable") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users unlock") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users enable") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
-    "events") words="list get create update delete --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "events") words="list get create update delete import export --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "events list") words="--order --page --page-size --filter --all --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "events get") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "events create") words="--set --file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "events update") words="--set --file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "events delete") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "events import") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "events export") words="--order --filter --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server") words="init start migrate outbox rotate-key --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server init") words="--data-dir --database --admin-user --admin-email --password-stdin --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server start") words="--data-dir --database --host --port --public-url --smtp-url --mail-from --login-rate-limit --token-ttl --log-level --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;

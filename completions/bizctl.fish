@@ -514,7 +514,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from events' -a 'list get create update delete'
+complete -c bizctl -n '__fish_seen_subcommand_from events' -a 'list get create update delete import export'
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l server
@@ -596,6 +596,32 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l order
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l filter
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from server' -a 'init start migrate outbox rotate-key'
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l profile

@@ -76,3 +76,42 @@ export async function recordFromOptions(io: IO, options: { set?: string[]; file?
   const fromFile = options.file ? await readRecordFile(io, options.file) : {};
   return merge(fromFile, parseSetPairs(options.set ?? []));
 }
+
+/**
+ * Many records from a file or stdin (`-`): a JSON or YAML array, or NDJSON (one object a line).
+ */
+export async function readRecordsFile(io: IO, file: string): Promise<Record_[]> {
+  const name = file === "-" ? "stdin" : file;
+  let text: string;
+  try {
+    text = file === "-" ? await readStdin(io) : await readFile(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  if (!text.trim()) throw new UsageError(`${name} is empty; expected a JSON or YAML array, or NDJSON.`);
+  let value: unknown;
+  const lines = text.split(/\r?\n/).filter((line) => line.trim());
+  if (lines.length > 1 && lines.every((line) => line.trim().startsWith("{"))) {
+    value = lines.map((line, index) => {
+      try {
+        return JSON.parse(line);
+      } catch (error) {
+        throw new UsageError(`${name} line ${index + 1} is not JSON: ${(error as Error).message}`);
+      }
+    });
+  } else {
+    const { parse } = await importYaml();
+    try {
+      value = parse(text);
+    } catch (error) {
+      throw new UsageError(`${name} is neither JSON, NDJSON nor YAML: ${(error as Error).message}`);
+    }
+  }
+  const records = Array.isArray(value) ? value : [value];
+  records.forEach((record, index) => {
+    if (record === null || typeof record !== "object" || Array.isArray(record)) {
+      throw new UsageError(`${name}: item ${index + 1} is not an object.`);
+    }
+  });
+  return records as Record_[];
+}

@@ -1,0 +1,26 @@
+import type { Command } from "commander";
+import type { Context } from "../../cli/context.js";
+import { examples, withContext } from "../shared.js";
+import { listEvents } from "./list.js";
+
+export function register(group: Command, io: Context["io"]): void {
+  group
+    .command("export")
+    .description("every event, all fields, in the output format (JSON when piped; -o ndjson|csv|yaml)")
+    .option("--order <fields>", "comma-separated fields, '-' for descending (default startsAt,code)")
+    .option("--filter <expr>", "filter expression")
+    .addHelpText(
+      "after",
+      examples(
+        "bizctl events export > events.json",
+        "bizctl events export -o ndjson --filter 'type eq \"webinar\"' > webinars.ndjson",
+      ),
+    )
+    .action(
+      withContext(io, async (ctx, options: { order?: string; filter?: string }) => {
+        const rows = await listEvents(ctx, { ...options, all: true });
+        ctx.info(`Exported ${rows.length} event(s).`);
+        await ctx.print(rows);
+      }),
+    );
+}
