@@ -7,8 +7,9 @@ import { createMailer } from "./mail/mailer.js";
 import { oauthRoutes } from "./oauth/routes.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
 import { lazySchemaController } from "./plugins/lazy-compilers.js";
-import { installProblemHandling } from "./plugins/problems.js";
+import { installProblemHandling, sendProblem } from "./plugins/problems.js";
 import { installSecurityHeaders } from "./plugins/security-headers.js";
+import { ProblemError } from "./problems.js";
 import { authRoutes } from "./routes/auth.js";
 import { eventRoutes } from "./routes/events.js";
 import { resourceRoutes } from "./routes/resources.js";
@@ -90,6 +91,9 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     bodyLimit: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
     trustProxy: options.trustProxy ?? false,
     genReqId: () => crypto.randomUUID(),
+    // errors Fastify meets before routing (a malformed URL) leave as problem documents too
+    frameworkErrors: (error, request, reply) =>
+      sendProblem(reply, request, new ProblemError("validation_failed", `The request is malformed: ${error.message}`)),
     // one line per request, written when it completes (see below), instead of Fastify's two
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,

@@ -285,3 +285,20 @@ describe("events: bad input gets a 4xx problem document and changes no data", ()
     });
   });
 });
+
+describe("malformed URLs", () => {
+  it("answer 400 problem documents, not Fastify's own error body", async () => {
+    const { startTestServer } = await import("../helpers/server.js");
+    const server = await startTestServer();
+    try {
+      for (const url of ["/api/crm/v1/events/%zz", "/Resources/%E0%A4%A"]) {
+        const response = await server.app.inject({ method: "GET", url });
+        expect(response.statusCode).toBe(400);
+        expect(response.headers["content-type"]).toMatch(/^application\/problem\+json/);
+        expect(response.json()).toMatchObject({ code: "validation_failed", status: 400 });
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
