@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
+import { precompiled } from "./precompiled.js";
 import type { OAuthTemporaryCredentialsTable, OAuthTokensTable, Schema } from "./schema.js";
 
 export type TemporaryRow = Selectable<OAuthTemporaryCredentialsTable>;
@@ -16,16 +17,21 @@ export interface ConsumerRecord {
  * The OAuthConsumer resource with this key, and its secret. The indexed value table keeps
  * strings lower-cased, so the exact (case-sensitive) key is checked on the attributes.
  */
+const consumerQuery = precompiled(
+  (db, keyLowerCase) =>
+    db
+      .selectFrom("resource_values as v")
+      .innerJoin("resources as r", "r.id", "v.resource_id")
+      .innerJoin("resource_secrets as s", "s.resource_id", "r.id")
+      .select(["r.id", "r.attributes", "s.secret"])
+      .where("v.path", "=", "consumerkey")
+      .where("v.text_value", "=", keyLowerCase)
+      .where("r.resource_type", "=", "OAuthConsumer"),
+  1,
+);
+
 export async function findConsumerByKey(db: Kysely<Schema>, consumerKey: string): Promise<ConsumerRecord | undefined> {
-  const rows = await db
-    .selectFrom("resource_values as v")
-    .innerJoin("resources as r", "r.id", "v.resource_id")
-    .innerJoin("resource_secrets as s", "s.resource_id", "r.id")
-    .select(["r.id", "r.attributes", "s.secret"])
-    .where("v.path", "=", "consumerkey")
-    .where("v.text_value", "=", consumerKey.toLowerCase())
-    .where("r.resource_type", "=", "OAuthConsumer")
-    .execute();
+  const rows = await consumerQuery(db, consumerKey.toLowerCase());
   for (const row of rows) {
     const attributes = JSON.parse(row.attributes) as { consumerKey?: unknown; name?: unknown; callbackUrls?: unknown };
     if (attributes.consumerKey !== consumerKey) continue;
@@ -42,17 +48,23 @@ export async function findConsumerByKey(db: Kysely<Schema>, consumerKey: string)
   return undefined;
 }
 
+const nonceInsert = precompiled(
+  (db, consumer_id, token, nonce, ts, expires_at) =>
+    db
+      .insertInto("oauth_nonces")
+      .values({ consumer_id, token, nonce, ts, expires_at })
+      .onConflict((oc) => oc.doNothing())
+      .returning("nonce"),
+  5,
+);
+
 /** Records a (consumer, token, nonce, timestamp); false when it was already there. */
 export async function recordNonce(
   db: Kysely<Schema>,
   row: { consumer_id: string; token: string; nonce: string; ts: string; expires_at: string },
 ): Promise<boolean> {
-  const result = await db
-    .insertInto("oauth_nonces")
-    .values(row)
-    .onConflict((oc) => oc.doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+  const inserted = await nonceInsert(db, row.consumer_id, row.token, row.nonce, row.ts, row.expires_at);
+  return inserted.length === 1;
 }
 
 /** Drops nonces whose timestamps can no longer be accepted, and temporary credentials past use. */
@@ -109,28 +121,33 @@ export async function insertToken(db: Kysely<Schema>, row: TokenRow): Promise<vo
 }
 
 /** Token credentials with their session and their user's current state, in one read. */
+const tokenQuery = precompiled(
+  (db, token) =>
+    db
+      .selectFrom("oauth_tokens as t")
+      .innerJoin("sessions as s", "s.id", "t.session_id")
+      .innerJoin("resources", "resources.id", "t.user_id")
+      .leftJoin("credentials", "credentials.user_id", "t.user_id")
+      .select([
+        "t.token",
+        "t.secret",
+        "t.consumer_id",
+        "t.session_id",
+        "s.expires_at",
+        "s.revoked_at",
+        "resources.id",
+        "resources.attributes",
+        "credentials.password_hash",
+        "credentials.first_login",
+        "credentials.failed_logins",
+        "credentials.locked_until",
+      ])
+      .where("t.token", "=", token),
+  1,
+);
+
 export async function findToken(db: Kysely<Schema>, token: string) {
-  return db
-    .selectFrom("oauth_tokens as t")
-    .innerJoin("sessions as s", "s.id", "t.session_id")
-    .innerJoin("resources", "resources.id", "t.user_id")
-    .leftJoin("credentials", "credentials.user_id", "t.user_id")
-    .select([
-      "t.token",
-      "t.secret",
-      "t.consumer_id",
-      "t.session_id",
-      "s.expires_at",
-      "s.revoked_at",
-      "resources.id",
-      "resources.attributes",
-      "credentials.password_hash",
-      "credentials.first_login",
-      "credentials.failed_logins",
-      "credentials.locked_until",
-    ])
-    .where("t.token", "=", token)
-    .executeTakeFirst();
+  return (await tokenQuery(db, token))[0];
 }
 
 /** Live token credentials (not revoked, not expired), newest first. */
