@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from "kysely";
 import { precompiled } from "./precompiled.js";
 import type { OAuthTemporaryCredentialsTable, OAuthTokensTable, Schema } from "./schema.js";
+import { ACCOUNT_COLUMNS } from "./users-repo.js";
 
 export type TemporaryRow = Selectable<OAuthTemporaryCredentialsTable>;
 export type TokenRow = Selectable<OAuthTokensTable>;
@@ -135,12 +136,7 @@ const tokenQuery = precompiled(
         "t.session_id",
         "s.expires_at",
         "s.revoked_at",
-        "resources.id",
-        "resources.attributes",
-        "credentials.password_hash",
-        "credentials.first_login",
-        "credentials.failed_logins",
-        "credentials.locked_until",
+        ...ACCOUNT_COLUMNS,
       ])
       .where("t.token", "=", token),
   1,

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { precompiled } from "./precompiled.js";
 import type { Schema } from "./schema.js";
+import { ACCOUNT_COLUMNS } from "./users-repo.js";
 
 export async function createSession(
   db: Kysely<Schema>,
@@ -24,15 +25,7 @@ const liveSessionQuery = precompiled(
       .selectFrom("sessions")
       .innerJoin("resources", "resources.id", "sessions.user_id")
       .leftJoin("credentials", "credentials.user_id", "sessions.user_id")
-      .select([
-        "resources.id",
-        "sessions.revoked_at",
-        "resources.attributes",
-        "credentials.password_hash",
-        "credentials.first_login",
-        "credentials.failed_logins",
-        "credentials.locked_until",
-      ])
+      .select(["sessions.revoked_at", ...ACCOUNT_COLUMNS])
       .where("sessions.id", "=", id),
   1,
 );

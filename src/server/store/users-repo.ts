@@ -54,18 +54,21 @@ export function toAccount(row: Row): UserAccount {
   };
 }
 
+/** The columns toAccount() reads: a User resource joined with its credentials. */
+export const ACCOUNT_COLUMNS = [
+  "resources.id",
+  "resources.attributes",
+  "credentials.password_hash",
+  "credentials.first_login",
+  "credentials.failed_logins",
+  "credentials.locked_until",
+] as const;
+
 function accountQuery(db: Kysely<Schema>) {
   return db
     .selectFrom("resources")
     .leftJoin("credentials", "credentials.user_id", "resources.id")
-    .select([
-      "resources.id",
-      "resources.attributes",
-      "credentials.password_hash",
-      "credentials.first_login",
-      "credentials.failed_logins",
-      "credentials.locked_until",
-    ])
+    .select([...ACCOUNT_COLUMNS])
     .where("resources.resource_type", "=", "User");
 }
 
