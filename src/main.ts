@@ -58,9 +58,9 @@ function report(io: IO, argv: string[], error: unknown, exitCode: number): void 
     io.stderr.write(`${JSON.stringify({ error: { ...described, exitCode } })}\n`);
     return;
   }
-  const fields = described.errors?.length
-    ? ` [${described.errors.map((e) => `${e.path}: ${e.message}`).join("; ")}]`
-    : "";
+  // field errors that only repeat the message are not printed twice
+  const extra = described.errors?.filter((e) => !described.message.includes(e.message)) ?? [];
+  const fields = extra.length ? ` [${extra.map((e) => `${e.path}: ${e.message}`).join("; ")}]` : "";
   io.stderr.write(`error: ${described.message}${fields}${described.hint ? ` — ${described.hint}` : ""}\n`);
 }
 

@@ -3,6 +3,7 @@ import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
 import { readNewPassword, requirePassword } from "../../cli/passwords.js";
 import { promptText } from "../../cli/prompts.js";
+import { ApiError } from "../../client/errors.js";
 import * as auth from "../../contract/auth.js";
 import { examples, withContext } from "../shared.js";
 import { changeOwnPassword } from "./change-password.js";
@@ -10,6 +11,34 @@ import { changeOwnPassword } from "./change-password.js";
 interface Options {
   user?: string;
   passwordStdin?: boolean;
+}
+
+/**
+ * Asks for a new password right after a login with a temporary one. On a terminal a refused
+ * password (too short, too common) is asked for again; from stdin the refusal is the answer.
+ */
+async function replaceTemporaryPassword(ctx: Context, current: string, options: Options): Promise<boolean> {
+  ctx.info("Your password is temporary: choose a new one now.");
+  for (;;) {
+    const newPassword = await readNewPassword(ctx.io, {
+      stdin: options.passwordStdin,
+      index: 1,
+      prompt: "New password",
+      canPrompt: ctx.canPrompt(),
+    });
+    if (!newPassword) {
+      ctx.info("Until you change it, only 'bizctl auth change-password' and 'bizctl auth logout' work.");
+      return false;
+    }
+    try {
+      await changeOwnPassword(ctx, current, newPassword);
+      return true;
+    } catch (error) {
+      const weak = error instanceof ApiError && error.problem.code === "weak_password";
+      if (!weak || options.passwordStdin || !ctx.canPrompt()) throw error;
+      ctx.io.stderr.write(`${error.problem.detail} Try another.\n`);
+    }
+  }
 }
 
 export async function login(ctx: Context, options: Options): Promise<void> {
@@ -34,22 +63,7 @@ export async function login(ctx: Context, options: Options): Promise<void> {
     `Logged in to ${client.transport.description} as ${data.user.userName} (${data.user.roles.join(", ") || "no roles"}); profile '${ctx.profileName}', expires ${data.expiresAt}.`,
   );
 
-  let firstLogin = data.firstLogin;
-  if (firstLogin) {
-    ctx.info("Your password is temporary: choose a new one now.");
-    const newPassword = await readNewPassword(ctx.io, {
-      stdin: options.passwordStdin,
-      index: 1,
-      prompt: "New password",
-      canPrompt: ctx.canPrompt(),
-    });
-    if (newPassword) {
-      await changeOwnPassword(ctx, password, newPassword);
-      firstLogin = false;
-    } else {
-      ctx.info("Until you change it, only 'bizctl auth change-password' and 'bizctl auth logout' work.");
-    }
-  }
+  const firstLogin = data.firstLogin && !(await replaceTemporaryPassword(ctx, password, options));
   if (!ctx.io.stdout.isTTY || ctx.globals.json || ctx.globals.output) {
     await ctx.print({
       profile: ctx.profileName,
