@@ -92,11 +92,16 @@ describe.each(MODES)("prompts on a terminal (%s)", (mode) => {
       [
         { expect: "User name", send: ADMIN },
         { expect: "Password", send: oneTimePassword },
+        // a refused password is asked for again, with the reason
+        { expect: "New password", send: "too short" },
+        { expect: "Repeat it", send: "too short" },
+        { expect: "Try another" },
         { expect: "New password", send: PASSWORD },
         { expect: "Repeat it", send: PASSWORD },
         { expect: "Password changed" },
       ],
     );
+    expect(result.output).toContain("at least 15 characters");
     expect(result.error, result.output).toBeUndefined();
     expect(result.exitCode, result.output).toBe(0);
     expect(result.output).toContain(`as ${ADMIN} (admin)`);
