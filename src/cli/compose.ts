@@ -33,8 +33,10 @@ export async function createTransport(
 ): Promise<Transport> {
   if (target.server === EMBEDDED) {
     const { buildApp } = await import("../server/app.js");
-    const { destination } = await import("pino");
-    const log = options.serverLogLevel ? { level: options.serverLogLevel, stream: destination(2) } : false;
+    // pino's stderr destination is loaded only when the server's log is wanted (--verbose)
+    const log = options.serverLogLevel
+      ? { level: options.serverLogLevel, stream: (await import("pino")).destination(2) }
+      : (false as const);
     const app = await buildApp({
       dataDir: target.dataDir,
       publicUrl: target.publicUrl,

@@ -56,6 +56,10 @@ export class ProblemError extends Error {
   }
 }
 
-export function invalid(detail: string, path?: string): ProblemError {
-  return new ProblemError("validation_failed", detail, path ? { errors: [{ path, message: detail }] } : {});
+/** 400 validation_failed about one value; `scimType` for the resources area (RFC 7644 section 3.12). */
+export function invalid(detail: string, path?: string, scimType?: string): ProblemError {
+  return new ProblemError("validation_failed", detail, {
+    ...(path && { errors: [{ path, message: detail }] }),
+    ...(scimType && { scimType }),
+  });
 }

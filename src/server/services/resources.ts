@@ -14,7 +14,7 @@ import { compileFilter } from "../filter/compile.js";
 import { parseFilter } from "../filter/parse.js";
 import { resourceSortKeys, resourcesTarget } from "../filter/resources-target.js";
 import { assertIfMatch, etagOf } from "../http/preconditions.js";
-import { ProblemError } from "../problems.js";
+import { invalid, ProblemError } from "../problems.js";
 import { isUniqueViolation } from "../store/errors.js";
 import * as repo from "../store/resources-repo.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
@@ -40,9 +40,7 @@ const userChecker = TypeCompiler.Compile(UserInput);
 const consumerChecker = TypeCompiler.Compile(OAuthConsumerInput);
 const TYPE_NAME = new RegExp(CUSTOM_TYPE_PATTERN);
 
-function scimInvalid(detail: string, path = "/", scimType = "invalidValue"): ProblemError {
-  return new ProblemError("validation_failed", detail, { errors: [{ path, message: detail }], scimType });
-}
+const scimInvalid = (detail: string, path = "/", scimType = "invalidValue") => invalid(detail, path, scimType);
 
 function validate(checker: ReturnType<typeof TypeCompiler.Compile<TSchema>>, body: unknown, type: string): void {
   if (checker.Check(body)) return;
