@@ -1,37 +1,18 @@
 // The OAuth provider's tables on PostgreSQL: the flow, a replayed nonce, listing, revocation and the
-// consumer's cascade. Same server as test/server/postgres.test.ts (CI: 127.0.0.1:5432, trust auth;
-// BIZCTL_TEST_POSTGRES_URL points elsewhere); each run uses a fresh schema.
-import pg from "pg";
+// consumer's cascade, on a fresh database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authHeader, createConsumer, INJECT_BASE, injectFlow, signer } from "../helpers/oauth.js";
-import { bearer, loginToken, problemOf, startTestServer, type TestServer } from "../helpers/server.js";
-
-const BASE_URL = process.env.BIZCTL_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const schema = `bizctl_oauth_${process.pid}_${Date.now()}`;
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client(BASE_URL);
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+import { startPostgresTestServer } from "../helpers/postgres.js";
+import { bearer, loginToken, problemOf, type TestServer } from "../helpers/server.js";
 
 describe("the OAuth provider on PostgreSQL", () => {
   let server: TestServer;
   let token: string;
   beforeAll(async () => {
-    await admin(`create schema ${schema}`);
-    const databaseUrl = `${BASE_URL}${BASE_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-    server = await startTestServer({ databaseUrl });
+    server = await startPostgresTestServer();
     token = await loginToken(server.app, server.admin.userName, server.admin.password);
   });
-  afterAll(async () => {
-    await server?.close();
-    await admin(`drop schema if exists ${schema} cascade`);
-  });
+  afterAll(async () => server?.close());
 
   it("runs the flow, refuses a replay, lists, revokes, and cascades a consumer's deletion", async () => {
     const consumer = await createConsumer(server.app, token);

@@ -1,37 +1,17 @@
-// The same server on PostgreSQL (how several instances share one state). CI has a server at
-// 127.0.0.1:5432 (trust auth); BIZCTL_TEST_POSTGRES_URL points elsewhere. Each run uses a fresh schema.
-import pg from "pg";
+// The same server on PostgreSQL (how several instances share one state), on a fresh database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_PASSWORD, ADMIN_USER, login, startTestServer, type TestServer } from "../helpers/server.js";
-
-const BASE_URL = process.env.BIZCTL_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const schema = `bizctl_test_${process.pid}_${Date.now()}`;
+import { startPostgresTestServer } from "../helpers/postgres.js";
+import { ADMIN_PASSWORD, ADMIN_USER, login, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
 let auth: { authorization: string };
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client(BASE_URL);
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 beforeAll(async () => {
-  await admin(`create schema ${schema}`);
-  // URLSearchParams would write the space as "+", which the pg driver does not decode
-  const databaseUrl = `${BASE_URL}${BASE_URL.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-  server = await startTestServer({ databaseUrl });
+  server = await startPostgresTestServer();
   auth = { authorization: `Bearer ${(await login(server.app, ADMIN_USER, ADMIN_PASSWORD)).token}` };
 });
 
-afterAll(async () => {
-  await server?.close();
-  await admin(`drop schema if exists ${schema} cascade`);
-});
+afterAll(async () => server?.close());
 
 const call = (
   method: "GET" | "POST" | "PUT" | "DELETE",
