@@ -56,6 +56,7 @@ const BY_PROBLEM_CODE: Record<string, number> = {
   password_change_required: EXIT.forbidden,
   conflict: EXIT.conflict,
   precondition_failed: EXIT.conflict,
+  last_admin: EXIT.conflict,
   validation_failed: EXIT.validation,
   weak_password: EXIT.validation,
   invalid_filter: EXIT.validation,
@@ -75,6 +76,7 @@ const HINTS: Record<string, string> = {
   precondition_failed: "someone changed it meanwhile; read it again and retry",
   rate_limited: "wait a little and retry",
   account_locked: "wait until the lock ends, or ask an admin",
+  last_admin: "make another user an admin first ('bizctl users create --role admin')",
 };
 
 /** A problem raised in-process by the server code the `server` commands run (same codes as over HTTP). */

@@ -21,6 +21,7 @@ const DEFAULT_STATUS: Partial<Record<ErrorCode, number>> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  last_admin: 409,
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,

@@ -503,7 +503,9 @@ describe("resources: passwords, sessions and users' lives", () => {
     problemOf(attempt, 401, "invalid_credentials");
   });
 
-  it("does not let an admin delete its own user (409)", async () => {
+  it("does not let an admin delete its own user (409): last_admin when it is the last, conflict otherwise", async () => {
+    problemOf(await admin("DELETE", `/Resources/${server.admin.id}`), 409, "last_admin");
+    await insertUser(server.app, { userName: "second.admin", password: OTHER_PASSWORD, roles: ["admin"] });
     problemOf(await admin("DELETE", `/Resources/${server.admin.id}`), 409, "conflict");
     expect((await admin("GET", `/Resources/${server.admin.id}`)).statusCode).toBe(200);
   });

@@ -40,7 +40,7 @@ export function authRoutes(app: FastifyInstance, ctx: ServiceContext, options: A
     return reply.header("content-security-policy", page.csp).type("text/html; charset=utf-8").send(page.html);
   });
   registerRoute(app, ctx, contract.unlock, async (request, reply) => {
-    await accounts.unlock(ctx, request.params.employeeId);
+    await accounts.unlock(ctx, principalOf(request), request.params.employeeId);
     return reply.status(204).send();
   });
   registerRoute(app, ctx, contract.logout, async (request, reply) => {

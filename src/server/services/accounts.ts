@@ -19,6 +19,7 @@ import {
 } from "../store/users-repo.js";
 import type { Principal, ServiceContext } from "./context.js";
 import { assertAcceptablePassword, burnVerification, hashPassword, verifyPassword } from "./passwords.js";
+import { assertCan } from "./resource-policy.js";
 
 function summary(account: UserAccount) {
   return {
@@ -199,9 +200,10 @@ export async function createFirstAdmin(
   return { id, userName: input.userName };
 }
 
-/** Clears the failed-login back-off (admin and support). */
-export async function unlock(ctx: ServiceContext, employeeId: string): Promise<void> {
+/** Clears the failed-login back-off (admin, and support on ordinary users). */
+export async function unlock(ctx: ServiceContext, principal: Principal, employeeId: string): Promise<void> {
   const account = await findAccountById(ctx.store.db, employeeId);
   if (!account) throw new ProblemError("not_found", `No employee with id ${employeeId}.`);
+  assertCan(principal, "unlock", "User", { id: account.id, roles: account.roles });
   await saveCredential(ctx.store.db, account.id, { failedLogins: 0, lockedUntil: null }, ctx.clock());
 }

@@ -4,50 +4,89 @@ import { ProblemError } from "../problems.js";
 import type { Principal } from "./context.js";
 
 export type ResourceKind = "User" | "OAuthConsumer" | "custom";
-export type ResourceAction = "read" | "create" | "update" | "delete" | "changeRoles" | "setPassword" | "setActive";
+export type ResourceAction =
+  | "read"
+  | "create"
+  | "update"
+  | "delete"
+  | "changeRoles"
+  | "setPassword"
+  | "setActive"
+  | "unlock"
+  | "endSessions";
+
+/**
+ * Who a grant lets act: a role on any target; `self` on the caller's own User; `support:ordinary`
+ * support on Users who hold neither admin nor support (help-desk least privilege: otherwise a
+ * support account could set an admin's password and log in as that admin).
+ */
+type Grant = Role | "self" | "support:ordinary";
+
+/** The roles that make a User privileged: only admins may act on such an account. */
+const PRIVILEGED: readonly Role[] = ["admin", "support"];
+
+/** The resource an action is aimed at: its id, and for a User the roles it holds now. */
+export interface Target {
+  id?: string;
+  roles?: readonly Role[];
+}
 
 export function kindOf(resourceType: string): ResourceKind {
   return resourceType === "User" || resourceType === "OAuthConsumer" ? resourceType : "custom";
 }
 
+const NONE: readonly Grant[] = [];
+
 /**
- * The roles table of the specification for resources, in one place. `self` lets a member read
- * its own User. Route-level access (who may call an operation at all) lives in the contract.
+ * The roles table of the specification for resources, in one place. Route-level access (who may
+ * call an operation at all) lives in the contract.
  */
-const POLICY: Record<ResourceKind, Record<ResourceAction, readonly (Role | "self")[]>> = {
+const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
   User: {
     read: ["admin", "support", "self"],
     create: ["admin"],
     update: ["admin"],
     delete: ["admin"],
     changeRoles: ["admin"],
-    setPassword: ["admin", "support"],
-    setActive: ["admin", "support"],
+    setPassword: ["admin", "support:ordinary"],
+    setActive: ["admin", "support:ordinary"],
+    unlock: ["admin", "support:ordinary"],
+    endSessions: ["admin", "support:ordinary"],
   },
   OAuthConsumer: {
     read: ["admin", "support"],
     create: ["admin"],
     update: ["admin"],
     delete: ["admin"],
-    changeRoles: [],
-    setPassword: [],
-    setActive: [],
+    changeRoles: NONE,
+    setPassword: NONE,
+    setActive: NONE,
+    unlock: NONE,
+    endSessions: NONE,
   },
   custom: {
     read: ["admin", "support", "member"],
     create: ["admin"],
     update: ["admin"],
     delete: ["admin"],
-    changeRoles: [],
-    setPassword: [],
-    setActive: [],
+    changeRoles: NONE,
+    setPassword: NONE,
+    setActive: NONE,
+    unlock: NONE,
+    endSessions: NONE,
   },
 };
 
-export function can(principal: Principal, action: ResourceAction, resourceType: string, resourceId?: string): boolean {
-  const allowed = POLICY[kindOf(resourceType)][action];
-  if (principal.roles.some((role) => allowed.includes(role))) return true;
-  return allowed.includes("self") && resourceId !== undefined && resourceId === principal.userId;
+function grants(principal: Principal, grant: Grant, target: Target): boolean {
+  if (grant === "self") return target.id !== undefined && target.id === principal.userId;
+  if (grant === "support:ordinary") {
+    return principal.roles.includes("support") && !(target.roles ?? []).some((role) => PRIVILEGED.includes(role));
+  }
+  return principal.roles.includes(grant);
+}
+
+export function can(principal: Principal, action: ResourceAction, resourceType: string, target: Target = {}): boolean {
+  return POLICY[kindOf(resourceType)][action].some((grant) => grants(principal, grant, target));
 }
 
 const ACTION_WORDS: Record<ResourceAction, string> = {
@@ -58,6 +97,8 @@ const ACTION_WORDS: Record<ResourceAction, string> = {
   changeRoles: "change the roles of",
   setPassword: "set the password of",
   setActive: "enable or disable",
+  unlock: "unlock",
+  endSessions: "end the sessions of",
 };
 
 /** Throws 404 for what the caller may not even read (so ids do not leak), 403 otherwise. */
@@ -65,11 +106,17 @@ export function assertCan(
   principal: Principal,
   action: ResourceAction,
   resourceType: string,
-  resourceId?: string,
+  target: Target = {},
 ): void {
-  if (can(principal, action, resourceType, resourceId)) return;
-  if (action !== "create" && !can(principal, "read", resourceType, resourceId)) {
-    throw new ProblemError("not_found", `No resource with id ${resourceId}.`);
+  if (can(principal, action, resourceType, target)) return;
+  if (action !== "create" && !can(principal, "read", resourceType, target)) {
+    throw new ProblemError("not_found", `No resource with id ${target.id}.`);
+  }
+  if (principal.roles.includes("support") && POLICY[kindOf(resourceType)][action].includes("support:ordinary")) {
+    throw new ProblemError(
+      "forbidden",
+      `Support staff may ${ACTION_WORDS[action]} only users who hold neither the admin nor the support role; ask an admin.`,
+    );
   }
   throw new ProblemError(
     "forbidden",

@@ -18,8 +18,9 @@ import { invalid, ProblemError } from "../problems.js";
 import { isUniqueViolation } from "../store/errors.js";
 import * as repo from "../store/resources-repo.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
-import { saveCredential } from "../store/users-repo.js";
+import { roleNames, saveCredential } from "../store/users-repo.js";
 import type { Principal, ServiceContext } from "./context.js";
+import { keepingAnAdmin, takesAwayAnAdmin } from "./last-admin.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
 import { randomToken } from "./random-token.js";
 import { assertCan, type ResourceAction, readableCondition } from "./resource-policy.js";
@@ -181,7 +182,7 @@ export async function listResources(ctx: ServiceContext, principal: Principal, q
 async function mustFind(ctx: ServiceContext, principal: Principal, id: string) {
   const row = await repo.findResource(ctx.store.db, id);
   if (!row) throw new ProblemError("not_found", `No resource with id ${id}.`);
-  assertCan(principal, "read", row.resource_type, row.id);
+  assertCan(principal, "read", row.resource_type, { id: row.id });
   return row;
 }
 
@@ -292,7 +293,10 @@ export async function replaceResource(
     if (userBody.firstLogin !== undefined && userBody.firstLogin !== currentFirstLogin) {
       throw scimInvalid("'firstLogin' is read-only.", "/firstLogin", "mutability");
     }
-    for (const action of userActions(currentAttributes, attributes, userBody)) assertCan(principal, action, type, id);
+    const target = { id, roles: roleNames(currentAttributes) };
+    for (const action of userActions(currentAttributes, attributes, userBody)) {
+      assertCan(principal, action, type, target);
+    }
     if (userBody.password !== undefined) {
       await assertAcceptablePassword(userBody.password, { userName: String(attributes.userName) }, ctx.passwordPolicy);
       credential = { passwordHash: await hashPassword(userBody.password), firstLogin: true };
@@ -300,7 +304,7 @@ export async function replaceResource(
     }
     if (attributes.active === false) revokeSessions = true;
   } else {
-    assertCan(principal, "update", type, id);
+    assertCan(principal, "update", type, { id });
     if (type === "OAuthConsumer") {
       if (body.consumerKey !== undefined && body.consumerKey !== currentAttributes.consumerKey) {
         throw scimInvalid("'consumerKey' cannot change.", "/consumerKey", "mutability");
@@ -319,16 +323,20 @@ export async function replaceResource(
     updated_at: ctx.clock().toISOString(),
     version: current.version + 1,
   };
+  const guarded = type === "User" && takesAwayAnAdmin(currentAttributes, attributes);
   try {
     await ctx.store.db.transaction().execute(async (trx) => {
-      if (!(await repo.replaceResource(trx, row, current.version))) {
-        throw new ProblemError(
-          "precondition_failed",
-          "The resource changed while it was being updated; read it again and retry.",
-        );
-      }
-      if (credential) await saveCredential(trx, id, credential, ctx.clock());
-      if (revokeSessions) await revokeUserSessions(trx, id, ctx.clock());
+      const write = async () => {
+        if (!(await repo.replaceResource(trx, row, current.version))) {
+          throw new ProblemError(
+            "precondition_failed",
+            "The resource changed while it was being updated; read it again and retry.",
+          );
+        }
+        if (credential) await saveCredential(trx, id, credential, ctx.clock());
+        if (revokeSessions) await revokeUserSessions(trx, id, ctx.clock());
+      };
+      await (guarded ? keepingAnAdmin(ctx, trx, write) : write());
     });
   } catch (error) {
     uniqueness(error, attributes);
@@ -339,16 +347,22 @@ export async function replaceResource(
 
 export async function deleteResource(ctx: ServiceContext, principal: Principal, id: string, ifMatch?: string) {
   const current = await mustFind(ctx, principal, id);
-  assertCan(principal, "delete", current.resource_type, id);
-  if (current.resource_type === "User" && id === principal.userId) {
-    throw new ProblemError("conflict", "You cannot delete your own user.");
-  }
+  const attributes = JSON.parse(current.attributes) as Attributes;
+  const isUser = current.resource_type === "User";
+  assertCan(principal, "delete", current.resource_type, { id, roles: isUser ? roleNames(attributes) : [] });
   assertIfMatch(ifMatch, etagOf(current.version));
-  // sessions, credentials and indexed values go with it (foreign keys cascade)
-  if (!(await repo.deleteResource(ctx.store.db, id, current.version))) {
-    throw new ProblemError(
-      "precondition_failed",
-      "The resource changed while it was being deleted; read it again and retry.",
-    );
-  }
+  await ctx.store.db.transaction().execute(async (trx) => {
+    // sessions, credentials and indexed values go with it (foreign keys cascade)
+    const remove = async () => {
+      if (!(await repo.deleteResource(trx, id, current.version))) {
+        throw new ProblemError(
+          "precondition_failed",
+          "The resource changed while it was being deleted; read it again and retry.",
+        );
+      }
+    };
+    await (isUser && takesAwayAnAdmin(attributes, undefined) ? keepingAnAdmin(ctx, trx, remove) : remove());
+    // refused after the last-admin guard, so that the last admin hears that reason first
+    if (isUser && id === principal.userId) throw new ProblemError("conflict", "You cannot delete your own user.");
+  });
 }

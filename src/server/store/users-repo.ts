@@ -1,6 +1,6 @@
-import type { Kysely } from "kysely";
+import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { Role } from "../../contract/route.js";
-import type { Schema } from "./schema.js";
+import type { ResourcesTable, Schema } from "./schema.js";
 
 export interface Credential {
   passwordHash: string | null;
@@ -116,4 +116,41 @@ export async function saveCredential(
     })
     .onConflict((oc) => oc.column("user_id").doUpdateSet(values))
     .execute();
+}
+
+/**
+ * Active admins who can log in (a password is set). Read from the indexed attribute values, so
+ * that it stays one query however many users there are.
+ */
+export async function countActiveAdmins(db: Kysely<Schema>): Promise<number> {
+  const hasValue = (eb: ExpressionBuilder<Schema & { r: ResourcesTable }, "r">, path: string, text: string) =>
+    eb.exists(
+      eb
+        .selectFrom("resource_values as v")
+        .select("v.resource_id")
+        .whereRef("v.resource_id", "=", "r.id")
+        .where("v.path", "=", path)
+        .where("v.text_value", "=", text),
+    );
+  const row = await db
+    .selectFrom("resources as r")
+    .innerJoin("credentials as c", "c.user_id", "r.id")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("r.resource_type", "=", "User")
+    .where("c.password_hash", "is not", null)
+    .where((eb) => hasValue(eb, "roles.value", "admin"))
+    .where((eb) => eb.not(hasValue(eb, "active", "false")))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** An arbitrary, fixed key of the advisory lock below. */
+const ADMIN_CHANGES_LOCK = 4_735_001;
+
+/**
+ * Serialises the transactions that may take away an admin, so that two admins demoting each
+ * other at once cannot both see the other one remain. SQLite has one writer at a time already.
+ */
+export async function lockAdminChanges(db: Kysely<Schema>, dialect: "sqlite" | "postgres"): Promise<void> {
+  if (dialect === "postgres") await sql`select pg_advisory_xact_lock(${ADMIN_CHANGES_LOCK})`.execute(db);
 }

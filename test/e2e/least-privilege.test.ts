@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Env, errorOf, initAndLogin, json, login, MODES, type Session, show } from "../helpers/cli.js";
+
+/**
+ * Support staff through the real binary: they help ordinary users and never take over a
+ * privileged account; the last admin cannot lock everyone out.
+ */
+
+const SUPPORT_PASSWORD = "amber kettle orbit 5521 willow";
+
+describe.each(MODES)("least privilege through the CLI (%s)", (mode) => {
+  let s: Session;
+  let support: Env;
+  const ids: Record<string, string> = {};
+
+  /** `users create` with a generated one-time password; returns the new user's id and password. */
+  async function createUser(userName: string, role: string): Promise<{ id: string; oneTimePassword: string }> {
+    const created = await s.run(["users", "create", "--user-name", userName, "--role", role, "--json"]);
+    expect(created.exitCode, show(created)).toBe(0);
+    return json(created);
+  }
+
+  beforeAll(async () => {
+    s = await initAndLogin(mode);
+    ids.admin = s.userId;
+    const helpdesk = await createUser("helpdesk", "support");
+    ids.support = helpdesk.id;
+    ids.member = (await createUser("jdoe", "member")).id;
+    ids.otherSupport = (await createUser("helpdesk2", "support")).id;
+    support = await s.newConfig("support");
+    // the first login with the one-time password, then the required change
+    const first = await login(support, "helpdesk", helpdesk.oneTimePassword);
+    expect(first.exitCode, show(first)).toBe(0);
+    const changed = await s.run(["auth", "change-password", "--password-stdin"], {
+      env: support,
+      input: `${helpdesk.oneTimePassword}\n${SUPPORT_PASSWORD}\n`,
+    });
+    expect(changed.exitCode, show(changed)).toBe(0);
+  });
+  afterAll(async () => s?.close());
+
+  const REFUSED: { name: string; args: (target: string) => string[] }[] = [
+    { name: "set-password", args: (id) => ["users", "set-password", id, "--generate"] },
+    { name: "disable", args: (id) => ["users", "disable", id] },
+    { name: "unlock", args: (id) => ["users", "unlock", id] },
+  ];
+  for (const { name, args } of REFUSED)
+    for (const [target, words] of [
+      ["admin", "an admin"],
+      ["otherSupport", "another support user"],
+      ["support", "itself"],
+    ] as const)
+      it(`support may not ${name} ${words} (exit 5)`, async () => {
+        const result = await s.run(args(ids[target]!), { env: support });
+        expect(result.exitCode, show(result)).toBe(5);
+        expect(errorOf(result)).toMatchObject({ code: "forbidden", status: 403 });
+        expect(errorOf(result).message).toMatch(/neither the admin nor the support role/);
+      });
+
+  it("leaves the admin's password and sessions alone after those refusals", async () => {
+    const status = await s.run(["auth", "status", "--json"]);
+    expect(status.exitCode, show(status)).toBe(0);
+    const again = await login(await s.newConfig("admin-again"), s.userName, s.password);
+    expect(again.exitCode, show(again)).toBe(0);
+  });
+
+  it("support still helps an ordinary user: a temporary password, unlock, disable", async () => {
+    const set = await s.run(["users", "set-password", ids.member!, "--generate", "--json"], { env: support });
+    expect(set.exitCode, show(set)).toBe(0);
+    expect(json(set).oneTimePassword).toEqual(expect.any(String));
+    for (const args of [
+      ["users", "unlock", ids.member!],
+      ["users", "disable", ids.member!],
+    ]) {
+      const result = await s.run(args, { env: support });
+      expect(result.exitCode, show(result)).toBe(0);
+    }
+  });
+
+  it("the only admin cannot disable or delete itself (exit 6, last_admin)", async () => {
+    const disable = await s.run(["users", "disable", ids.admin!]);
+    expect(disable.exitCode, show(disable)).toBe(6);
+    expect(errorOf(disable)).toMatchObject({ code: "last_admin", status: 409 });
+    expect(errorOf(disable).hint).toMatch(/another user an admin/);
+    const remove = await s.run(["resources", "delete", ids.admin!, "--yes"]);
+    expect(remove.exitCode, show(remove)).toBe(6);
+    expect(errorOf(remove).code).toBe("last_admin");
+    const status = await s.run(["auth", "status", "--json"]);
+    expect(status.exitCode, show(status)).toBe(0);
+  });
+});
