@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { describeError, EXIT, exitCodeFor, UsageError } from "./cli/errors.js";
-import { type IO, processIO } from "./cli/io.js";
+import { type IO, processIO, writeLine } from "./cli/io.js";
+import { terminalJson } from "./cli/terminal-text.js";
 import * as api from "./commands/api/index.js";
 import * as auth from "./commands/auth/index.js";
 import * as completion from "./commands/completion/index.js";
@@ -55,13 +56,14 @@ function wantsJsonErrors(argv: string[], io: IO): boolean {
 function report(io: IO, argv: string[], error: unknown, exitCode: number): void {
   const described = describeError(error);
   if (wantsJsonErrors(argv, io)) {
-    io.stderr.write(`${JSON.stringify({ error: { ...described, exitCode } })}\n`);
+    // the same JSON with C1 and bidi controls escaped: a message may quote stored data
+    io.stderr.write(`${terminalJson(JSON.stringify({ error: { ...described, exitCode } }))}\n`);
     return;
   }
   // field errors that only repeat the message are not printed twice
   const extra = described.errors?.filter((e) => !described.message.includes(e.message)) ?? [];
   const fields = extra.length ? ` [${extra.map((e) => `${e.path}: ${e.message}`).join("; ")}]` : "";
-  io.stderr.write(`error: ${described.message}${fields}${described.hint ? ` — ${described.hint}` : ""}\n`);
+  writeLine(io, `error: ${described.message}${fields}${described.hint ? ` — ${described.hint}` : ""}`);
 }
 
 /** Runs one command line and returns its exit code; it never exits the process itself. */

@@ -2,9 +2,10 @@ import type { ApiClient } from "../client/client.js";
 import { EMBEDDED, type Profile, ProfileStore, type StoredToken } from "../config/profiles.js";
 import { createClient, type Target, targetOf } from "./compose.js";
 import { AuthError, UsageError } from "./errors.js";
-import type { IO } from "./io.js";
+import { type IO, writeLine } from "./io.js";
 import { FORMATS, type Format, render } from "./output.js";
 import { promptConfirm } from "./prompts.js";
+import { terminalText } from "./terminal-text.js";
 
 export interface GlobalOptions {
   profile?: string;
@@ -88,7 +89,7 @@ export class Context {
         const credential = this.credential();
         return credential ? `Bearer ${credential.token}` : undefined;
       },
-      trace: this.globals.verbose ? (line) => this.io.stderr.write(`${line}\n`) : undefined,
+      trace: this.globals.verbose ? (line) => writeLine(this.io, line) : undefined,
       onRetry: (message) => this.info(message),
       // the embedded server's own log, on stderr, only when tracing
       serverLogLevel: this.globals.verbose ? "debug" : undefined,
@@ -129,13 +130,19 @@ export class Context {
       columns,
       width: this.io.stdout.columns ?? 100,
       color: this.color,
+      terminal: Boolean(this.io.stdout.isTTY),
     });
     this.io.stdout.write(text);
   }
 
+  /** A text result (an e-mail, a token): exact when piped, control characters made visible on a terminal. */
+  printText(text: string): void {
+    this.io.stdout.write(this.io.stdout.isTTY ? terminalText(text, { newlines: true, tabs: true }) : text);
+  }
+
   /** Messages and progress go to stderr; `--quiet` silences them. */
   info(message: string): void {
-    if (!this.globals.quiet) this.io.stderr.write(`${message}\n`);
+    if (!this.globals.quiet) writeLine(this.io, message);
   }
 
   canPrompt(): boolean {

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from "node:stream";
+import { terminalText } from "./terminal-text.js";
 
 /** The process edges a command may touch; tests hand in their own. */
 export interface IO {
@@ -10,6 +11,15 @@ export interface IO {
 
 export function processIO(): IO {
   return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+}
+
+/**
+ * One line of human text on stderr (a message, a warning, a trace or error line), with control
+ * characters shown in their visible form. Done wherever stderr goes, not only on a terminal: a
+ * log of it is read on one later, and a newline inside a value cannot forge a second line.
+ */
+export function writeLine(io: IO, text: string): void {
+  io.stderr.write(`${terminalText(text)}\n`);
 }
 
 let stdinText: Promise<string> | undefined;

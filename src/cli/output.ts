@@ -1,4 +1,6 @@
 import { commonJs, importYaml } from "./lazy-modules.js";
+import { needsJsonEscape, terminalJson, terminalText } from "./terminal-text.js";
+
 export const FORMATS = ["table", "json", "ndjson", "csv", "yaml"] as const;
 export type Format = (typeof FORMATS)[number];
 
@@ -10,6 +12,12 @@ export interface RenderOptions {
   columns?: string[];
   width: number;
   color: boolean;
+  /**
+   * stdout is a terminal: JSON, NDJSON and YAML escape the control characters their syntax
+   * leaves raw (still the same data), CSV shows them in their visible form. Piped, every data
+   * format is exact. Tables always show the visible form: they are for people.
+   */
+  terminal?: boolean;
 }
 
 type Row = Record<string, unknown>;
@@ -74,10 +82,12 @@ async function table(data: unknown, options: RenderOptions): Promise<string> {
     if (data.length === 0) return "";
     const rows = data as Row[];
     const columns = options.fields ?? options.columns ?? defaultColumns(rows);
-    const body = rows.map((row) => columns.map((c) => cell(pick(row, c))));
-    const natural = columns.map((c, i) => Math.max(c.length, ...body.map((r) => (r[i] ?? "").length)));
+    const head = columns.map((c) => terminalText(c));
+    // one line per record: a newline in a value is shown, not laid out
+    const body = rows.map((row) => columns.map((c) => terminalText(cell(pick(row, c)))));
+    const natural = head.map((c, i) => Math.max(c.length, ...body.map((r) => (r[i] ?? "").length)));
     const t = new Table({
-      head: columns.map((c) => chalk.bold(c)),
+      head: head.map((c) => chalk.bold(c)),
       colWidths: fitWidths(natural, options.width),
       style,
       wordWrap: false,
@@ -86,39 +96,58 @@ async function table(data: unknown, options: RenderOptions): Promise<string> {
     return `${t.toString()}\n`;
   }
   if (data !== null && typeof data === "object") {
-    const entries = options.fields
-      ? options.fields.map((f) => [f, pick(data, f)] as const)
-      : Object.entries(data as Row);
-    const natural = [Math.max(...entries.map(([k]) => k.length)), Math.max(...entries.map(([, v]) => cell(v).length))];
+    const entries = (
+      options.fields ? options.fields.map((f) => [f, pick(data, f)] as const) : Object.entries(data as Row)
+    ).map(([key, value]) => [terminalText(key), terminalText(cell(value), { newlines: true })] as const);
+    const natural = [Math.max(...entries.map(([k]) => k.length)), Math.max(...entries.map(([, v]) => v.length))];
     const t = new Table({ colWidths: fitWidths(natural, options.width), style, wordWrap: true });
-    for (const [key, value] of entries) t.push([chalk.bold(key), cell(value)]);
+    for (const [key, value] of entries) t.push([chalk.bold(key), value]);
     return `${t.toString()}\n`;
   }
-  return `${cell(data)}\n`;
+  return `${terminalText(cell(data), { newlines: true })}\n`;
 }
 
 async function csv(data: unknown, options: RenderOptions): Promise<string> {
   const { stringify } = commonJs(await import("csv-stringify/sync"));
   const rows = (Array.isArray(data) ? data : [data]) as Row[];
   const columns = options.fields ?? [...new Set(rows.flatMap((r) => Object.keys(r ?? {})))];
+  // CSV has no escapes for control characters: on a terminal it is a display, piped it is data
+  const shown = (text: string) => (options.terminal ? terminalText(text, { newlines: true }) : text);
   return stringify(
-    rows.map((row) => columns.map((c) => cell(pick(row, c)))),
-    { header: true, columns },
+    rows.map((row) => columns.map((c) => shown(cell(pick(row, c))))),
+    { header: true, columns: columns.map(shown) },
   );
+}
+
+/**
+ * YAML escapes C0 in double-quoted scalars but leaves DEL and C1 raw, and writes bidi controls
+ * in plain scalars. On a terminal such strings are double-quoted and those characters escaped
+ * as `\uXXXX`, which YAML reads back as the same characters.
+ */
+async function yaml(data: unknown, terminal: boolean): Promise<string> {
+  const { Document, stringify, visit } = await importYaml();
+  if (!terminal) return stringify(data);
+  const document = new Document(data);
+  visit(document, {
+    Scalar(_key, node) {
+      if (typeof node.value === "string" && needsJsonEscape(node.value)) node.type = "QUOTE_DOUBLE";
+    },
+  });
+  return terminalJson(document.toString());
 }
 
 /** Renders command results: a table for people, JSON, NDJSON, CSV or YAML for programs. */
 export async function render(data: unknown, options: RenderOptions): Promise<string> {
+  // JSON.stringify(undefined) is undefined whatever its type says
+  const json = (text: string | undefined) => (options.terminal && text !== undefined ? terminalJson(text) : `${text}`);
   const projected = Array.isArray(data) ? data.map((d) => project(d, options.fields)) : project(data, options.fields);
   switch (options.format) {
     case "json":
-      return `${JSON.stringify(projected, null, 2)}\n`;
+      return `${json(JSON.stringify(projected, null, 2))}\n`;
     case "ndjson":
-      return (Array.isArray(projected) ? projected : [projected]).map((r) => `${JSON.stringify(r)}\n`).join("");
-    case "yaml": {
-      const { stringify } = await importYaml();
-      return stringify(projected);
-    }
+      return (Array.isArray(projected) ? projected : [projected]).map((r) => `${json(JSON.stringify(r))}\n`).join("");
+    case "yaml":
+      return yaml(projected, Boolean(options.terminal));
     case "csv":
       return csv(projected, options);
     case "table":

@@ -1,5 +1,5 @@
 import { UsageError } from "./errors.js";
-import { type IO, stdinLine } from "./io.js";
+import { type IO, stdinLine, writeLine } from "./io.js";
 import { promptPassword } from "./prompts.js";
 
 export interface PasswordSource {
@@ -37,6 +37,6 @@ export async function readNewPassword(io: IO, source: PasswordSource): Promise<s
     const first = await promptPassword(io, source.prompt);
     const second = await promptPassword(io, "Repeat it");
     if (first === second) return first;
-    io.stderr.write("The two entries differ; try again.\n");
+    writeLine(io, "The two entries differ; try again.");
   }
 }

@@ -1,4 +1,5 @@
 import type { Context } from "./context.js";
+import { terminalText } from "./terminal-text.js";
 
 /** A one-line progress count on stderr, shown only on a terminal. */
 export class Progress {
@@ -8,6 +9,7 @@ export class Progress {
     private readonly ctx: Context,
     private readonly noun: string,
   ) {
+    this.noun = terminalText(noun);
     this.active = Boolean(ctx.io.stderr.isTTY) && !ctx.globals.quiet;
   }
 

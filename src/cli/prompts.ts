@@ -1,4 +1,19 @@
+import { styleText } from "node:util";
 import type { IO } from "./io.js";
+import { terminalText } from "./terminal-text.js";
+
+/**
+ * A prompt may quote stored data ("Delete event X (its name)?", a current value offered as the
+ * default, an error from the server): what it shows has its control characters in their
+ * visible form. The answer it returns is what was typed, or the default unchanged.
+ */
+const theme = {
+  style: {
+    answer: (text: string) => styleText("cyan", terminalText(text)),
+    defaultAnswer: (text: string) => styleText("dim", `(${terminalText(text)})`),
+    error: (text: string) => styleText("red", `> ${terminalText(text)}`),
+  },
+};
 
 /** Prompts through @inquirer/prompts on the given terminal; loaded only when a prompt is shown. */
 export async function promptText(
@@ -8,19 +23,28 @@ export async function promptText(
 ) {
   const { input } = await import("@inquirer/prompts");
   return input(
-    { message, default: options.default, validate: options.validate ?? ((v) => (v.trim() ? true : "required")) },
+    {
+      message: terminalText(message),
+      default: options.default,
+      validate: options.validate ?? ((v) => (v.trim() ? true : "required")),
+      transformer: (value, { isFinal }) => (isFinal ? theme.style.answer(value) : terminalText(value)),
+      theme,
+    },
     streams(io),
   );
 }
 
 export async function promptPassword(io: IO, message: string): Promise<string> {
   const { password } = await import("@inquirer/prompts");
-  return password({ message, mask: "*", validate: (v) => (v ? true : "required") }, streams(io));
+  return password(
+    { message: terminalText(message), mask: "*", validate: (v) => (v ? true : "required"), theme },
+    streams(io),
+  );
 }
 
 export async function promptConfirm(io: IO, message: string): Promise<boolean> {
   const { confirm } = await import("@inquirer/prompts");
-  return confirm({ message, default: false }, streams(io));
+  return confirm({ message: terminalText(message), default: false, theme }, streams(io));
 }
 
 function streams(io: IO) {

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
+import { writeLine } from "../../cli/io.js";
 import { readNewPassword, requirePassword } from "../../cli/passwords.js";
 import { promptText } from "../../cli/prompts.js";
 import { ApiError } from "../../client/errors.js";
@@ -36,7 +37,7 @@ async function replaceTemporaryPassword(ctx: Context, current: string, options: 
     } catch (error) {
       const weak = error instanceof ApiError && error.problem.code === "weak_password";
       if (!weak || options.passwordStdin || !ctx.canPrompt()) throw error;
-      ctx.io.stderr.write(`${error.problem.detail} Try another.\n`);
+      writeLine(ctx.io, `${error.problem.detail} Try another.`);
     }
   }
 }

@@ -3,7 +3,7 @@ import type { Context } from "../../cli/context.js";
 import { examples, withContext } from "../shared.js";
 
 async function token(ctx: Context): Promise<void> {
-  ctx.io.stdout.write(`${ctx.requireCredential().token}\n`);
+  ctx.printText(`${ctx.requireCredential().token}\n`);
 }
 
 export function register(group: Command, io: Context["io"]): void {

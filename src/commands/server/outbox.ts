@@ -70,7 +70,7 @@ export function register(group: Command, io: Context["io"]): void {
       if (!/^[A-Za-z0-9._-]+$/.test(id))
         throw new UsageError(`'${id}' is not an outbox id.`, "see 'bizctl server outbox'");
       try {
-        ctx.io.stdout.write(await readFile(join(dirOf(ctx, show), `${id.replace(/\.eml$/, "")}.eml`), "utf8"));
+        ctx.printText(await readFile(join(dirOf(ctx, show), `${id.replace(/\.eml$/, "")}.eml`), "utf8"));
       } catch {
         throw new CliError(`No e-mail ${id} in the outbox.`, EXIT.notFound, "not_found", "see 'bizctl server outbox'");
       }

@@ -1,0 +1,99 @@
+/**
+ * The renderers with hostile data: on a terminal nothing a terminal acts on is printed; piped,
+ * every data format is exact.
+ */
+
+import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { type Format, render } from "../../src/cli/output.js";
+
+/** ESC (a CSI that clears the screen), BEL, a CSI that recolours, an OSC that sets the title, C1 CSI/OSC/ST, DEL, RLO */
+const HOSTILE = "Evil \u001b[2J \u0007 \u001b[31mred \u001b]0;pwned\u0007 \u009b31m \u009d0;x\u009c \u007f \u202eabc";
+const EVENT = { code: "EVIL-1", name: HOSTILE, startsAt: "2027-01-10T09:00:00Z", customFields: { "k\u009b": HOSTILE } };
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+const options = (format: Format, terminal: boolean) => ({ format, terminal, width: 100, color: false });
+
+describe("render on a terminal", () => {
+  it.each([
+    ["json", (t: string) => JSON.parse(t)],
+    ["yaml", (t: string) => parseYaml(t)],
+  ] as const)("%s escapes the control characters and reads back as the same data", async (format, parse) => {
+    for (const data of [EVENT, [EVENT, EVENT]]) {
+      const text = await render(data, options(format, true));
+      expect(text).not.toMatch(RAW_CONTROL);
+      expect(parse(text)).toEqual(data);
+    }
+  });
+
+  it("ndjson escapes them and each line reads back as the record", async () => {
+    const text = await render([EVENT, EVENT], options("ndjson", true));
+    expect(text).not.toMatch(RAW_CONTROL);
+    expect(
+      text
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line)),
+    ).toEqual([EVENT, EVENT]);
+  });
+
+  it("csv, which has no escapes, shows their visible form", async () => {
+    const text = await render([EVENT], { ...options("csv", true), fields: ["code", "name"] });
+    expect(text).not.toMatch(RAW_CONTROL);
+    expect(text).toContain("Evil ^[[2J ^G ^[[31mred ^[]0;pwned^G <U+009B>31m <U+009D>0;x<U+009C> ^? <U+202E>abc");
+  });
+
+  it("yaml writes C0 with its own escapes and C1 as \\u escapes", async () => {
+    const text = await render(EVENT, options("yaml", true));
+    expect(text).toContain("\\u009b31m");
+    expect(text).toContain("\\e[2J");
+  });
+});
+
+describe("render piped", () => {
+  it("json and ndjson are exactly JSON.stringify (which escapes C0 itself, and nothing else)", async () => {
+    expect(await render(EVENT, options("json", false))).toBe(`${JSON.stringify(EVENT, null, 2)}\n`);
+    expect(await render([EVENT, EVENT], options("ndjson", false))).toBe(`${JSON.stringify(EVENT)}\n`.repeat(2));
+    expect(await render(EVENT, options("json", false))).toContain("\u009b31m \u009d0;x\u009c \u007f \u202eabc");
+    expect(JSON.parse(await render([EVENT], options("json", false)))).toEqual([EVENT]);
+  });
+
+  it("csv keeps the characters exactly as stored", async () => {
+    expect(await render([EVENT], { ...options("csv", false), fields: ["code", "name"] })).toBe(
+      `code,name\nEVIL-1,${HOSTILE}\n`,
+    );
+  });
+
+  it("yaml reads back as the same data", async () => {
+    expect(parseYaml(await render([EVENT], options("yaml", false)))).toEqual([EVENT]);
+  });
+});
+
+describe("tables, piped or not, are for people", () => {
+  it.each([true, false])("show the visible forms in a list and in one record (terminal: %s)", async (terminal) => {
+    for (const data of [[EVENT, { ...EVENT, code: "EVIL-2" }], EVENT]) {
+      const text = await render(data, { ...options("table", terminal), width: 400 });
+      expect(text).not.toMatch(RAW_CONTROL);
+      expect(text).toContain("Evil ^[[2J ^G ^[[31mred ^[]0;pwned^G <U+009B>31m <U+009D>0;x<U+009C> ^? <U+202E>abc");
+    }
+  });
+
+  it("keep one line per record in a list: a newline in a value is shown", async () => {
+    const text = await render([{ code: "A", name: "one\ntwo" }], options("table", true));
+    expect(text).toContain("one^Jtwo");
+    expect(text.trim().split("\n")).toHaveLength(5);
+  });
+
+  it("lay out a multi-line value of one record on several lines, and show a CR", async () => {
+    const text = await render({ code: "A", description: "one\r\ntwo\rthree" }, options("table", true));
+    expect(text).toMatch(/│ one +│\n.*│ two\^Mthree +│/);
+  });
+
+  it("show control characters in field names (custom attributes, --fields) too", async () => {
+    const text = await render([{ "a\u001b[2J": 1 }], { ...options("table", true), fields: ["a\u001b[2J"] });
+    expect(text).toContain("a^[[2J");
+    expect(text).not.toMatch(RAW_CONTROL);
+  });
+});
