@@ -7,6 +7,12 @@ export const CUSTOM_TYPE_PATTERN = "^[A-Z][A-Za-z0-9]{0,63}$";
 export const CUSTOM_ATTRIBUTES_MAX_BYTES = 64 * 1024;
 export const LIST_COUNT = { default: 50, max: 500 } as const;
 export const BUILT_IN_TYPES = ["User", "OAuthConsumer"] as const;
+/**
+ * A userName is an identifier, typed at a login prompt and written into e-mails and logs: it may
+ * not hold C0, DEL, C1 or bidi controls. Free text (displayName, event names…) may hold them; the
+ * CLI shows them in a visible form on a terminal.
+ */
+export const USER_NAME_PATTERN = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]+$";
 
 export const SCHEMA_URN = {
   user: "urn:ietf:params:scim:schemas:core:2.0:User",
@@ -48,7 +54,7 @@ const commonInput = {
 /** The SCIM core User (RFC 7643 section 4.1) and the enterprise attributes we keep. */
 export const UserInput = strict({
   ...commonInput,
-  userName: Type.String({ minLength: 1, maxLength: 256 }),
+  userName: Type.String({ minLength: 1, maxLength: 256, pattern: USER_NAME_PATTERN }),
   name: Type.Optional(
     strict({
       formatted: Type.Optional(Str()),

@@ -5,7 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { type CliResult, errorOf, initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
+import {
+  bizctl,
+  type CliResult,
+  errorOf,
+  initAndLogin,
+  json,
+  MODES,
+  makeSandbox,
+  type Session,
+  show,
+} from "../helpers/cli.js";
 import { inTerminal, type PtyResult } from "../helpers/pty.js";
 
 /** ESC of a CSI that clears the screen, BEL, a CSI that recolours, an OSC that sets the title, C1 CSI, C1 OSC … ST */
@@ -170,6 +180,34 @@ describe.each(MODES)("terminal safety (%s)", (mode) => {
       expect(result.raw).not.toMatch(FROM_DATA);
       expect(result.output).toContain(`Delete Room Evil ^[[2J^G`);
     });
+  });
+});
+
+describe.each(MODES)("a userName is an identifier: no control characters (%s)", (mode) => {
+  let s: Session;
+  beforeAll(async () => {
+    s = await initAndLogin(mode);
+  });
+  afterAll(async () => s?.close());
+
+  it("users create refuses one with exit 7, and creates nothing", async () => {
+    const result = await s.run(["users", "create", "--user-name", "mal\u001b[2Jlory", "--no-password"]);
+    expect(result.exitCode, show(result)).toBe(7);
+    expect(errorOf(result)).toMatchObject({ code: "validation_failed", message: expect.stringContaining("control") });
+    const list = await s.run(["users", "list", "--json"]);
+    expect(json(list).map((u: { userName: string }) => u.userName)).toEqual(["admin"]);
+  });
+
+  it.runIf(mode === "embedded")("server init refuses one with exit 7, and a later init still works", async () => {
+    const sandbox = await makeSandbox();
+    try {
+      const refused = await bizctl(["server", "init", "--admin-user", "root\u0007"], { env: sandbox.env });
+      expect(refused.exitCode, show(refused)).toBe(7);
+      const init = await bizctl(["server", "init", "--admin-user", "root"], { env: sandbox.env });
+      expect(init.exitCode, show(init)).toBe(0);
+    } finally {
+      await sandbox.remove();
+    }
   });
 });
 

@@ -251,6 +251,46 @@ describe("resources: create, read, replace, delete", () => {
     expect(list.json().totalResults).toBe(1);
   });
 
+  it.each([
+    ["ESC", "esc\u001b[2J"],
+    ["BEL", "bel\u0007"],
+    ["NUL", "nul\u0000"],
+    ["a newline", "two\nlines"],
+    ["DEL", "del\u007f"],
+    ["C1 CSI", "csi\u009b31m"],
+    ["a right-to-left override", "rlo\u202egnp.exe"],
+  ])(
+    "refuses a userName holding %s (an identifier), on POST and on PUT, without echoing it",
+    async (what, userName) => {
+      const created = await admin("POST", "/Resources", { resourceType: "User", userName });
+      const problem = problemOf(created, 400, "validation_failed");
+      expect(problem.scimType).toBe("invalidValue");
+      expect(problem.errors).toEqual([{ path: "/userName", message: expect.stringContaining("control characters") }]);
+      expect(created.body).not.toContain(JSON.stringify(userName).slice(1, -1));
+      const user = await createResource(admin, {
+        resourceType: "User",
+        userName: `renamed.${what.replace(/\W+/g, "-")}`,
+      });
+      const renamed = await admin("PUT", `/Resources/${user.id}`, { ...user, userName });
+      expect(problemOf(renamed, 400, "validation_failed").scimType).toBe("invalidValue");
+    },
+  );
+
+  it("keeps control characters in free text (displayName, a custom type's attributes) exactly as sent", async () => {
+    const hostile = "Evil \u001b[2J\u0007\u001b]0;pwned\u0007\u009b31m\u009d0;x\u009c\u202e";
+    const user = await createResource(admin, { resourceType: "User", userName: "free.text", displayName: hostile });
+    expect((await admin("GET", `/Resources/${user.id}`)).json().displayName).toBe(hostile);
+    const room = await createResource(admin, {
+      resourceType: "Room",
+      displayName: hostile,
+      notes: { [hostile]: hostile },
+    });
+    expect((await admin("GET", `/Resources/${room.id}`)).json()).toMatchObject({
+      displayName: hostile,
+      notes: { [hostile]: hostile },
+    });
+  });
+
   it.each(["id", "meta", "firstLogin"])(
     "refuses a User body carrying %s on POST: 400 scimType mutability",
     async (field) => {

@@ -1,6 +1,7 @@
+import { USER_NAME_PATTERN } from "../../contract/resources.js";
 import type { Role } from "../../contract/route.js";
 import { formatTimestamp } from "../http/timestamps.js";
-import { ProblemError } from "../problems.js";
+import { invalid, ProblemError } from "../problems.js";
 import { insertResource } from "../store/resources-repo.js";
 import {
   createSession,
@@ -159,6 +160,19 @@ export async function changePassword(
   });
 }
 
+const USER_NAME = new RegExp(USER_NAME_PATTERN);
+
+/** Refuses a userName holding control characters, with a message that says so rather than the pattern. */
+export function assertUserName(userName: string): void {
+  if (userName && !USER_NAME.test(userName)) {
+    throw invalid(
+      "A userName may not hold control characters (C0, DEL, C1) or bidi controls.",
+      "/userName",
+      "invalidValue",
+    );
+  }
+}
+
 /**
  * The first admin of a new installation. Refused once any user exists, so that `server init`
  * cannot be used to take over a running deployment.
@@ -167,6 +181,7 @@ export async function createFirstAdmin(
   ctx: ServiceContext,
   input: { userName: string; email?: string; password: string; temporary: boolean },
 ): Promise<{ id: string; userName: string }> {
+  assertUserName(input.userName);
   if (!input.temporary) {
     await assertAcceptablePassword(input.password, { userName: input.userName }, ctx.passwordPolicy);
   }
