@@ -637,6 +637,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from server' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l data-dir
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l database
+complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l secret-key-file
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l admin-user
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l admin-email
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l password-stdin
@@ -654,6 +655,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l data-dir
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l database
+complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l secret-key-file
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l host
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l port
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l public-url
@@ -678,6 +680,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcom
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l data-dir
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l database
+complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l secret-key-file
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l server
@@ -693,6 +696,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subc
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -a 'list show'
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l data-dir
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l database
+complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l secret-key-file
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l server
@@ -707,6 +711,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l data-dir
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l database
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l secret-key-file
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l server
@@ -721,6 +726,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l data-dir
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l database
+complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l secret-key-file
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l server
@@ -734,6 +740,8 @@ complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l data-dir
+complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l database
+complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l secret-key-file
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l publish-for
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l token-ttl
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l version

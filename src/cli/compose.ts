@@ -2,6 +2,7 @@ import { ApiClient } from "../client/client.js";
 import type { Transport } from "../client/transport.js";
 import { defaultDataDir } from "../config/paths.js";
 import { EMBEDDED, type Profile } from "../config/profiles.js";
+import { resolveSecretKey } from "../config/secret-key.js";
 import { UsageError } from "./errors.js";
 
 export interface Target {
@@ -9,6 +10,8 @@ export interface Target {
   dataDir: string;
   /** the embedded server's base for e-mailed links, as `server start --public-url` */
   publicUrl?: string;
+  /** where the embedded server finds the deployment secret, as the `server` commands do */
+  env: Record<string, string | undefined>;
 }
 
 export function targetOf(
@@ -20,6 +23,7 @@ export function targetOf(
     server: serverOverride || profile.server,
     dataDir: profile.dataDir || defaultDataDir(env),
     publicUrl: env.BIZCTL_PUBLIC_URL,
+    env,
   };
 }
 
@@ -37,8 +41,11 @@ export async function createTransport(
     const log = options.serverLogLevel
       ? { level: options.serverLogLevel, stream: (await import("pino")).destination(2) }
       : (false as const);
+    const { secretKey, error } = resolveSecretKey(target.env.BIZCTL_SECRET_KEY_FILE, target.env);
+    if (error) throw new UsageError(error);
     const app = await buildApp({
       dataDir: target.dataDir,
+      secretKey,
       publicUrl: target.publicUrl,
       log,
       compileSchemasOnFirstUse: true,

@@ -87,8 +87,15 @@ function asLocalProblem(error: unknown): ApiError | undefined {
   return new ApiError(e.status, { type: "about:blank", title: detail, status: e.status, detail, code: e.code });
 }
 
+/** A deployment the server code refused to start as configured (a missing or wrong secret key). */
+function asConfigurationError(error: unknown): CliError | undefined {
+  const e = error as { name?: unknown; message?: unknown };
+  if (e?.name !== "ConfigurationError") return undefined;
+  return new CliError(String(e.message), EXIT.usage, "configuration_error");
+}
+
 export function exitCodeFor(error: unknown): number {
-  const local = asLocalProblem(error);
+  const local = asLocalProblem(error) ?? asConfigurationError(error);
   if (local) return exitCodeFor(local);
   if (error instanceof CliError) return error.exitCode;
   if (error instanceof NetworkError) return EXIT.unavailable;
@@ -111,6 +118,8 @@ export interface ErrorReport {
 export function describeError(error: unknown): ErrorReport {
   const local = asLocalProblem(error);
   if (local) return { ...describeError(local), status: undefined };
+  const configuration = asConfigurationError(error);
+  if (configuration) return describeError(configuration);
   if (error instanceof ApiError) {
     return {
       code: error.problem.code,

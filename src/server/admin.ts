@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { generatePassword } from "../contract/passwords.js";
 import { buildApp } from "./app.js";
 import type { ServerOptions } from "./options.js";
@@ -6,7 +5,7 @@ import { createFirstAdmin } from "./services/accounts.js";
 import type { ServiceContext } from "./services/context.js";
 import { migrateToLatest } from "./store/migrations.js";
 
-type InstanceOptions = Pick<ServerOptions, "dataDir" | "databaseUrl" | "passwordMinLength">;
+type InstanceOptions = Pick<ServerOptions, "dataDir" | "databaseUrl" | "secretKey" | "passwordMinLength">;
 
 /** Runs administrative work on the same services a server would build (schema, keys, mail). */
 async function withServices<T>(options: InstanceOptions, work: (ctx: ServiceContext) => Promise<T>): Promise<T> {
@@ -45,8 +44,21 @@ export async function migrateInstance(options: InstanceOptions) {
   }
 }
 
-/** `server rotate-key`: see rotateKeys; needs only the data dir, not the database. */
-export async function rotateKeyInstance(options: { dataDir: string; publishSeconds: number; tokenTtlSeconds: number }) {
-  const { rotateKeys } = await import("./services/keys.js");
-  return rotateKeys(join(options.dataDir, "keys"), new Date(), options);
+/** `server rotate-key`: see rotateKeys; the keys are where the running servers keep them. */
+export async function rotateKeyInstance(
+  options: InstanceOptions & { publishSeconds: number; tokenTtlSeconds: number },
+) {
+  const [{ openStore }, { openKeyStorage }, { rotateKeys }] = await Promise.all([
+    import("./store/database.js"),
+    import("./services/key-storage.js"),
+    import("./services/keys.js"),
+  ]);
+  const store = await openStore(options);
+  try {
+    await migrateToLatest(store.db, store.dialect);
+    const storage = await openKeyStorage({ store, dataDir: options.dataDir, secretKey: options.secretKey });
+    return await rotateKeys(storage, new Date(), options);
+  } finally {
+    await store.close();
+  }
 }

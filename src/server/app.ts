@@ -15,6 +15,7 @@ import { eventRoutes } from "./routes/events.js";
 import { resourceRoutes } from "./routes/resources.js";
 import { serviceRoutes } from "./routes/service.js";
 import type { ServiceContext } from "./services/context.js";
+import { openKeyStorage } from "./services/key-storage.js";
 import { KeyRing } from "./services/keys.js";
 import { openStore } from "./store/database.js";
 import { migrateToLatest } from "./store/migrations.js";
@@ -57,8 +58,17 @@ export interface BuiltApp extends FastifyInstance {
 export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   const clock = options.clock ?? (() => new Date());
   const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
-  await migrateToLatest(store.db, store.dialect);
-  const keys = await KeyRing.open(join(options.dataDir, "keys"), clock);
+  let keys: KeyRing;
+  try {
+    await migrateToLatest(store.db, store.dialect);
+    keys = await KeyRing.open(
+      await openKeyStorage({ store, dataDir: options.dataDir, secretKey: options.secretKey }),
+      clock,
+    );
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   let listenUrl: string | undefined;
   let logger: FastifyBaseLogger | undefined;
   const log = () => {
@@ -115,7 +125,11 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   app.decorate("useListenUrl", (url: string) => {
     listenUrl = url;
   });
+  const stopRefreshingKeys = keys.refreshPeriodically((error) =>
+    app.log.warn({ err: error }, "could not re-read the signing keys; keeping those loaded"),
+  );
   app.addHook("onClose", async () => {
+    stopRefreshingKeys();
     await services.mailer.close();
     await store.close();
   });

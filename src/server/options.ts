@@ -6,6 +6,11 @@ export interface ServerOptions {
   dataDir: string;
   /** `postgres://…` or a SQLite path; default `<dataDir>/bizctl.db` */
   databaseUrl?: string;
+  /**
+   * The deployment secret (base64 of 32 bytes) that seals the signing keys kept in the database;
+   * required on PostgreSQL, optional on SQLite (without it the keys are files in the data dir)
+   */
+  secretKey?: string;
   /** the URL users reach the server at; links in e-mails are built from it, never from Host */
   publicUrl?: string;
   tokenTtlSeconds?: number;

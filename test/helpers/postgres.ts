@@ -27,10 +27,13 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
   return { url: url.toString(), drop: () => maintenance(`drop database if exists ${name} with (force)`) };
 }
 
+/** A deployment secret for tests (base64 of 32 bytes), as every instance of one deployment shares. */
+export const TEST_SECRET_KEY = Buffer.alloc(32, 42).toString("base64");
+
 export async function startPostgresTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   try {
-    const server = await startTestServer({ ...options, databaseUrl: database.url });
+    const server = await startTestServer({ secretKey: TEST_SECRET_KEY, ...options, databaseUrl: database.url });
     return {
       ...server,
       close: async () => {

@@ -4,11 +4,9 @@ import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
 import { stdinLine } from "../../cli/io.js";
 import { examples, withContext } from "../shared.js";
-import { resolveDataDir, storageOptions } from "./options.js";
+import { instanceOptions, type StorageFlags, storageOptions } from "./options.js";
 
-interface Options {
-  dataDir?: string;
-  database?: string;
+interface Options extends StorageFlags {
   adminUser: string;
   adminEmail?: string;
   passwordStdin?: boolean;
@@ -19,8 +17,7 @@ async function init(ctx: Context, options: Options): Promise<void> {
   if (options.passwordStdin && !password) throw new UsageError("--password-stdin was given but stdin is empty.");
   const { initInstance } = await loadServerAdmin();
   const result = await initInstance({
-    dataDir: resolveDataDir(options, ctx.io.env),
-    databaseUrl: options.database,
+    ...instanceOptions(options, ctx.io.env),
     adminUser: options.adminUser,
     adminEmail: options.adminEmail,
     password,

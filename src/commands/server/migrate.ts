@@ -2,11 +2,11 @@ import type { Command } from "commander";
 import { loadServerAdmin } from "../../cli/compose.js";
 import type { Context } from "../../cli/context.js";
 import { examples, withContext } from "../shared.js";
-import { resolveDataDir, storageOptions } from "./options.js";
+import { instanceOptions, type StorageFlags, storageOptions } from "./options.js";
 
-async function migrate(ctx: Context, options: { dataDir?: string; database?: string }): Promise<void> {
+async function migrate(ctx: Context, options: StorageFlags): Promise<void> {
   const { migrateInstance } = await loadServerAdmin();
-  const result = await migrateInstance({ dataDir: resolveDataDir(options, ctx.io.env), databaseUrl: options.database });
+  const result = await migrateInstance(instanceOptions(options, ctx.io.env));
   ctx.info(
     result.applied.length
       ? `Applied ${result.applied.join(", ")} to ${result.database}.`

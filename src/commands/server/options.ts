@@ -1,7 +1,13 @@
 import { type Command, Option } from "commander";
+import { UsageError } from "../../cli/errors.js";
 import { defaultDataDir } from "../../config/paths.js";
+import { resolveSecretKey } from "../../config/secret-key.js";
 
-/** `--data-dir` and `--database`, shared by every `server` verb, each with its environment variable. */
+/**
+ * `--data-dir`, `--database` and `--secret-key-file`, shared by every `server` verb, each with its
+ * environment variable. The secret itself is never a flag value (it would show in `ps`): it comes
+ * from BIZCTL_SECRET_KEY or a file.
+ */
 export function storageOptions(command: Command): Command {
   return command
     .addOption(new Option("--data-dir <dir>", "data directory (SQLite file, keys, outbox)").env("BIZCTL_DATA_DIR"))
@@ -9,9 +15,28 @@ export function storageOptions(command: Command): Command {
       new Option("--database <url>", "postgres://… or a SQLite file (default <data-dir>/bizctl.db)").env(
         "BIZCTL_DATABASE_URL",
       ),
+    )
+    .addOption(
+      new Option(
+        "--secret-key-file <file>",
+        "file holding the deployment secret that seals the signing keys (default: $BIZCTL_SECRET_KEY)",
+      ).env("BIZCTL_SECRET_KEY_FILE"),
     );
+}
+
+export interface StorageFlags {
+  dataDir?: string;
+  database?: string;
+  secretKeyFile?: string;
 }
 
 export function resolveDataDir(options: { dataDir?: string }, env: Record<string, string | undefined>): string {
   return options.dataDir ?? defaultDataDir(env);
+}
+
+/** Where an instance keeps its state, from the storage flags and the environment. */
+export function instanceOptions(options: StorageFlags, env: Record<string, string | undefined>) {
+  const { secretKey, error } = resolveSecretKey(options.secretKeyFile, env);
+  if (error) throw new UsageError(error);
+  return { dataDir: resolveDataDir(options, env), databaseUrl: options.database, secretKey };
 }

@@ -4,10 +4,9 @@ import { loadServerAdmin } from "../../cli/compose.js";
 import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
 import { examples, withContext } from "../shared.js";
-import { resolveDataDir } from "./options.js";
+import { instanceOptions, type StorageFlags, storageOptions } from "./options.js";
 
-interface Options {
-  dataDir?: string;
+interface Options extends StorageFlags {
   publishFor: string;
   tokenTtl: string;
 }
@@ -20,22 +19,20 @@ function seconds(value: string, flag: string): number {
 async function rotateKey(ctx: Context, options: Options): Promise<void> {
   const { rotateKeyInstance } = await loadServerAdmin();
   const result = await rotateKeyInstance({
-    dataDir: resolveDataDir(options, ctx.io.env),
+    ...instanceOptions(options, ctx.io.env),
     publishSeconds: seconds(options.publishFor, "--publish-for"),
     tokenTtlSeconds: seconds(options.tokenTtl, "--token-ttl"),
   });
   ctx.info(
-    `New signing key ${result.kid}: published now, signing from ${result.signFrom}.` +
+    `New signing key ${result.kid} in ${result.storage}: published now (running servers see it within 30 s), signing from ${result.signFrom}.` +
       (result.removed.length ? ` Removed keys no valid token can carry: ${result.removed.join(", ")}.` : ""),
   );
   await ctx.print(result);
 }
 
 export function register(group: Command, io: Context["io"]): void {
-  group
-    .command("rotate-key")
+  storageOptions(group.command("rotate-key"))
     .description("add a new JWT signing key: published now, signing later; retire keys no token needs")
-    .addOption(new Option("--data-dir <dir>", "data directory (its keys/ folder)").env("BIZCTL_DATA_DIR"))
     .option("--publish-for <seconds>", "how long the key is only published before it signs", "600")
     .addOption(
       new Option("--token-ttl <seconds>", "the servers' token lifetime").env("BIZCTL_TOKEN_TTL").default("28800"),

@@ -3,11 +3,9 @@ import { loadServerAdmin } from "../../cli/compose.js";
 import type { Context } from "../../cli/context.js";
 import { CliError, EXIT, UsageError } from "../../cli/errors.js";
 import { examples, withContext } from "../shared.js";
-import { resolveDataDir, storageOptions } from "./options.js";
+import { instanceOptions, type StorageFlags, storageOptions } from "./options.js";
 
-interface Options {
-  dataDir?: string;
-  database?: string;
+interface Options extends StorageFlags {
   host: string;
   port: string;
   publicUrl?: string;
@@ -32,8 +30,7 @@ async function start(ctx: Context, options: Options): Promise<void> {
   const listening = startServer({
     host: options.host,
     port: integer(options.port, "--port", 0, 65535),
-    dataDir: resolveDataDir(options, ctx.io.env),
-    databaseUrl: options.database,
+    ...instanceOptions(options, ctx.io.env),
     publicUrl: options.publicUrl,
     tokenTtlSeconds: integer(options.tokenTtl, "--token-ttl", 60, 30 * 24 * 3600),
     trustProxy: options.trustProxy,

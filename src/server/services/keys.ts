@@ -1,5 +1,3 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import {
   type CryptoKey,
   exportJWK,
@@ -12,6 +10,7 @@ import {
   SignJWT,
 } from "jose";
 import { ProblemError } from "../problems.js";
+import type { KeyStorage } from "./key-storage.js";
 
 export const TOKEN_ISSUER = "urn:bizctl";
 export const TOKEN_AUDIENCE = "bizctl-api";
@@ -20,14 +19,6 @@ const ALGORITHM = "ES256";
 /** Tokens above this size are refused before any parsing (spec 1.1). */
 export const MAX_TOKEN_BYTES = 8 * 1024;
 const CACHE_LIMIT = 10_000;
-
-interface StoredKey {
-  kid: string;
-  createdAt: string;
-  /** the key signs from this instant on; before, it is only published (rotation) */
-  signFrom: string;
-  privateJwk: JWK;
-}
 
 interface LoadedKey {
   kid: string;
@@ -45,22 +36,17 @@ export interface AccessClaims {
   roles: string[];
 }
 
-export async function createKeyFile(keysDir: string, now: Date, signFrom: Date = now): Promise<string> {
-  mkdirSync(keysDir, { recursive: true, mode: 0o700 });
+export async function createKey(storage: KeyStorage, now: Date, signFrom: Date = now): Promise<string> {
   const { privateKey } = await generateKeyPair(ALGORITHM, { extractable: true });
   const privateJwk = await exportJWK(privateKey);
   const kid = `${now.toISOString().slice(0, 10)}-${crypto.randomUUID().slice(0, 8)}`;
-  const stored: StoredKey = { kid, createdAt: now.toISOString(), signFrom: signFrom.toISOString(), privateJwk };
-  const file = join(keysDir, `${kid}.json`);
-  writeFileSync(file, JSON.stringify(stored), { mode: 0o600, flag: "wx" });
-  chmodSync(file, 0o600);
+  await storage.add({ kid, createdAt: now.toISOString(), signFrom: signFrom.toISOString(), privateJwk });
   return kid;
 }
 
-async function loadKeys(keysDir: string): Promise<LoadedKey[]> {
+async function loadKeys(storage: KeyStorage): Promise<LoadedKey[]> {
   const keys: LoadedKey[] = [];
-  for (const file of listKeyFiles(keysDir)) {
-    const stored = JSON.parse(readFileSync(join(keysDir, file), "utf8")) as StoredKey;
+  for (const stored of await storage.list()) {
     const { d: _secret, ...publicJwk } = stored.privateJwk;
     keys.push({
       kid: stored.kid,
@@ -73,13 +59,16 @@ async function loadKeys(keysDir: string): Promise<LoadedKey[]> {
   return keys.sort((a, b) => a.signFrom - b.signFrom);
 }
 
-/** How often a running server looks for keys added or retired by `server rotate-key`. */
-const RELOAD_INTERVAL_MS = 60_000;
+/**
+ * How often a running server looks for keys added or retired by `server rotate-key` on any
+ * instance: the bound, documented in the README, within which a rotation reaches every instance.
+ */
+export const RELOAD_INTERVAL_MS = 30_000;
 
 /**
- * The ES256 key pairs of a data dir: signs access tokens, verifies them, publishes the JWKS.
+ * The ES256 key pairs of an installation: signs access tokens, verifies them, publishes the JWKS.
  * Keys rotate by kid: a new key is published first and signs from its `signFrom` on; every
- * instance re-reads the directory each minute, and at once when it meets an unknown kid.
+ * instance re-reads the storage every 30 s, and at once when it meets an unknown kid.
  */
 export class KeyRing {
   private readonly verified = new Map<string, AccessClaims>();
@@ -88,24 +77,39 @@ export class KeyRing {
   private lastUnknownKid = 0;
 
   private constructor(
-    private readonly keysDir: string,
+    private readonly storage: KeyStorage,
     private keys: LoadedKey[],
     private readonly clock: () => Date,
   ) {
     this.loadedAt = Date.now();
   }
 
-  static async open(keysDir: string, clock: () => Date): Promise<KeyRing> {
-    if (listKeyFiles(keysDir).length === 0) await createKeyFile(keysDir, clock());
-    return new KeyRing(keysDir, await loadKeys(keysDir), clock);
+  /** Loads every key (so that a wrong secret fails here, at start), creating the first one. */
+  static async open(storage: KeyStorage, clock: () => Date): Promise<KeyRing> {
+    let keys = await loadKeys(storage);
+    if (keys.length === 0) {
+      await createKey(storage, clock());
+      keys = await loadKeys(storage);
+    }
+    return new KeyRing(storage, keys, clock);
   }
 
-  /** Re-reads the keys directory, at most once per `minIntervalMs`; never leaves the ring empty. */
+  /**
+   * Re-reads the storage every RELOAD_INTERVAL_MS, traffic or not, until the returned function is
+   * called; a failed read (the database away) keeps the keys loaded before.
+   */
+  refreshPeriodically(onError: (error: unknown) => void): () => void {
+    const timer = setInterval(() => this.reload().catch(onError), RELOAD_INTERVAL_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  /** Re-reads the storage, at most once per `minIntervalMs`; never leaves the ring empty. */
   async reload(minIntervalMs = 0): Promise<void> {
     if (Date.now() - this.loadedAt < minIntervalMs) return;
     this.reloading ??= (async () => {
       try {
-        const keys = await loadKeys(this.keysDir);
+        const keys = await loadKeys(this.storage);
         if (keys.length > 0) this.keys = keys;
       } finally {
         this.loadedAt = Date.now();
@@ -126,7 +130,6 @@ export class KeyRing {
   }
 
   async sign(claims: { sub: string; jti: string; roles: string[] }, ttlSeconds: number) {
-    await this.reload(RELOAD_INTERVAL_MS);
     const key = this.signingKey();
     const iat = Math.floor(this.clock().getTime() / 1000);
     const exp = iat + ttlSeconds;
@@ -202,36 +205,26 @@ export class KeyRing {
   }
 }
 
-function listKeyFiles(keysDir: string): string[] {
-  try {
-    return readdirSync(keysDir).filter((f) => f.endsWith(".json"));
-  } catch {
-    return [];
-  }
-}
-
 /**
  * `server rotate-key`: a new key, published now and signing after `publishSeconds` (long enough
  * for every instance and JWKS cache to see it); keys that stopped signing more than a token
  * lifetime ago are removed, since no valid token can carry them any more.
  */
 export async function rotateKeys(
-  keysDir: string,
+  storage: KeyStorage,
   now: Date,
   options: { publishSeconds: number; tokenTtlSeconds: number },
-): Promise<{ kid: string; signFrom: string; removed: string[] }> {
+): Promise<{ kid: string; signFrom: string; removed: string[]; storage: string }> {
   const signFrom = new Date(now.getTime() + options.publishSeconds * 1000);
-  const kid = await createKeyFile(keysDir, now, signFrom);
-  const stored = listKeyFiles(keysDir)
-    .map((file) => ({ file, ...(JSON.parse(readFileSync(join(keysDir, file), "utf8")) as StoredKey) }))
-    .sort((a, b) => Date.parse(a.signFrom) - Date.parse(b.signFrom));
+  const kid = await createKey(storage, now, signFrom);
+  const stored = (await storage.list()).sort((a, b) => Date.parse(a.signFrom) - Date.parse(b.signFrom));
   const removed: string[] = [];
-  stored.forEach((key, index) => {
+  for (const [index, key] of stored.entries()) {
     const successor = stored[index + 1];
     if (successor && Date.parse(successor.signFrom) + options.tokenTtlSeconds * 1000 < now.getTime()) {
-      rmSync(join(keysDir, key.file));
+      await storage.remove(key.kid);
       removed.push(key.kid);
     }
-  });
-  return { kid, signFrom: signFrom.toISOString(), removed };
+  }
+  return { kid, signFrom: signFrom.toISOString(), removed, storage: storage.describe };
 }

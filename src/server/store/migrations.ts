@@ -177,6 +177,17 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex("password_resets_user_idx").on("password_resets").column("user_id").execute();
     },
   },
+  "0005_signing_keys": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("signing_keys")
+        .addColumn("kid", "text", (c) => c.primaryKey())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("sign_from", "text", (c) => c.notNull())
+        .addColumn("sealed_private_jwk", "text", (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 class InlineProvider implements MigrationProvider {

@@ -108,6 +108,16 @@ export interface OAuthTokensTable {
   expires_at: string;
 }
 
+/** JWT signing keys shared by every instance; the private half sealed under the deployment secret. */
+export interface SigningKeysTable {
+  kid: string;
+  created_at: string;
+  /** the key signs from this instant on; before, it is only published */
+  sign_from: string;
+  /** the private JWK, AES-256-GCM-sealed with the kid as additional data */
+  sealed_private_jwk: string;
+}
+
 export interface Schema {
   resources: ResourcesTable;
   credentials: CredentialsTable;
@@ -119,4 +129,5 @@ export interface Schema {
   oauth_nonces: OAuthNoncesTable;
   oauth_temporary_credentials: OAuthTemporaryCredentialsTable;
   oauth_tokens: OAuthTokensTable;
+  signing_keys: SigningKeysTable;
 }

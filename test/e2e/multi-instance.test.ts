@@ -1,0 +1,161 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { decodeProtectedHeader } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  bizctl,
+  errorOf,
+  json,
+  makeSandbox,
+  PASSWORD,
+  type RunningServer,
+  type Sandbox,
+  show,
+  startServer,
+} from "../helpers/cli.js";
+import { authHeader, parseFormBody, signer } from "../helpers/oauth.js";
+import { createTestDatabase } from "../helpers/postgres.js";
+
+/**
+ * Two `bizctl server start` processes with separate data dirs on one fresh PostgreSQL database
+ * and one deployment secret, as two hosts behind a load balancer (one public URL).
+ */
+
+const PUBLIC_URL = "http://bizctl.test";
+const SECRET = Buffer.alloc(32, 9).toString("base64");
+
+describe("two instances on one PostgreSQL database", () => {
+  let database: { url: string; drop: () => Promise<void> };
+  let sandbox: Sandbox;
+  let secretFile: string;
+  const servers: RunningServer[] = [];
+  let a: RunningServer;
+  let b: RunningServer;
+
+  /** storage flags: A reads the secret from a file, B from the environment */
+  const storage = (which: "a" | "b") =>
+    which === "a" ? ["--database", database.url, "--secret-key-file", secretFile] : ["--database", database.url];
+  const envOf = (which: "a" | "b") => (which === "a" ? sandbox.env : { ...sandbox.env, BIZCTL_SECRET_KEY: SECRET });
+
+  const post = (server: RunningServer, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { ...(body !== undefined && { "content-type": "application/json" }), ...headers },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+  const get = (server: RunningServer, path: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, { headers });
+  const loginOn = async (server: RunningServer) => {
+    const response = await post(server, "/auth/login", { userName: "admin", password: PASSWORD });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { token: string }).token;
+  };
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    sandbox = await makeSandbox();
+    secretFile = join(sandbox.root, "secret.key");
+    await writeFile(secretFile, `${SECRET}\n`, { mode: 0o600 });
+    const start = (which: "a" | "b") =>
+      startServer(join(sandbox.root, `data-${which}`), {
+        env: envOf(which),
+        args: [...storage(which), "--public-url", PUBLIC_URL],
+      });
+    // both at once on an empty database: one migrates, the other waits for it
+    [a, b] = await Promise.all([start("a"), start("b")]);
+    servers.push(a, b);
+    const init = await bizctl(["server", "init", "--admin-user", "admin", "--password-stdin", ...storage("a")], {
+      env: envOf("a"),
+      input: `${PASSWORD}\n`,
+    });
+    expect(init.exitCode, show(init)).toBe(0);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    await sandbox?.remove();
+    await database?.drop();
+  });
+
+  it("server init on PostgreSQL without a secret refuses, and says how to make one (exit 2)", async () => {
+    const result = await bizctl(["server", "init", "--database", database.url, "--password-stdin"], {
+      env: sandbox.env,
+      input: `${PASSWORD}\n`,
+    });
+    expect(result.exitCode, show(result)).toBe(2);
+    expect(errorOf(result).code).toBe("configuration_error");
+    expect(errorOf(result).message).toMatch(/BIZCTL_SECRET_KEY.*openssl rand -base64 32/);
+  });
+
+  it("a server started with the wrong secret stops at start with a clear error", async () => {
+    const wrong = { ...sandbox.env, BIZCTL_SECRET_KEY: Buffer.alloc(32, 1).toString("base64") };
+    await expect(
+      startServer(join(sandbox.root, "data-wrong"), { env: wrong, args: ["--database", database.url] }),
+    ).rejects.toThrow(/secret key does not open the signing key/);
+  });
+
+  it("a token from A works on B, and a logout on A is refused on B at once", async () => {
+    const token = await loginOn(a);
+    expect((await get(b, "/auth/isLogged", bearer(token))).status).toBe(200);
+    expect((await post(a, "/auth/logout", undefined, bearer(token))).status).toBe(204);
+    const after = await get(b, "/auth/isLogged", bearer(token));
+    expect(after.status).toBe(401);
+    expect(((await after.json()) as { code: string }).code).toBe("token_revoked");
+  });
+
+  it("a key rotated through the CLI signs tokens on A that B accepts, within the documented 30 s", async () => {
+    const rotated = await bizctl(["server", "rotate-key", "--publish-for", "0", "--json", ...storage("b")], {
+      env: envOf("b"),
+    });
+    expect(rotated.exitCode, show(rotated)).toBe(0);
+    const kid = json<{ kid: string }>(rotated).kid;
+    let token = await loginOn(a);
+    const deadline = Date.now() + 40_000;
+    while (decodeProtectedHeader(token).kid !== kid && Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, 2000));
+      token = await loginOn(a);
+    }
+    expect(decodeProtectedHeader(token).kid).toBe(kid);
+    expect((await get(b, "/auth/isLogged", bearer(token))).status).toBe(200);
+    const jwks = (await (await get(b, "/.well-known/jwks.json")).json()) as { keys: { kid: string }[] };
+    expect(jwks.keys.map((k) => k.kid)).toContain(kid);
+  }, 60_000);
+
+  it("a per-account lockout reached through A holds on B", async () => {
+    const created = await post(
+      a,
+      "/Resources",
+      { resourceType: "User", userName: "lockme", password: "quiet walnut harbor seventy 77" },
+      bearer(await loginOn(a)),
+    );
+    expect(created.status).toBe(201);
+    for (let i = 0; i < 5; i++) {
+      expect((await post(a, "/auth/login", { userName: "lockme", password: "wrong wrong wrong 1" })).status).toBe(401);
+    }
+    const onB = await post(b, "/auth/login", { userName: "lockme", password: "quiet walnut harbor seventy 77" });
+    expect(onB.status).toBe(429);
+    expect(((await onB.json()) as { code: string }).code).toBe("account_locked");
+  });
+
+  it("an OAuth nonce used on A is refused on B", async () => {
+    const created = await post(
+      a,
+      "/Resources",
+      { resourceType: "OAuthConsumer", name: "Partner", callbackUrls: ["https://partner.example/cb"] },
+      bearer(await loginOn(a)),
+    );
+    const consumer = (await created.json()) as { consumerKey: string; consumerSecret: string };
+    const header = authHeader(signer({ key: consumer.consumerKey, secret: consumer.consumerSecret }), {
+      method: "POST",
+      url: `${PUBLIC_URL}/oAuth`,
+      data: { oauth_callback: "oob" },
+    });
+    const first = await post(a, "/oAuth", undefined, { authorization: header });
+    const body = await first.text();
+    expect(first.status, body).toBe(200);
+    expect(parseFormBody(body).oauth_callback_confirmed).toBe("true");
+    const replay = await post(b, "/oAuth", undefined, { authorization: header });
+    expect(replay.status).toBe(401);
+    expect(((await replay.json()) as { code: string }).code).toBe("oauth_nonce_reused");
+  });
+});
