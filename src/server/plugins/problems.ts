@@ -3,6 +3,7 @@ import secureJson from "secure-json-parse";
 import { type ErrorCode, PROBLEM_CONTENT_TYPE, type ProblemDocument, TITLES } from "../../contract/errors.js";
 import { RESOURCES_PATH } from "../../contract/resources.js";
 import { type FieldIssue, ProblemError } from "../problems.js";
+import { isDatabaseUnavailable } from "../store/errors.js";
 
 export const JSON_MEDIA_TYPES = ["application/json", "application/scim+json"];
 
@@ -60,6 +61,11 @@ function toProblem(error: FastifyError & { validationContext?: string }, scim: b
     return new ProblemError("validation_failed", `The request is not valid: ${detail}`, {
       errors,
       ...(scim && { scimType: "invalidValue" }),
+    });
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new ProblemError("service_unavailable", "The database cannot be reached right now; retry shortly.", {
+      headers: { "retry-after": "5" },
     });
   }
   const known = BY_FASTIFY_CODE[error.code];

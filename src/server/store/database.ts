@@ -1,6 +1,14 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+} from "kysely";
 import type { Schema } from "./schema.js";
 
 export interface Store {
@@ -21,7 +29,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const url = options.databaseUrl;
   if (url && /^postgres(ql)?:\/\//i.test(url)) {
     const { default: pg } = await import("pg");
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    // a dead server fails a request within seconds instead of queueing it for ever
+    const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+    // a connection the server closed (a restart) is dropped and replaced, and the query on it
+    // fails (a 503); unhandled, the 'error' event of the pool, or of a connection in use between
+    // two queries, would end the process
+    pool.on("error", () => {});
+    pool.on("connect", (client) => client.on("error", () => {}));
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: "postgres", describe: redactUrl(url), close: () => db.destroy() };
   }
@@ -33,8 +47,29 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: "sqlite", describe: file, close: () => db.destroy() };
+}
+
+/**
+ * Transactions take SQLite's write lock when they begin (BEGIN IMMEDIATE). A deferred one that
+ * reads first and writes later fails at once with SQLITE_BUSY when another process (a worker, the
+ * embedded CLI) wrote meanwhile; an immediate one waits its turn under busy_timeout instead.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly sqliteConfig: SqliteDialectConfig) {
+    super(sqliteConfig);
+  }
+
+  override createDriver() {
+    return new ImmediateSqliteDriver(this.sqliteConfig);
+  }
 }
 
 function redactUrl(url: string): string {
