@@ -62,7 +62,7 @@ _bizctl_words() {
     "events export") words="--order --filter --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server") words="init start migrate outbox rotate-key --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server init") words="--data-dir --database --secret-key-file --admin-user --admin-email --password-stdin --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
-    "server start") words="--data-dir --database --secret-key-file --host --port --public-url --smtp-url --mail-from --login-rate-limit --token-ttl --log-level --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "server start") words="--data-dir --database --secret-key-file --host --port --public-url --smtp-url --mail-from --login-rate-limit --token-ttl --log-level --workers --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server migrate") words="--data-dir --database --secret-key-file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server outbox") words="list show --data-dir --database --secret-key-file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server outbox list") words="--data-dir --database --secret-key-file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;

@@ -664,6 +664,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcom
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l login-rate-limit
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l token-ttl
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l log-level
+complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l workers
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l trust-proxy
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l allow-plaintext-over-http
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l version

@@ -70,8 +70,12 @@ export async function createTransport(
 
 /** The server's own entry points, for the `server` commands; loaded only when one runs. */
 export async function loadServerAdmin() {
-  const [admin, listen] = await Promise.all([import("../server/admin.js"), import("../server/listen.js")]);
-  return { ...admin, ...listen };
+  const [admin, listen, cluster] = await Promise.all([
+    import("../server/admin.js"),
+    import("../server/listen.js"),
+    import("../server/cluster.js"),
+  ]);
+  return { ...admin, ...listen, ...cluster };
 }
 
 export async function createClient(

@@ -13,7 +13,10 @@ export async function startServer(options: ListenOptions): Promise<{ url: string
   app.useListenUrl(url);
   app.log.info({ mail: app.services.mailer.describe, links: app.services.linkBase() }, "mail and links");
   const closed = new Promise<void>((resolve) => {
+    let stopping = false;
     const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
       app.log.info({ signal }, "shutting down");
       app.close().then(resolve, resolve);
     };

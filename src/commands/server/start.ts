@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { type Command, Option } from "commander";
 import { loadServerAdmin } from "../../cli/compose.js";
 import type { Context } from "../../cli/context.js";
@@ -16,6 +17,12 @@ interface Options extends StorageFlags {
   logLevel: string;
   trustProxy?: boolean;
   allowPlaintextOverHttp?: boolean;
+  workers: string;
+}
+
+function workerCount(value: string): number {
+  if (value === "auto") return availableParallelism();
+  return integer(value, "--workers", 1, 256);
 }
 
 function integer(value: string, flag: string, min: number, max: number): number {
@@ -26,8 +33,9 @@ function integer(value: string, flag: string, min: number, max: number): number 
 }
 
 async function start(ctx: Context, options: Options): Promise<void> {
-  const { startServer } = await loadServerAdmin();
-  const listening = startServer({
+  const workers = workerCount(options.workers);
+  const { startServer, startCluster, startWorker, isClusterWorker } = await loadServerAdmin();
+  const listenOptions = {
     host: options.host,
     port: integer(options.port, "--port", 0, 65535),
     ...instanceOptions(options, ctx.io.env),
@@ -39,7 +47,13 @@ async function start(ctx: Context, options: Options): Promise<void> {
     mailFrom: options.mailFrom,
     loginRateLimit: { max: integer(options.loginRateLimit, "--login-rate-limit", 1, 1_000_000), timeWindowMs: 60_000 },
     log: { level: options.logLevel },
-  });
+  };
+  if (isClusterWorker()) {
+    // a worker of --workers N: the primary announces the address
+    await (await startWorker(listenOptions)).closed;
+    return;
+  }
+  const listening = workers > 1 ? startCluster(listenOptions, workers) : startServer(listenOptions);
   const { url, closed } = await listening.catch((error: NodeJS.ErrnoException) => {
     if (error.code === "EADDRINUSE" || error.code === "EACCES") {
       const why = error.code === "EADDRINUSE" ? "is already in use" : "needs privileges";
@@ -52,7 +66,7 @@ async function start(ctx: Context, options: Options): Promise<void> {
     }
     throw error;
   });
-  ctx.info(`bizctl server listening on ${url}`);
+  ctx.info(`bizctl server listening on ${url}${workers > 1 ? ` (${workers} workers)` : ""}`);
   await closed;
 }
 
@@ -80,6 +94,11 @@ export function register(group: Command, io: Context["io"]): void {
       new Option("--token-ttl <seconds>", "lifetime of access tokens").env("BIZCTL_TOKEN_TTL").default("28800"),
     )
     .addOption(new Option("--log-level <level>", "pino log level").env("BIZCTL_LOG_LEVEL").default("info"))
+    .addOption(
+      new Option("--workers <n|auto>", "processes serving the port (node:cluster); auto: one per core")
+        .env("BIZCTL_WORKERS")
+        .default("1"),
+    )
     .addOption(
       new Option("--trust-proxy", "trust X-Forwarded-* headers from a reverse proxy").env("BIZCTL_TRUST_PROXY"),
     )

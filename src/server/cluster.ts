@@ -1,0 +1,94 @@
+import cluster, { type Worker } from "node:cluster";
+import pino from "pino";
+import { buildApp } from "./app.js";
+import { type ListenOptions, startServer } from "./listen.js";
+
+export const isClusterWorker = () => cluster.isWorker;
+
+interface ListeningMessage {
+  bizctl: "listening";
+  url: string;
+}
+
+/**
+ * A worker of `server start --workers N`: the same server as a single process, which tells the
+ * primary its address instead of announcing it itself.
+ */
+export async function startWorker(options: ListenOptions): Promise<{ closed: Promise<void> }> {
+  const { url, closed } = await startServer(options);
+  process.send?.({ bizctl: "listening", url } satisfies ListeningMessage);
+  // once drained, let go of the channel to the primary, which would keep this process alive
+  return {
+    closed: closed.then(() => {
+      cluster.worker?.disconnect();
+    }),
+  };
+}
+
+/** A worker that dies this soon after it started is replaced after a pause, not in a tight loop. */
+const EARLY_DEATH_MS = 5_000;
+
+/**
+ * `server start --workers N`: node:cluster forks N workers that share the listening socket. The
+ * primary prepares the database and the signing keys once before forking (SQLite migrations must
+ * not race), replaces a worker that dies, and on SIGINT/SIGTERM passes the signal on and waits
+ * until every worker has drained.
+ */
+export async function startCluster(
+  options: ListenOptions,
+  count: number,
+): Promise<{ url: string; closed: Promise<void> }> {
+  const log = pino({ level: options.log ? options.log.level : "silent" }, options.log ? options.log.stream : undefined);
+  await (await buildApp({ ...options, log: false })).close();
+
+  let stopping = false;
+  const startedAt = new Map<Worker, number>();
+  const fork = () => {
+    const worker = cluster.fork();
+    startedAt.set(worker, Date.now());
+    log.info({ worker: worker.id, workerPid: worker.process.pid }, "worker started");
+    return worker;
+  };
+
+  const url = await new Promise<string>((resolve, reject) => {
+    let pending = count;
+    cluster.on("message", (worker, message: Partial<ListeningMessage>) => {
+      if (message?.bizctl !== "listening" || typeof message.url !== "string") return;
+      log.info({ worker: worker.id, workerPid: worker.process.pid }, "worker listening");
+      if (--pending === 0) resolve(message.url);
+    });
+    cluster.on("exit", (worker, code, signal) => {
+      const lived = Date.now() - (startedAt.get(worker) ?? 0);
+      startedAt.delete(worker);
+      if (stopping) return;
+      if (pending > 0) {
+        // a worker that cannot even start (a port in use, a bad secret) will not start when forked again
+        stopping = true;
+        for (const other of Object.values(cluster.workers ?? {})) other?.process.kill("SIGTERM");
+        reject(new Error(`a worker exited (${signal ?? code}) before the server was listening; see its log above`));
+        return;
+      }
+      log.warn({ worker: worker.id, workerPid: worker.process.pid, code, signal }, "worker died; replacing it");
+      setTimeout(fork, lived < EARLY_DEATH_MS ? 1000 : 0);
+    });
+    for (let i = 0; i < count; i++) fork();
+  });
+
+  const closed = new Promise<void>((resolve) => {
+    // SIGTERM to every worker, whatever came here: on a terminal a SIGINT reaches the workers
+    // too, and a second SIGINT would end a worker before it drained
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal, workers: startedAt.size }, "shutting down: draining every worker");
+      if (startedAt.size === 0) resolve();
+      cluster.on("exit", () => {
+        if (startedAt.size === 0) resolve();
+      });
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  return { url, closed };
+}

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bizctl, makeSandbox, PASSWORD, type RunningServer, type Sandbox, show, startServer } from "../helpers/cli.js";
+
+/** `server start --workers 2` on SQLite: one port, two processes, a dead worker replaced, a drained stop. */
+
+interface LogLine {
+  msg?: string;
+  workerPid?: number;
+}
+
+const logLines = (server: RunningServer): LogLine[] =>
+  server
+    .logs()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as LogLine);
+/** the workers that have been listening, in order */
+const workerPids = (server: RunningServer) =>
+  logLines(server)
+    .filter((l) => l.msg === "worker listening")
+    .map((l) => l.workerPid!);
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function waitFor(condition: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+describe("server start --workers 2", () => {
+  let sandbox: Sandbox;
+  let server: RunningServer;
+  let token: string;
+
+  const call = (method: string, path: string, body?: unknown) =>
+    fetch(`${server.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body !== undefined && { "content-type": "application/json" }),
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+
+  beforeAll(async () => {
+    sandbox = await makeSandbox();
+    const init = await bizctl(["server", "init", "--admin-user", "admin", "--password-stdin"], {
+      env: sandbox.env,
+      input: `${PASSWORD}\n`,
+    });
+    expect(init.exitCode, show(init)).toBe(0);
+    server = await startServer(sandbox.dataDir, { env: sandbox.env, args: ["--workers", "2"] });
+    const login = await fetch(`${server.url}/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ userName: "admin", password: PASSWORD }),
+    });
+    token = ((await login.json()) as { token: string }).token;
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    await sandbox?.remove();
+  });
+
+  it("runs two workers behind one port, and concurrent writes on SQLite never fail", async () => {
+    expect(workerPids(server)).toHaveLength(2);
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 4; batch++) {
+      const responses = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          call("POST", "/api/crm/v1/events", {
+            code: `W-${batch}-${i}`,
+            name: "Parallel",
+            startsAt: "2027-03-01T10:00:00Z",
+          }),
+        ),
+      );
+      statuses.push(...responses.map((r) => r.status));
+    }
+    expect(statuses.filter((s) => s !== 201)).toEqual([]);
+    const list = (await (await call("GET", "/api/crm/v1/events?pagesize=1")).json()) as { total: number };
+    expect(list.total).toBe(120);
+  });
+
+  it("replaces a worker killed with SIGKILL while requests go on", async () => {
+    const [victim] = workerPids(server);
+    process.kill(victim!, "SIGKILL");
+    await waitFor(() => workerPids(server).length === 3, 20_000);
+    expect(logLines(server).some((l) => l.msg === "worker died; replacing it" && l.workerPid === victim)).toBe(true);
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => call("GET", "/auth/isLogged")));
+    expect(statuses.map((r) => r.status)).toEqual(Array(20).fill(200));
+  }, 30_000);
+
+  it("SIGTERM drains every worker and exits 0", async () => {
+    const pids = workerPids(server).filter(alive);
+    expect(pids).toHaveLength(2);
+    expect(await server.stop()).toBe(0);
+    await waitFor(() => pids.every((pid) => !alive(pid)), 10_000);
+    expect(logLines(server).filter((l) => l.msg === "shutting down")).toHaveLength(2);
+  }, 30_000);
+});
