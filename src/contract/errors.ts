@@ -53,6 +53,9 @@ export const Problem = Type.Object(
     requestId: Type.Optional(Type.String()),
     errors: Type.Optional(Type.Array(FieldError)),
     scimType: Type.Optional(Type.String()),
+    checks: Type.Optional(
+      Type.Record(Type.String(), Type.String(), { description: "on 503 from /ready: the state of each dependency" }),
+    ),
   },
   { $id: "Problem" },
 );
@@ -66,6 +69,8 @@ export interface ProblemDocument {
   requestId?: string;
   errors?: { path: string; message: string }[];
   scimType?: string;
+  /** on 503 from /ready: the state of each dependency, e.g. `{database: "ok", redis: "down"}` */
+  checks?: Record<string, string>;
 }
 
 export const TITLES: Record<ErrorCode, string> = {

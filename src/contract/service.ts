@@ -11,6 +11,15 @@ export const health = defineRoute({
   responses: { 200: Type.Object({ status: Type.Literal("ok") }) },
 });
 
+/** The state of each dependency `/ready` checks. */
+export const ReadyChecks = Type.Object({
+  database: Type.Union([Type.Literal("ok"), Type.Literal("down")]),
+});
+
+/**
+ * 200 when every dependency answers; otherwise 503 `service_unavailable`, a problem document
+ * whose `checks` member names the dependency that is down.
+ */
 export const ready = defineRoute({
   id: "service.ready",
   method: "GET",
@@ -18,7 +27,7 @@ export const ready = defineRoute({
   summary: "The database is reachable",
   tags: ["service"],
   access: { public: true },
-  responses: { 200: Type.Object({ status: Type.Literal("ready") }) },
+  responses: { 200: Type.Object({ status: Type.Literal("ready"), checks: ReadyChecks }) },
 });
 
 export const jwks = defineRoute({

@@ -48,6 +48,8 @@ export class ProblemError extends Error {
       errors?: FieldIssue[];
       headers?: Record<string, string>;
       scimType?: string;
+      /** `/ready`: the state of each dependency */
+      checks?: Record<string, string>;
     } = {},
   ) {
     super(detail);

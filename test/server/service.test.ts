@@ -51,10 +51,10 @@ describe("service endpoints over HTTP", () => {
     expect(JSON.parse(response.body)).toEqual({ status: "ok" });
   });
 
-  it("GET /ready answers 200 ready while the database is reachable", async () => {
+  it("GET /ready answers 200 ready, with the state of each dependency, while the database is reachable", async () => {
     const response = await call("GET", "/ready");
     expect(response.statusCode).toBe(200);
-    expect(JSON.parse(response.body)).toEqual({ status: "ready" });
+    expect(JSON.parse(response.body)).toEqual({ status: "ready", checks: { database: "ok" } });
   });
 
   it("GET /.well-known/jwks.json publishes the kid of the login token, and no private key material", async () => {

@@ -17,6 +17,7 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, proble
     requestId: String(request.id),
     ...(problem.errors && { errors: problem.errors }),
     ...(problem.extra.scimType && { scimType: problem.extra.scimType }),
+    ...(problem.extra.checks && { checks: problem.extra.checks }),
   };
   for (const [name, value] of Object.entries(problem.extra.headers ?? {})) reply.header(name, value);
   return reply.status(problem.status).type(`${PROBLEM_CONTENT_TYPE}; charset=utf-8`).send(JSON.stringify(body));

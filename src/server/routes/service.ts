@@ -5,15 +5,29 @@ import type { ServiceContext } from "../services/context.js";
 import { ping } from "../store/migrations.js";
 import { registerRoute } from "./register.js";
 
+const NAMES = { database: "the database" } as const;
+
+async function databaseAnswers(ctx: ServiceContext): Promise<boolean> {
+  try {
+    await ping(ctx.store.db);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function serviceRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   registerRoute(app, ctx, contract.health, async () => ({ status: "ok" as const }));
   registerRoute(app, ctx, contract.ready, async () => {
-    try {
-      await ping(ctx.store.db);
-    } catch {
-      throw new ProblemError("service_unavailable", "The database is not reachable.");
+    const state = (up: boolean) => (up ? ("ok" as const) : ("down" as const));
+    const checks = { database: state(await databaseAnswers(ctx)) };
+    const down = (Object.keys(checks) as (keyof typeof checks)[]).filter((name) => checks[name] === "down");
+    if (down.length > 0) {
+      const which = down.map((name) => NAMES[name]).join(" and ");
+      const detail = `${which.charAt(0).toUpperCase()}${which.slice(1)} ${down.length > 1 ? "are" : "is"} not reachable.`;
+      throw new ProblemError("service_unavailable", detail, { checks });
     }
-    return { status: "ready" as const };
+    return { status: "ready" as const, checks };
   });
   registerRoute(app, ctx, contract.jwks, async (_request, reply) => {
     reply.header("cache-control", "public, max-age=300");
