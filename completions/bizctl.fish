@@ -662,6 +662,8 @@ complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcom
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l smtp-url
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l mail-from
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l login-rate-limit
+complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l redis-url
+complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l redis-prefix
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l token-ttl
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l log-level
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l workers

@@ -11,9 +11,10 @@ export const health = defineRoute({
   responses: { 200: Type.Object({ status: Type.Literal("ok") }) },
 });
 
-/** The state of each dependency `/ready` checks. */
+/** The state of each dependency `/ready` checks: the database always, Redis when the server uses one. */
 export const ReadyChecks = Type.Object({
   database: Type.Union([Type.Literal("ok"), Type.Literal("down")]),
+  redis: Type.Optional(Type.Union([Type.Literal("ok"), Type.Literal("down")])),
 });
 
 /**
@@ -24,7 +25,7 @@ export const ready = defineRoute({
   id: "service.ready",
   method: "GET",
   path: "/ready",
-  summary: "The database is reachable",
+  summary: "The database (and Redis, when configured) is reachable",
   tags: ["service"],
   access: { public: true },
   responses: { 200: Type.Object({ status: Type.Literal("ready"), checks: ReadyChecks }) },

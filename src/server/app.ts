@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { PROBLEM_CONTENT_TYPE, Problem } from "../contract/errors.js";
@@ -8,6 +7,7 @@ import { oauthRoutes } from "./oauth/routes.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
 import { lazySchemaController } from "./plugins/lazy-compilers.js";
 import { installProblemHandling, sendProblem } from "./plugins/problems.js";
+import { installRateLimits, type RateLimitStore } from "./plugins/rate-limits.js";
 import { installSecurityHeaders } from "./plugins/security-headers.js";
 import { ProblemError } from "./problems.js";
 import { authRoutes } from "./routes/auth.js";
@@ -52,6 +52,8 @@ export interface BuiltApp extends FastifyInstance {
   services: ServiceContext;
   /** the address `listen()` got: the base of e-mailed links when no public URL is configured */
   useListenUrl(url: string): void;
+  /** where the per-client rate limits are counted (Redis, shared; or this instance's memory) */
+  rateLimits: RateLimitStore;
 }
 
 /** The whole HTTP application, ready for inject() or listen(); it never listens itself. */
@@ -157,8 +159,12 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(rateLimit, { global: false });
-  serviceRoutes(app, services);
+  const limits = await installRateLimits(app, {
+    redisUrl: options.redisUrl,
+    prefix: options.redisPrefix ?? DEFAULTS.redisPrefix,
+  });
+  app.decorate<RateLimitStore>("rateLimits", limits.describe);
+  serviceRoutes(app, services, limits.probe && { redis: limits.probe });
   authRoutes(app, services, { rateLimit: options.loginRateLimit ?? DEFAULTS.loginRateLimit });
   eventRoutes(app, services);
   resourceRoutes(app, services);

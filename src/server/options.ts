@@ -26,6 +26,13 @@ export interface ServerOptions {
   resetTokenTtlSeconds?: number;
   /** per-client requests per window on login and renewPassword */
   loginRateLimit?: { max: number; timeWindowMs: number };
+  /**
+   * `redis://…` or `rediss://…`: the per-client rate limits are counted in Redis, so every
+   * instance shares one budget; without it each instance counts alone, in memory
+   */
+  redisUrl?: string;
+  /** the start of every Redis key: one per deployment, so that deployments (and tests) sharing a Redis stay apart */
+  redisPrefix?: string;
   /** compile each route's schemas when it is first used (the embedded CLI serves one request) */
   compileSchemasOnFirstUse?: boolean;
   /** mail retries back off from this delay (tests shorten it) */
@@ -41,6 +48,7 @@ export const DEFAULTS = {
   resetTokenTtlSeconds: 30 * 60,
   mailFrom: "bizctl <no-reply@localhost>",
   loginRateLimit: { max: 30, timeWindowMs: 60_000 },
+  redisPrefix: "bizctl:rl:",
   /** links in e-mails when neither a public URL nor a listening address is known (embedded mode) */
   linkBase: "http://127.0.0.1:8080",
 } as const;

@@ -14,6 +14,8 @@ interface Options extends StorageFlags {
   smtpUrl?: string;
   mailFrom?: string;
   loginRateLimit: string;
+  redisUrl?: string;
+  redisPrefix: string;
   logLevel: string;
   trustProxy?: boolean;
   allowPlaintextOverHttp?: boolean;
@@ -32,7 +34,22 @@ function integer(value: string, flag: string, min: number, max: number): number 
   return n;
 }
 
+function redisUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    // reported below
+  }
+  if (protocol !== "redis:" && protocol !== "rediss:")
+    throw new UsageError("--redis-url must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379.");
+  return value;
+}
+
 async function start(ctx: Context, options: Options): Promise<void> {
+  if (options.redisPrefix === "") throw new UsageError("--redis-prefix must not be empty.");
+  const redis = redisUrl(options.redisUrl);
   const workers = workerCount(options.workers);
   const { startServer, startCluster, startWorker, isClusterWorker } = await loadServerAdmin();
   const listenOptions = {
@@ -46,6 +63,8 @@ async function start(ctx: Context, options: Options): Promise<void> {
     smtpUrl: options.smtpUrl,
     mailFrom: options.mailFrom,
     loginRateLimit: { max: integer(options.loginRateLimit, "--login-rate-limit", 1, 1_000_000), timeWindowMs: 60_000 },
+    redisUrl: redis,
+    redisPrefix: options.redisPrefix,
     log: { level: options.logLevel },
   };
   if (isClusterWorker()) {
@@ -91,6 +110,17 @@ export function register(group: Command, io: Context["io"]): void {
         .default("30"),
     )
     .addOption(
+      new Option(
+        "--redis-url <url>",
+        "redis(s)://[user:pass@]host:port[/db]: share the per-client rate limits between instances (default: per instance)",
+      ).env("BIZCTL_REDIS_URL"),
+    )
+    .addOption(
+      new Option("--redis-prefix <prefix>", "start of every Redis key: one per deployment sharing a Redis")
+        .env("BIZCTL_REDIS_PREFIX")
+        .default("bizctl:rl:"),
+    )
+    .addOption(
       new Option("--token-ttl <seconds>", "lifetime of access tokens").env("BIZCTL_TOKEN_TTL").default("28800"),
     )
     .addOption(new Option("--log-level <level>", "pino log level").env("BIZCTL_LOG_LEVEL").default("info"))
@@ -113,6 +143,7 @@ export function register(group: Command, io: Context["io"]): void {
       examples(
         "bizctl server start --port 8080",
         "BIZCTL_DATABASE_URL=postgres://bizctl@db/bizctl bizctl server start --host 0.0.0.0",
+        "bizctl server start --database postgres://bizctl@db/bizctl --redis-url redis://cache:6379",
       ),
     )
     .action(withContext(io, start));

@@ -1,3 +1,4 @@
+import { normalizeIP } from "@fastify/rate-limit";
 import type { FastifyInstance } from "fastify";
 import * as contract from "../../contract/auth.js";
 import { principalOf } from "../plugins/authenticate.js";
@@ -13,10 +14,16 @@ export interface AuthRouteOptions {
 }
 
 export function authRoutes(app: FastifyInstance, ctx: ServiceContext, options: AuthRouteOptions): void {
-  // one limiter per operation, so that its aliases (/auth/renewPassword) share the budget
-  const limiter = () => app.rateLimit({ max: options.rateLimit.max, timeWindow: options.rateLimit.timeWindowMs });
-  const loginLimit = [limiter()];
-  const renewLimit = [limiter()];
+  // one limiter per operation, so that its aliases (/auth/renewPassword) share the budget; the
+  // operation is in the key because limiters made this way share one key space in Redis
+  const limiter = (operation: string) =>
+    app.rateLimit({
+      max: options.rateLimit.max,
+      timeWindow: options.rateLimit.timeWindowMs,
+      keyGenerator: (request) => `${operation}:${normalizeIP(request.ip)}`,
+    });
+  const loginLimit = [limiter("login")];
+  const renewLimit = [limiter("renewPassword")];
   registerRoute(
     app,
     ctx,

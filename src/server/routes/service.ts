@@ -5,7 +5,12 @@ import type { ServiceContext } from "../services/context.js";
 import { ping } from "../store/migrations.js";
 import { registerRoute } from "./register.js";
 
-const NAMES = { database: "the database" } as const;
+/** Dependencies `/ready` checks besides the database: each probe says whether it answers. */
+export interface ReadinessProbes {
+  redis?: () => Promise<boolean>;
+}
+
+const NAMES = { database: "the database", redis: "Redis" } as const;
 
 async function databaseAnswers(ctx: ServiceContext): Promise<boolean> {
   try {
@@ -16,11 +21,12 @@ async function databaseAnswers(ctx: ServiceContext): Promise<boolean> {
   }
 }
 
-export function serviceRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+export function serviceRoutes(app: FastifyInstance, ctx: ServiceContext, probes: ReadinessProbes = {}): void {
   registerRoute(app, ctx, contract.health, async () => ({ status: "ok" as const }));
   registerRoute(app, ctx, contract.ready, async () => {
+    const [database, redis] = await Promise.all([databaseAnswers(ctx), probes.redis?.()]);
     const state = (up: boolean) => (up ? ("ok" as const) : ("down" as const));
-    const checks = { database: state(await databaseAnswers(ctx)) };
+    const checks = { database: state(database), ...(redis !== undefined && { redis: state(redis) }) };
     const down = (Object.keys(checks) as (keyof typeof checks)[]).filter((name) => checks[name] === "down");
     if (down.length > 0) {
       const which = down.map((name) => NAMES[name]).join(" and ");
