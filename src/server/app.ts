@@ -90,11 +90,15 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     resetTokenTtlSeconds: options.resetTokenTtlSeconds ?? DEFAULTS.resetTokenTtlSeconds,
     log,
     mailer: createMailer({
+      store,
       smtpUrl: options.smtpUrl,
       outboxDir: join(options.dataDir, "outbox"),
       from: options.mailFrom ?? DEFAULTS.mailFrom,
       log,
       retryDelayMs: options.mailRetryDelayMs,
+      maxAttempts: options.mailMaxAttempts,
+      retentionMs: options.mailRetentionMs,
+      loop: options.mailSenderLoop,
     }),
   };
 
@@ -170,6 +174,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   resourceRoutes(app, services);
   oauthRoutes(app, services);
   await app.ready();
+  services.mailer.start();
   return app as unknown as BuiltApp;
 }
 

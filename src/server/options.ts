@@ -35,8 +35,17 @@ export interface ServerOptions {
   redisPrefix?: string;
   /** compile each route's schemas when it is first used (the embedded CLI serves one request) */
   compileSchemasOnFirstUse?: boolean;
-  /** mail retries back off from this delay (tests shorten it) */
+  /** the first mail retry waits this long, each further one twice as long (tests shorten it) */
   mailRetryDelayMs?: number;
+  /** attempts before a queued message is given up (kept, with its last error) */
+  mailMaxAttempts?: number;
+  /** sent messages are deleted from the queue after this long */
+  mailRetentionMs?: number;
+  /**
+   * false: no sender loop; only the mail this app queued is sent, as it closes, and the rest of the
+   * queue is left to the servers (the embedded CLI: one request per process)
+   */
+  mailSenderLoop?: boolean;
   /** development only: accept PLAINTEXT OAuth signatures over plain HTTP (refused by default) */
   allowPlaintextOverHttp?: boolean;
 }

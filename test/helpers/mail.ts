@@ -65,8 +65,11 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
-/** A real SMTP server on 127.0.0.1 and an ephemeral port: no TLS, no authentication required. */
-export async function startSmtpSink(): Promise<SmtpSink> {
+/**
+ * A real SMTP server on 127.0.0.1 and an ephemeral port (or the one given: a server that comes up
+ * where the app was told it would be): no TLS, no authentication required.
+ */
+export async function startSmtpSink(options: { port?: number } = {}): Promise<SmtpSink> {
   const messages: SmtpSink["messages"] = [];
   const waiters = new Set<() => void>();
   const server = new SMTPServer({
@@ -86,7 +89,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
   const { port } = server.server.address() as { port: number };
   return {

@@ -1,8 +1,20 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyBaseLogger } from "fastify";
+import type { Kysely } from "kysely";
 import nodemailer from "nodemailer";
+import type { Store } from "../store/database.js";
+import {
+  claimMail,
+  insertMail,
+  markMailFailed,
+  markMailRetry,
+  markMailSent,
+  nextMailDue,
+  pruneSentMail,
+  type QueuedMail,
+} from "../store/mail-queue-repo.js";
+import type { Schema } from "../store/schema.js";
 
 export interface MailMessage {
   to: string;
@@ -11,28 +23,69 @@ export interface MailMessage {
   html: string;
 }
 
+/** Queues a message in the transaction it is given. */
+export type QueueMail = (message: MailMessage) => Promise<void>;
+
 export interface Mailer {
   /** where mail goes, for logs: the SMTP host or the outbox directory */
   readonly describe: string;
   /**
-   * Delivers in the background, retrying; failures are logged, never reported to the caller.
-   * A function is run first in the background too, and what it returns is delivered.
+   * Runs work after the answer has gone, off the request path; failures are logged, never
+   * reported to the caller. idle() and close() wait for it.
    */
-  enqueue(message: MailMessage | (() => Promise<MailMessage[]>)): void;
-  /** resolves when everything enqueued so far has been delivered or given up (tests) */
+  background(work: () => Promise<void>): void;
+  /**
+   * Runs work in one database transaction; the mail it queues commits or rolls back with the
+   * change that causes it, and the sender looks at the queue once it has committed.
+   */
+  transaction<T>(work: (trx: Kysely<Schema>, queue: QueueMail) => Promise<T>): Promise<T>;
+  /** starts the sender loop (after the app is built: the loop logs) */
+  start(): void;
+  /**
+   * Resolves when the background work started so far has ended and a pass of the sender has
+   * tried every due message once (tests).
+   */
   idle(): Promise<void>;
-  /** stops waiting between retries (what is still undelivered is logged and dropped), then waits for the rest */
+  /**
+   * Stops the loop without waiting for any retry, waits for the background work, then tries once
+   * each message this app queued and never tried: the embedded CLI, one request per process,
+   * still delivers its mail. Whatever is left stays queued for the next sender.
+   */
   close(): Promise<void>;
 }
 
 export interface MailerOptions {
+  store: Store;
   smtpUrl?: string;
   outboxDir: string;
   from: string;
   log: () => FastifyBaseLogger;
-  retries?: number;
+  /** the first retry waits this long; each further one twice as long, up to maxRetryDelayMs */
   retryDelayMs?: number;
+  maxRetryDelayMs?: number;
+  /** attempts before a message is given up (status failed, kept with its last error) */
+  maxAttempts?: number;
+  /** how long a claim holds a message; longer than any send can take (the SMTP timeouts below) */
+  leaseMs?: number;
+  /** the loop looks at the queue at least this often (messages other instances left) */
+  pollIntervalMs?: number;
+  /** sent messages are deleted after this long */
+  retentionMs?: number;
+  /** false: no loop; only the mail this app queued is sent, as it closes (the embedded CLI) */
+  loop?: boolean;
 }
+
+export const MAIL_DEFAULTS = {
+  retryDelayMs: 5_000,
+  maxRetryDelayMs: 15 * 60_000,
+  maxAttempts: 20,
+  leaseMs: 5 * 60_000,
+  pollIntervalMs: 10_000,
+  retentionMs: 7 * 24 * 3600_000,
+} as const;
+
+// each bounded well under the lease, so that a slow server cannot make two senders send one message
+const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
 
 function redacted(url: string): string {
   try {
@@ -44,66 +97,192 @@ function redacted(url: string): string {
   }
 }
 
+/** What went wrong, short and without the message: it is kept in the queue and logged. */
+function describeError(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/\s+/g, " ").slice(0, 500);
+}
+
 /**
  * nodemailer over SMTP when a URL is given (smtp:// with STARTTLS when offered, smtps:// for TLS);
  * otherwise each message is written as an .eml file into the outbox directory.
  */
-export function createMailer(options: MailerOptions): Mailer {
-  const smtp = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : undefined;
+function createTransport(options: MailerOptions): (message: MailMessage) => Promise<string> {
+  if (options.smtpUrl) {
+    // the URL's own parameters (?connectionTimeout=…) still win over these
+    const smtp = nodemailer.createTransport({ url: options.smtpUrl, ...SMTP_TIMEOUTS });
+    return async (message) => String((await smtp.sendMail({ from: options.from, ...message })).messageId);
+  }
   const stream = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
-  const pending = new Set<Promise<void>>();
-  const closing = new AbortController();
-  const retries = options.retries ?? 3;
-  const retryDelayMs = options.retryDelayMs ?? 2000;
-
-  async function deliverOnce(message: MailMessage): Promise<string> {
-    const envelope = { from: options.from, ...message };
-    if (smtp) {
-      const info = await smtp.sendMail(envelope);
-      return String(info.messageId);
-    }
-    const info = await stream.sendMail(envelope);
+  return async (message) => {
+    const info = await stream.sendMail({ from: options.from, ...message });
     mkdirSync(options.outboxDir, { recursive: true, mode: 0o700 });
     const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${crypto.randomUUID().slice(0, 8)}.eml`;
     writeFileSync(join(options.outboxDir, name), info.message as Buffer, { mode: 0o600 });
     return name;
+  };
+}
+
+/**
+ * The mail queue and this instance's sender. Messages are rows of `mail_queue`; the sender claims
+ * one due message at a time with a lease, sends it, and marks it sent (at least once: see README).
+ */
+export function createMailer(options: MailerOptions): Mailer {
+  const { db, dialect } = options.store;
+  const settings = {
+    retryDelayMs: options.retryDelayMs ?? MAIL_DEFAULTS.retryDelayMs,
+    maxRetryDelayMs: options.maxRetryDelayMs ?? MAIL_DEFAULTS.maxRetryDelayMs,
+    maxAttempts: options.maxAttempts ?? MAIL_DEFAULTS.maxAttempts,
+    leaseMs: options.leaseMs ?? MAIL_DEFAULTS.leaseMs,
+    pollIntervalMs: options.pollIntervalMs ?? MAIL_DEFAULTS.pollIntervalMs,
+    retentionMs: options.retentionMs ?? MAIL_DEFAULTS.retentionMs,
+  };
+  const loop = options.loop ?? true;
+  const deliver = createTransport(options);
+  const claimer = crypto.randomUUID();
+  const pending = new Set<Promise<void>>();
+  // what this app queued: the messages a closing app still owes a first attempt
+  const queuedHere = new Set<string>();
+  let closing = false;
+  let started = false;
+  let timer: NodeJS.Timeout | undefined;
+  let chain: Promise<void> = Promise.resolve();
+  let nextPass: Promise<void> | undefined;
+  let prunedAt = 0;
+
+  const backoff = (attempts: number) =>
+    Math.min(settings.retryDelayMs * 2 ** Math.max(0, attempts - 1), settings.maxRetryDelayMs);
+
+  async function attempt(mail: QueuedMail): Promise<void> {
+    const log = options.log();
+    let id: string;
+    try {
+      id = await deliver({
+        to: mail.recipient,
+        subject: mail.subject,
+        text: mail.body_text ?? "",
+        html: mail.body_html ?? "",
+      });
+    } catch (error) {
+      queuedHere.delete(mail.id);
+      const reason = describeError(error);
+      if (mail.attempts >= settings.maxAttempts) {
+        await markMailFailed(db, mail.id, claimer, { error: reason });
+        log.error({ err: error, mail: mail.id, attempts: mail.attempts }, "mail not sent; giving up");
+        return;
+      }
+      const nextAttemptAt = new Date(Date.now() + backoff(mail.attempts));
+      await markMailRetry(db, mail.id, claimer, { error: reason, nextAttemptAt });
+      log.warn({ err: error, mail: mail.id, attempt: mail.attempts, nextAttemptAt }, "mail not sent; retrying");
+      return;
+    }
+    queuedHere.delete(mail.id);
+    // a crash right here sends the message again once the lease has run out (at least once)
+    await markMailSent(db, mail.id, new Date());
+    log.info({ mail: id, queued: mail.id, subject: mail.subject }, "mail sent");
   }
 
-  async function deliver(message: MailMessage): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const id = await deliverOnce(message);
-        options.log().info({ mail: id, subject: message.subject }, "mail sent");
-        return;
-      } catch (error) {
-        const log = options.log();
-        if (attempt > retries || closing.signal.aborted) {
-          log.error({ err: error, subject: message.subject }, "mail not sent; giving up");
-          return;
-        }
-        log.warn({ err: error, attempt }, "mail not sent; retrying");
-        await sleep(retryDelayMs * attempt, undefined, { signal: closing.signal }).catch(() => {});
-      }
+  async function pass(onlyFresh?: string[]): Promise<void> {
+    if (!onlyFresh && Date.now() - prunedAt >= Math.min(settings.retentionMs, 3600_000)) {
+      prunedAt = Date.now();
+      const pruned = await pruneSentMail(db, new Date(Date.now() - settings.retentionMs));
+      if (pruned) options.log().debug({ pruned }, "sent mail pruned");
     }
+    for (;;) {
+      // a closing app finishes the message in hand and leaves the rest to its last pass or to others
+      if (closing && !onlyFresh) return;
+      const now = new Date();
+      const mail = await claimMail(db, dialect, {
+        now,
+        leaseUntil: new Date(now.getTime() + settings.leaseMs),
+        claimer,
+        onlyFresh,
+      });
+      if (!mail) return;
+      await attempt(mail);
+    }
+  }
+
+  /** Runs a pass after the one under way (at most one waits); then sleeps until the next due message. */
+  function requestPass(): Promise<void> {
+    if (!nextPass) {
+      const run = chain.then(async () => {
+        nextPass = undefined;
+        await pass();
+      });
+      nextPass = run;
+      chain = run.catch((error) => options.log().error({ err: error }, "mail queue pass failed")).then(schedule);
+    }
+    return nextPass;
+  }
+
+  async function schedule(): Promise<void> {
+    if (!loop || closing || nextPass) return;
+    let delay = settings.pollIntervalMs;
+    try {
+      const due = await nextMailDue(db);
+      if (due) delay = Math.min(delay, Math.max(10, due.getTime() - Date.now()));
+    } catch (error) {
+      options.log().error({ err: error }, "mail queue look-up failed");
+    }
+    if (closing || nextPass) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void requestPass(), delay);
+    // the loop alone does not keep a process alive
+    timer.unref();
+  }
+
+  function wake(): void {
+    if (loop && started && !closing) void requestPass();
   }
 
   return {
     describe: options.smtpUrl ? redacted(options.smtpUrl) : options.outboxDir,
-    enqueue(message) {
-      const job = (async () => {
-        const messages = typeof message === "function" ? await message() : [message];
-        await Promise.all(messages.map(deliver));
-      })()
+    background(work) {
+      const job = work()
         .catch((error) => options.log().error({ err: error }, "preparing mail failed"))
         .finally(() => pending.delete(job));
       pending.add(job);
     },
+    async transaction(work) {
+      const queued: string[] = [];
+      const result = await db.transaction().execute((trx) =>
+        work(trx, async (message) => {
+          const id = crypto.randomUUID();
+          await insertMail(trx, {
+            id,
+            recipient: message.to,
+            subject: message.subject,
+            text: message.text,
+            html: message.html,
+            now: new Date(),
+          });
+          queued.push(id);
+        }),
+      );
+      for (const id of queued) queuedHere.add(id);
+      // the ids serve only the last pass of a closing app; a long-running one need not keep them all
+      while (queuedHere.size > 1000) queuedHere.delete(queuedHere.values().next().value as string);
+      if (queued.length) wake();
+      return result;
+    },
+    start() {
+      if (started || closing) return;
+      started = true;
+      if (loop) void requestPass();
+    },
     async idle() {
       while (pending.size) await Promise.all([...pending]);
+      if (loop && started && !closing) return requestPass();
+      await chain;
+      await pass([...queuedHere]);
     },
     async close() {
-      closing.abort();
+      closing = true;
+      clearTimeout(timer);
       while (pending.size) await Promise.all([...pending]);
+      await chain;
+      await pass([...queuedHere]).catch((error) => options.log().error({ err: error }, "mail queue pass failed"));
     },
   };
 }

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import type { MailMessage } from "../mail/mailer.js";
+import type { Kysely } from "kysely";
 import { invalid, ProblemError } from "../problems.js";
 import { consumeResetToken, saveResetToken, userIdsByEmail, voidResetTokens } from "../store/reset-tokens-repo.js";
 import { findResource } from "../store/resources-repo.js";
+import type { Schema } from "../store/schema.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
 import { findAccountById, findAccountByUserName, saveCredential } from "../store/users-repo.js";
 import type { ServiceContext } from "./context.js";
@@ -22,8 +23,8 @@ const escapeHtml = (text: string) =>
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
   );
 
-async function recipient(ctx: ServiceContext, userId: string) {
-  const row = await findResource(ctx.store.db, userId);
+async function recipient(ctx: ServiceContext, db: Kysely<Schema>, userId: string) {
+  const row = await findResource(db, userId);
   if (row?.resource_type !== "User") return undefined;
   const attributes = JSON.parse(row.attributes) as {
     userName: string;
@@ -40,37 +41,39 @@ async function recipient(ctx: ServiceContext, userId: string) {
   return { userName: attributes.userName, email };
 }
 
-async function resetMessage(ctx: ServiceContext, userId: string): Promise<MailMessage | undefined> {
-  const to = await recipient(ctx, userId);
-  if (!to) return undefined;
-  const token = randomToken(32);
-  const now = ctx.clock();
-  const expiresAt = new Date(now.getTime() + ctx.resetTokenTtlSeconds * 1000);
-  await saveResetToken(ctx.store.db, { tokenHash: hashToken(token), userId, createdAt: now, expiresAt });
-  const link = `${ctx.linkBase()}/resetPassword?token=${token}`;
-  const minutes = Math.round(ctx.resetTokenTtlSeconds / 60);
-  return {
-    to: to.email,
-    subject: "Reset your bizctl password",
-    text: `Hello ${to.userName},\n\nsomeone (hopefully you) asked to reset your password. Open this link within ${minutes} minutes to choose a new one:\n\n${link}\n\nThe link works once. If you did not ask for it, ignore this message: your password stays as it is.\n`,
-    html: `<p>Hello ${escapeHtml(to.userName)},</p><p>someone (hopefully you) asked to reset your password. Open this link within ${minutes} minutes to choose a new one:</p><p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p><p>The link works once. If you did not ask for it, ignore this message: your password stays as it is.</p>`,
-  };
+/** The token and its e-mail are written in one transaction: no link that is never sent, no mail with a dead link. */
+async function queueResetMail(ctx: ServiceContext, userId: string): Promise<void> {
+  await ctx.mailer.transaction(async (trx, queue) => {
+    const to = await recipient(ctx, trx, userId);
+    if (!to) return;
+    const token = randomToken(32);
+    const now = ctx.clock();
+    const expiresAt = new Date(now.getTime() + ctx.resetTokenTtlSeconds * 1000);
+    await saveResetToken(trx, { tokenHash: hashToken(token), userId, createdAt: now, expiresAt });
+    const link = `${ctx.linkBase()}/resetPassword?token=${token}`;
+    const minutes = Math.round(ctx.resetTokenTtlSeconds / 60);
+    await queue({
+      to: to.email,
+      subject: "Reset your bizctl password",
+      text: `Hello ${to.userName},\n\nsomeone (hopefully you) asked to reset your password. Open this link within ${minutes} minutes to choose a new one:\n\n${link}\n\nThe link works once. If you did not ask for it, ignore this message: your password stays as it is.\n`,
+      html: `<p>Hello ${escapeHtml(to.userName)},</p><p>someone (hopefully you) asked to reset your password. Open this link within ${minutes} minutes to choose a new one:</p><p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p><p>The link works once. If you did not ask for it, ignore this message: your password stays as it is.</p>`,
+    });
+  });
 }
 
 /**
  * POST /renewPassword. The answer is the same, and as fast, whether or not the account exists:
- * the look-up, the token and the e-mail all happen after it, in the background.
+ * the look-up, the token and the queuing of the e-mail all happen after it, in the background.
  */
 export function requestPasswordReset(ctx: ServiceContext, input: { userName?: string; email?: string }) {
   if ((input.userName === undefined) === (input.email === undefined)) {
     throw invalid("Give exactly one of userName or email.", "/");
   }
-  ctx.mailer.enqueue(async () => {
+  ctx.mailer.background(async () => {
     const ids = input.userName
       ? [(await findAccountByUserName(ctx.store.db, input.userName))?.id].filter((id): id is string => Boolean(id))
       : await userIdsByEmail(ctx.store.db, input.email as string);
-    const messages = await Promise.all(ids.map((id) => resetMessage(ctx, id)));
-    return messages.filter((m): m is MailMessage => m !== undefined);
+    for (const id of ids) await queueResetMail(ctx, id);
   });
   return ACCEPTED;
 }
@@ -104,23 +107,20 @@ export async function resetPassword(ctx: ServiceContext, token: string, newPassw
     ctx.passwordPolicy,
   );
   const passwordHash = await hashPassword(newPassword);
-  await ctx.store.db.transaction().execute(async (trx) => {
+  // the notice is queued with the change it reports
+  await ctx.mailer.transaction(async (trx, queue) => {
     if (!(await consumeResetToken(trx, tokenHash, now))) throw invalidToken();
     await saveCredential(trx, account.id, { passwordHash, firstLogin: false, failedLogins: 0, lockedUntil: null }, now);
     await revokeUserSessions(trx, account.id, now);
     await voidResetTokens(trx, account.id, now);
-  });
-  ctx.mailer.enqueue(async () => {
-    const to = await recipient(ctx, account.id);
-    if (!to) return [];
+    const to = await recipient(ctx, trx, account.id);
+    if (!to) return;
     const text = `Hello ${to.userName},\n\nyour bizctl password was changed through a reset link at ${now.toISOString()}, and every session was ended. If this was not you, tell your administrator at once.\n`;
-    return [
-      {
-        to: to.email,
-        subject: "Your bizctl password was changed",
-        text,
-        html: `<p>${escapeHtml(text).replace(/\n\n/g, "</p><p>")}</p>`,
-      },
-    ];
+    await queue({
+      to: to.email,
+      subject: "Your bizctl password was changed",
+      text,
+      html: `<p>${escapeHtml(text).replace(/\n\n/g, "</p><p>")}</p>`,
+    });
   });
 }

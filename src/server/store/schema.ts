@@ -118,6 +118,29 @@ export interface SigningKeysTable {
   sealed_private_jwk: string;
 }
 
+/**
+ * Outgoing mail, kept until sent so that any instance may send it and a restart loses none.
+ * A sender claims a row by setting `claimed_until` (a lease) and marks it sent after SMTP accepts.
+ */
+export interface MailQueueTable {
+  id: string;
+  recipient: string;
+  subject: string;
+  /** null once the message is sent or given up: a reset link stays in the database no longer than needed */
+  body_text: string | null;
+  body_html: string | null;
+  status: "queued" | "sent" | "failed";
+  /** attempts started so far, counted when a sender claims the message */
+  attempts: number;
+  next_attempt_at: string;
+  claimed_until: string | null;
+  /** the instance holding the lease */
+  claimed_by: string | null;
+  last_error: string | null;
+  created_at: string;
+  sent_at: string | null;
+}
+
 export interface Schema {
   resources: ResourcesTable;
   credentials: CredentialsTable;
@@ -130,4 +153,5 @@ export interface Schema {
   oauth_temporary_credentials: OAuthTemporaryCredentialsTable;
   oauth_tokens: OAuthTokensTable;
   signing_keys: SigningKeysTable;
+  mail_queue: MailQueueTable;
 }
