@@ -188,6 +188,23 @@ describe.each(BACKENDS)("mail queue on $name", (backend) => {
     expect(sentBy.b, JSON.stringify(sentBy)).toBeGreaterThan(0);
   });
 
+  it("sends a reset link asked for on one instance that another instance then accepts", async () => {
+    const { url } = await sharedDatabase(backend);
+    const smtp = await smtpSink();
+    const a = await app({ databaseUrl: url, smtpUrl: smtp.url });
+    const b = await app({ databaseUrl: url, smtpUrl: smtp.url });
+    await createFirstAdmin(a.services, { userName: "ada", email: EMAIL, password: ADMIN_PASSWORD, temporary: false });
+    await renew(a);
+    const mail = await smtp.waitFor((m) => m.rcptTo.includes(EMAIL));
+    const reset = await b.inject({
+      method: "PUT",
+      url: "/resetPassword",
+      payload: { token: resetLinkOf(mail).token, newPassword: NEW_PASSWORD },
+    });
+    expect(reset.statusCode).toBe(204);
+    await smtp.waitFor((m) => /changed/i.test(m.subject ?? ""));
+  });
+
   it("does not hand out a message while another sender's lease runs, and does after it has run out", async () => {
     const { url } = await sharedDatabase(backend);
     const server = await app({ databaseUrl: url, mailSenderLoop: false });
