@@ -49,8 +49,6 @@ export async function createTransport(
       publicUrl: target.publicUrl,
       log,
       compileSchemasOnFirstUse: true,
-      // one request per process: it sends the mail it queued as it closes and leaves the queue to servers
-      mailSenderLoop: false,
     });
     const { InjectTransport } = await import("../client/inject-transport.js");
     return new InjectTransport(app, `embedded (${target.dataDir})`);

@@ -8,7 +8,7 @@ export interface ListenOptions extends ServerOptions {
 
 /** `server start`: listen, and close gracefully on SIGINT/SIGTERM (in-flight requests finish). */
 export async function startServer(options: ListenOptions): Promise<{ url: string; closed: Promise<void> }> {
-  const app = await buildApp(options);
+  const app = await buildApp({ mailSenderLoop: true, ...options });
   const url = await app.listen({ host: options.host, port: options.port });
   app.useListenUrl(url);
   app.log.info({ mail: app.services.mailer.describe, links: app.services.linkBase() }, "mail and links");

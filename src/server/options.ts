@@ -42,8 +42,9 @@ export interface ServerOptions {
   /** sent messages are deleted from the queue after this long */
   mailRetentionMs?: number;
   /**
-   * false: no sender loop; only the mail this app queued is sent, as it closes, and the rest of the
-   * queue is left to the servers (the embedded CLI: one request per process)
+   * true (`server start`): a loop sends whatever is due in the queue, retrying. false (the default:
+   * the embedded CLI, admin commands, tests): the app sends only the mail it queued itself, once,
+   * on idle() or as it closes, and leaves the rest of the queue to the servers
    */
   mailSenderLoop?: boolean;
   /** development only: accept PLAINTEXT OAuth signatures over plain HTTP (refused by default) */

@@ -47,7 +47,7 @@ async function sharedDatabase(backend: Backend): Promise<{ url: string | undefin
 async function app(options: Partial<ServerOptions> & { dataDir?: string }): Promise<BuiltApp> {
   const dataDir = options.dataDir ?? (await makeDataDir());
   if (!options.dataDir) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-  const built = await buildApp({ log: false, mailRetryDelayMs: 50, ...options, dataDir });
+  const built = await buildApp({ log: false, mailRetryDelayMs: 50, mailSenderLoop: true, ...options, dataDir });
   cleanups.push(() => built.close());
   return built;
 }
@@ -128,6 +128,7 @@ describe.each(BACKENDS)("mail queue on $name", (backend) => {
       databaseUrl: url,
       smtpUrl: `smtp://127.0.0.1:${port}`,
       mailRetryDelayMs: 50,
+      mailSenderLoop: true,
     });
     await createFirstAdmin(first.services, {
       userName: "ada",
@@ -275,10 +276,10 @@ describe("mail queue", () => {
     expect(await readdir(server.services.mailer.describe)).toHaveLength(1);
   });
 
-  it("without the loop (the embedded CLI) sends what it queued as it closes, and leaves the rest of the queue", async () => {
+  it("without the loop (the embedded CLI, the default) sends what it queued as it closes, and leaves the rest of the queue", async () => {
     const dataDir = await makeDataDir();
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    const embedded = await buildApp({ log: false, dataDir, mailSenderLoop: false });
+    const embedded = await buildApp({ log: false, dataDir });
     await createFirstAdmin(embedded.services, {
       userName: "ada",
       email: EMAIL,

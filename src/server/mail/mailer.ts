@@ -71,7 +71,7 @@ export interface MailerOptions {
   pollIntervalMs?: number;
   /** sent messages are deleted after this long */
   retentionMs?: number;
-  /** false: no loop; only the mail this app queued is sent, as it closes (the embedded CLI) */
+  /** without the loop, only the mail this app queued is sent, once, on idle() or as it closes */
   loop?: boolean;
 }
 
@@ -137,7 +137,7 @@ export function createMailer(options: MailerOptions): Mailer {
     pollIntervalMs: options.pollIntervalMs ?? MAIL_DEFAULTS.pollIntervalMs,
     retentionMs: options.retentionMs ?? MAIL_DEFAULTS.retentionMs,
   };
-  const loop = options.loop ?? true;
+  const loop = options.loop ?? false;
   const deliver = createTransport(options);
   const claimer = crypto.randomUUID();
   const pending = new Set<Promise<void>>();
