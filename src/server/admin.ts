@@ -44,6 +44,34 @@ export async function migrateInstance(options: InstanceOptions) {
   }
 }
 
+/** `server mail-queue`: the queued, sent and given-up messages, without their bodies. */
+export async function mailQueueInstance(
+  options: InstanceOptions & { status?: "queued" | "sent" | "failed"; limit: number },
+) {
+  const [{ openStore }, { listMail }] = await Promise.all([
+    import("./store/database.js"),
+    import("./store/mail-queue-repo.js"),
+  ]);
+  const store = await openStore(options);
+  try {
+    await migrateToLatest(store.db, store.dialect);
+    const rows = await listMail(store.db, { status: options.status, limit: options.limit });
+    return rows.map((row) => ({
+      id: row.id,
+      status: row.status,
+      to: row.recipient,
+      subject: row.subject,
+      attempts: row.attempts,
+      createdAt: row.created_at,
+      nextAttemptAt: row.status === "queued" ? row.next_attempt_at : null,
+      sentAt: row.sent_at,
+      lastError: row.last_error,
+    }));
+  } finally {
+    await store.close();
+  }
+}
+
 /** `server rotate-key`: see rotateKeys; the keys are where the running servers keep them. */
 export async function rotateKeyInstance(
   options: InstanceOptions & { publishSeconds: number; tokenTtlSeconds: number },

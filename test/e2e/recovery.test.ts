@@ -217,6 +217,17 @@ describe("password recovery with the mail server down", () => {
     expect(warning.level).toBeGreaterThanOrEqual(40);
     // the log names the problem, never the link
     expect(server.logs()).not.toMatch(/resetPassword\?token=[A-Za-z0-9_-]{10}/);
+
+    // the message waits in the database, visible to an operator, and nothing there shows the link
+    const queue = await bizctl(["server", "mail-queue", "--status", "queued", "--json"], { env: sandbox.env });
+    expect(queue.exitCode, show(queue)).toBe(0);
+    const rows = json<Record<string, unknown>[]>(queue);
+    expect(rows).toEqual([
+      expect.objectContaining({ status: "queued", to: "admin@example.com", subject: expect.stringMatching(/reset/i) }),
+    ]);
+    expect(rows[0]!.attempts).toBeGreaterThanOrEqual(1);
+    expect(String(rows[0]!.lastError)).toMatch(/ECONNREFUSED|connect/i);
+    expect(queue.stdout).not.toMatch(/token=/);
   });
 });
 
@@ -268,5 +279,14 @@ describe("server outbox (embedded)", () => {
     expect(errorOf(missing).code).toBe("not_found");
     const hostile = await bizctl(["server", "outbox", "show", "../../etc/passwd"], { env: sandbox.env });
     expect(hostile.exitCode, show(hostile)).toBe(2);
+
+    // it went through the queue: one row, sent, its body (and the link in it) gone
+    const queue = await bizctl(["server", "mail-queue", "--json"], { env: sandbox.env });
+    expect(queue.exitCode, show(queue)).toBe(0);
+    expect(json(queue)).toEqual([
+      expect.objectContaining({ status: "sent", to: "admin@example.com", attempts: 1, nextAttemptAt: null }),
+    ]);
+    const none = await bizctl(["server", "mail-queue", "--status", "failed", "--json"], { env: sandbox.env });
+    expect(json(none)).toEqual([]);
   });
 });

@@ -192,3 +192,25 @@ export async function pruneSentMail(db: Kysely<Schema>, before: Date): Promise<n
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The queue for operators, oldest first, without the bodies. */
+export async function listMail(db: Kysely<Schema>, filter: { status?: QueuedMail["status"]; limit: number }) {
+  let query = db
+    .selectFrom("mail_queue")
+    .select([
+      "id",
+      "status",
+      "recipient",
+      "subject",
+      "attempts",
+      "created_at",
+      "next_attempt_at",
+      "sent_at",
+      "last_error",
+    ])
+    .orderBy("created_at")
+    .orderBy("id")
+    .limit(filter.limit);
+  if (filter.status) query = query.where("status", "=", filter.status);
+  return query.execute();
+}
