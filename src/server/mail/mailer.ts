@@ -183,6 +183,7 @@ export function createMailer(options: MailerOptions): Mailer {
   }
 
   async function pass(onlyFresh?: string[]): Promise<void> {
+    if (closing && !onlyFresh) return;
     if (!onlyFresh && Date.now() - prunedAt >= Math.min(settings.retentionMs, 3600_000)) {
       prunedAt = Date.now();
       const pruned = await pruneSentMail(db, new Date(Date.now() - settings.retentionMs));
