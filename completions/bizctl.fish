@@ -744,6 +744,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l data-dir
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l database
+complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l secret-key-file
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l status
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l limit
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l version

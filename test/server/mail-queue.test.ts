@@ -12,7 +12,7 @@ import { createFirstAdmin } from "../../src/server/services/accounts.js";
 import { claimMail, insertMail } from "../../src/server/store/mail-queue-repo.js";
 import { closedPort } from "../helpers/cli.js";
 import { recipientsOf, resetLinkOf, type SmtpSink, startSmtpSink } from "../helpers/mail.js";
-import { createTestDatabase } from "../helpers/postgres.js";
+import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
 import { ADMIN_PASSWORD, makeDataDir } from "../helpers/server.js";
 
 const NEW_PASSWORD = "purple elephants dance at midnight 7";
@@ -47,7 +47,15 @@ async function sharedDatabase(backend: Backend): Promise<{ url: string | undefin
 async function app(options: Partial<ServerOptions> & { dataDir?: string }): Promise<BuiltApp> {
   const dataDir = options.dataDir ?? (await makeDataDir());
   if (!options.dataDir) cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-  const built = await buildApp({ log: false, mailRetryDelayMs: 50, mailSenderLoop: true, ...options, dataDir });
+  // one deployment: the apps share the signing keys through the database
+  const built = await buildApp({
+    log: false,
+    mailRetryDelayMs: 50,
+    mailSenderLoop: true,
+    secretKey: TEST_SECRET_KEY,
+    ...options,
+    dataDir,
+  });
   cleanups.push(() => built.close());
   return built;
 }
@@ -129,6 +137,7 @@ describe.each(BACKENDS)("mail queue on $name", (backend) => {
       smtpUrl: `smtp://127.0.0.1:${port}`,
       mailRetryDelayMs: 50,
       mailSenderLoop: true,
+      secretKey: TEST_SECRET_KEY,
     });
     await createFirstAdmin(first.services, {
       userName: "ada",
