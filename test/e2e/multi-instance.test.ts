@@ -13,12 +13,15 @@ import {
   show,
   startServer,
 } from "../helpers/cli.js";
+import { resetLinkOf, type SmtpSink, startSmtpSink } from "../helpers/mail.js";
 import { authHeader, parseFormBody, signer } from "../helpers/oauth.js";
 import { createTestDatabase } from "../helpers/postgres.js";
 
 /**
- * Two `bizctl server start` processes with separate data dirs on one fresh PostgreSQL database
- * and one deployment secret, as two hosts behind a load balancer (one public URL).
+ * Two `bizctl server start` processes with separate data dirs on one fresh PostgreSQL database,
+ * one deployment secret, one Redis (a key prefix of this run's) and one SMTP server, as two hosts
+ * behind a load balancer (one public URL). One budget across both instances is checked in
+ * test/e2e/shared-limits.test.ts; here the limit is high, since every test logs in.
  */
 
 const PUBLIC_URL = "http://bizctl.test";
@@ -28,6 +31,7 @@ describe("two instances on one PostgreSQL database", () => {
   let database: { url: string; drop: () => Promise<void> };
   let sandbox: Sandbox;
   let secretFile: string;
+  let smtp: SmtpSink;
   const servers: RunningServer[] = [];
   let a: RunningServer;
   let b: RunningServer;
@@ -57,11 +61,24 @@ describe("two instances on one PostgreSQL database", () => {
     sandbox = await makeSandbox();
     secretFile = join(sandbox.root, "secret.key");
     await writeFile(secretFile, `${SECRET}\n`, { mode: 0o600 });
+    smtp = await startSmtpSink();
+    const shared = [
+      "--public-url",
+      PUBLIC_URL,
+      "--smtp-url",
+      smtp.url,
+      "--redis-url",
+      "redis://127.0.0.1:6379",
+      "--redis-prefix",
+      `bizctl-e2e:${crypto.randomUUID()}:`,
+      "--login-rate-limit",
+      "1000",
+    ];
     const start = (which: "a" | "b") =>
       startServer(join(sandbox.root, `data-${which}`), {
         env: envOf(which),
         // B serves with two workers: node:cluster on PostgreSQL
-        args: [...storage(which), "--public-url", PUBLIC_URL, ...(which === "b" ? ["--workers", "2"] : [])],
+        args: [...storage(which), ...shared, ...(which === "b" ? ["--workers", "2"] : [])],
       });
     // both at once on an empty database: one migrates, the other waits for it
     [a, b] = await Promise.all([start("a"), start("b")]);
@@ -74,6 +91,7 @@ describe("two instances on one PostgreSQL database", () => {
   }, 60_000);
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.stop()));
+    await smtp?.close();
     await sandbox?.remove();
     await database?.drop();
   });
@@ -168,5 +186,42 @@ describe("two instances on one PostgreSQL database", () => {
     const replay = await post(b, "/oAuth", undefined, { authorization: header });
     expect(replay.status).toBe(401);
     expect(((await replay.json()) as { code: string }).code).toBe("oauth_nonce_reused");
+  });
+
+  it("a reset mail requested on A goes out through SMTP, and its link is used on B", async () => {
+    const created = await post(
+      a,
+      "/Resources",
+      { resourceType: "User", userName: "mailme", emails: [{ value: "mailme@example.com", primary: true }] },
+      bearer(await loginOn(a)),
+    );
+    expect(created.status).toBe(201);
+    expect((await post(a, "/renewPassword", { userName: "mailme" })).status).toBe(202);
+    const mail = await smtp.waitFor((m) => m.rcptTo.includes("mailme@example.com"), 20_000);
+    const { base, token } = resetLinkOf(mail);
+    expect(base).toBe(PUBLIC_URL);
+    const reset = await fetch(`${b.url}/resetPassword`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ token, newPassword: "brisk lantern meadow 4471 cobalt" }),
+    });
+    expect(reset.status).toBe(204);
+    const login = await post(b, "/auth/login", { userName: "mailme", password: "brisk lantern meadow 4471 cobalt" });
+    expect(login.status).toBe(200);
+    // the reset mail and the notice of the change: each queued once, sent once, by one instance or the other
+    await smtp.waitFor((m) => m.rcptTo.includes("mailme@example.com") && /changed/i.test(m.subject ?? ""), 20_000);
+    const queue = await bizctl(["server", "mail-queue", "--json", ...storage("b")], { env: envOf("b") });
+    expect(queue.exitCode, show(queue)).toBe(0);
+    const sent = json<{ to: string; status: string }[]>(queue).filter((m) => m.to === "mailme@example.com");
+    expect(sent.map((m) => m.status)).toEqual(["sent", "sent"]);
+    expect(smtp.messages.filter((m) => m.rcptTo.includes("mailme@example.com"))).toHaveLength(2);
+  }, 30_000);
+
+  it("both report their database and Redis ready", async () => {
+    for (const server of [a, b]) {
+      const ready = await get(server, "/ready");
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ checks: { database: "ok", redis: "ok" } });
+    }
   });
 });
