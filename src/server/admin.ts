@@ -1,7 +1,7 @@
 import { generatePassword } from "../contract/passwords.js";
 import { buildApp } from "./app.js";
 import type { ServerOptions } from "./options.js";
-import { createFirstAdmin } from "./services/accounts.js";
+import { createFirstAdmin, recoverAdmin } from "./services/accounts.js";
 import type { ServiceContext } from "./services/context.js";
 import { migrateToLatest } from "./store/migrations.js";
 
@@ -30,6 +30,19 @@ export async function initInstance(
       temporary: !options.password,
     });
     return { ...admin, dataDir: options.dataDir, database: ctx.store.describe, oneTimePassword };
+  });
+}
+
+/** `server recover-admin`: an active admin with a one-time password, whatever state the users are in. */
+export async function recoverAdminInstance(options: InstanceOptions & { adminUser: string; adminEmail?: string }) {
+  return withServices(options, async (ctx) => {
+    const oneTimePassword = generatePassword();
+    const admin = await recoverAdmin(ctx, {
+      userName: options.adminUser,
+      email: options.adminEmail,
+      password: oneTimePassword,
+    });
+    return { ...admin, database: ctx.store.describe, oneTimePassword };
   });
 }
 

@@ -4,10 +4,11 @@ import * as init from "./init.js";
 import * as mailQueue from "./mail-queue.js";
 import * as migrate from "./migrate.js";
 import * as outbox from "./outbox.js";
+import * as recoverAdmin from "./recover-admin.js";
 import * as rotateKey from "./rotate-key.js";
 import * as start from "./start.js";
 
 export function register(program: Command, io: Context["io"]): void {
   const group = program.command("server").description("run and administer the API server");
-  for (const verb of [init, start, migrate, outbox, mailQueue, rotateKey]) verb.register(group, io);
+  for (const verb of [init, start, migrate, outbox, mailQueue, rotateKey, recoverAdmin]) verb.register(group, io);
 }

@@ -2,7 +2,7 @@ import { USER_NAME_PATTERN } from "../../contract/resources.js";
 import type { Role } from "../../contract/route.js";
 import { formatTimestamp } from "../http/timestamps.js";
 import { invalid, ProblemError } from "../problems.js";
-import { insertResource } from "../store/resources-repo.js";
+import { findUserByName, insertResource, type ResourceRow, replaceResource } from "../store/resources-repo.js";
 import {
   createSession,
   findLiveSession,
@@ -14,6 +14,7 @@ import {
   countUsers,
   findAccountById,
   findAccountByUserName,
+  roleNames,
   saveCredential,
   toAccount,
   type UserAccount,
@@ -187,7 +188,18 @@ export async function createFirstAdmin(
   }
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock();
-  const id = crypto.randomUUID();
+  const row = newAdminRow(input, now);
+  await ctx.store.db.transaction().execute(async (trx) => {
+    if ((await countUsers(trx)) > 0) {
+      throw new ProblemError("conflict", "Users already exist; server init only creates the first admin.");
+    }
+    await insertResource(trx, row);
+    await saveCredential(trx, row.id, { passwordHash, firstLogin: input.temporary }, now);
+  });
+  return { id: row.id, userName: input.userName };
+}
+
+function newAdminRow(input: { userName: string; email?: string }, now: Date): ResourceRow {
   const attributes = {
     userName: input.userName,
     displayName: input.userName,
@@ -195,24 +207,58 @@ export async function createFirstAdmin(
     roles: [{ value: "admin", primary: true }],
     ...(input.email && { emails: [{ value: input.email, type: "work", primary: true }] }),
   };
-  await ctx.store.db.transaction().execute(async (trx) => {
-    if ((await countUsers(trx)) > 0) {
-      throw new ProblemError("conflict", "Users already exist; server init only creates the first admin.");
+  return {
+    id: crypto.randomUUID(),
+    resource_type: "User",
+    external_id: null,
+    display_name: attributes.displayName,
+    user_name_key: input.userName.toLowerCase(),
+    attributes: JSON.stringify(attributes),
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    version: 1,
+  };
+}
+
+/**
+ * `server recover-admin`, the break-glass path: it runs where the database and the secret are,
+ * not through the API. The named user becomes an active, unlocked admin whose password is the
+ * given temporary one, its sessions ended; a name nobody holds becomes a new admin.
+ */
+export async function recoverAdmin(
+  ctx: ServiceContext,
+  input: { userName: string; email?: string; password: string },
+): Promise<{ id: string; userName: string; created: boolean }> {
+  assertUserName(input.userName);
+  const passwordHash = await hashPassword(input.password);
+  const now = ctx.clock();
+  return ctx.store.db.transaction().execute(async (trx) => {
+    const current = await findUserByName(trx, input.userName);
+    const credential = { passwordHash, firstLogin: true, failedLogins: 0, lockedUntil: null };
+    if (!current) {
+      const row = newAdminRow(input, now);
+      await insertResource(trx, row);
+      await saveCredential(trx, row.id, credential, now);
+      return { id: row.id, userName: input.userName, created: true };
     }
-    await insertResource(trx, {
-      id,
-      resource_type: "User",
-      external_id: null,
-      display_name: attributes.displayName,
-      user_name_key: input.userName.toLowerCase(),
-      attributes: JSON.stringify(attributes),
-      created_at: now.toISOString(),
+    const attributes = JSON.parse(current.attributes) as Record<string, unknown>;
+    const roles = Array.isArray(attributes.roles) ? attributes.roles : [];
+    const recovered = {
+      ...attributes,
+      active: true,
+      roles: roleNames(attributes).includes("admin") ? roles : [...roles, { value: "admin" }],
+    };
+    const row = {
+      ...current,
+      attributes: JSON.stringify(recovered),
       updated_at: now.toISOString(),
-      version: 1,
-    });
-    await saveCredential(trx, id, { passwordHash, firstLogin: input.temporary }, now);
+      version: current.version + 1,
+    };
+    await replaceResource(trx, row, current.version);
+    await saveCredential(trx, current.id, credential, now);
+    await revokeUserSessions(trx, current.id, now);
+    return { id: current.id, userName: String(attributes.userName), created: false };
   });
-  return { id, userName: input.userName };
 }
 
 /** Clears the failed-login back-off (admin, and support on ordinary users). */

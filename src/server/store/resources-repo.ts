@@ -70,6 +70,16 @@ export async function deleteResource(db: Kysely<Schema>, id: string, expectedVer
   return Number(result.numDeletedRows) === 1;
 }
 
+/** The User resource of a name, compared as the uniqueness of userName is: case-insensitively. */
+export async function findUserByName(db: Kysely<Schema>, userName: string): Promise<ResourceRow | undefined> {
+  return db
+    .selectFrom("resources")
+    .selectAll()
+    .where("resource_type", "=", "User")
+    .where("user_name_key", "=", userName.toLowerCase())
+    .executeTakeFirst();
+}
+
 export type ResourceWithLogin = ResourceRow & { first_login: number | null };
 
 export async function findResource(db: Kysely<Schema>, id: string): Promise<ResourceWithLogin | undefined> {
