@@ -3,8 +3,10 @@ import { join } from "node:path";
 import { decodeProtectedHeader } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  bearerHeader as bearer,
   bizctl,
   errorOf,
+  httpJson,
   json,
   makeSandbox,
   PASSWORD,
@@ -42,19 +44,14 @@ describe("two instances on one PostgreSQL database", () => {
   const envOf = (which: "a" | "b") => (which === "a" ? sandbox.env : { ...sandbox.env, BIZCTL_SECRET_KEY: SECRET });
 
   const post = (server: RunningServer, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}${path}`, {
-      method: "POST",
-      headers: { ...(body !== undefined && { "content-type": "application/json" }), ...headers },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
+    httpJson(server, "POST", path, body, headers);
   const get = (server: RunningServer, path: string, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}${path}`, { headers });
+    httpJson(server, "GET", path, undefined, headers);
   const loginOn = async (server: RunningServer) => {
     const response = await post(server, "/auth/login", { userName: "admin", password: PASSWORD });
     expect(response.status).toBe(200);
     return ((await response.json()) as { token: string }).token;
   };
-  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -200,10 +197,9 @@ describe("two instances on one PostgreSQL database", () => {
     const mail = await smtp.waitFor((m) => m.rcptTo.includes("mailme@example.com"), 20_000);
     const { base, token } = resetLinkOf(mail);
     expect(base).toBe(PUBLIC_URL);
-    const reset = await fetch(`${b.url}/resetPassword`, {
-      method: "PUT",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ token, newPassword: "brisk lantern meadow 4471 cobalt" }),
+    const reset = await httpJson(b, "PUT", "/resetPassword", {
+      token,
+      newPassword: "brisk lantern meadow 4471 cobalt",
     });
     expect(reset.status).toBe(204);
     const login = await post(b, "/auth/login", { userName: "mailme", password: "brisk lantern meadow 4471 cobalt" });

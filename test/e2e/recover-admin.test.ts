@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  bearerHeader,
   bizctl,
   type CliResult,
   type Env,
+  httpJson,
   json,
   makeSandbox,
   PASSWORD,
@@ -51,14 +53,7 @@ describe.each(BACKENDS)("server recover-admin on $name", (backend) => {
     return json<{ id: string; userName: string; created: boolean; oneTimePassword: string }>(result);
   };
   const http = (method: string, path: string, body?: unknown, token?: string) =>
-    fetch(`${running.url}${path}`, {
-      method,
-      headers: {
-        ...(token && { authorization: `Bearer ${token}` }),
-        ...(body !== undefined && { "content-type": "application/json" }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
+    httpJson(running, method, path, body, token ? bearerHeader(token) : {});
   const loginAs = (userName: string, password: string) => http("POST", "/auth/login", { userName, password });
   const tokenOf = async (response: Response) => ((await response.json()) as { token: string }).token;
 

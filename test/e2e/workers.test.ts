@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bizctl, makeSandbox, PASSWORD, type RunningServer, type Sandbox, show, startServer } from "../helpers/cli.js";
+import {
+  bearerHeader,
+  bizctl,
+  httpJson,
+  makeSandbox,
+  PASSWORD,
+  type RunningServer,
+  type Sandbox,
+  show,
+  startServer,
+} from "../helpers/cli.js";
 
 /** `server start --workers 2` on SQLite: one port, two processes, a dead worker replaced, a drained stop. */
 
@@ -42,14 +52,7 @@ describe("server start --workers 2", () => {
   let token: string;
 
   const call = (method: string, path: string, body?: unknown) =>
-    fetch(`${server.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body !== undefined && { "content-type": "application/json" }),
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
+    httpJson(server, method, path, body, bearerHeader(token));
 
   beforeAll(async () => {
     sandbox = await makeSandbox();
@@ -59,11 +62,7 @@ describe("server start --workers 2", () => {
     });
     expect(init.exitCode, show(init)).toBe(0);
     server = await startServer(sandbox.dataDir, { env: sandbox.env, args: ["--workers", "2"] });
-    const login = await fetch(`${server.url}/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ userName: "admin", password: PASSWORD }),
-    });
+    const login = await httpJson(server, "POST", "/auth/login", { userName: "admin", password: PASSWORD });
     token = ((await login.json()) as { token: string }).token;
   }, 60_000);
   afterAll(async () => {

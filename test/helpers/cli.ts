@@ -290,3 +290,20 @@ export async function initAndLogin(
     throw error;
   }
 }
+
+/** A JSON request to a running server, with a Bearer token when given (real HTTP, no client of ours). */
+export function httpJson(
+  server: { url: string },
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${server.url}${path}`, {
+    method,
+    headers: { ...(body !== undefined && { "content-type": "application/json" }), ...headers },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+}
+
+export const bearerHeader = (token: string) => ({ authorization: `Bearer ${token}` });
