@@ -1,5 +1,10 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { link, open, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import { generatePassword } from "../contract/passwords.js";
 import { buildApp } from "./app.js";
+import { ConfigurationError } from "./configuration-error.js";
 import type { ServerOptions } from "./options.js";
 import { createFirstAdmin, recoverAdmin } from "./services/accounts.js";
 import type { ServiceContext } from "./services/context.js";
@@ -101,5 +106,97 @@ export async function rotateKeyInstance(
     return await rotateKeys(storage, new Date(), options);
   } finally {
     await store.close();
+  }
+}
+
+/** What `server backup` refuses on PostgreSQL, with the tool to use instead. */
+const PG_DUMP_HINT =
+  "back up PostgreSQL with pg_dump, e.g. pg_dump --format=custom --file=bizctl.dump postgres://bizctl@db/bizctl";
+
+/**
+ * `server backup`: a consistent copy of a SQLite database, safe while servers write to it. The copy
+ * is made in a 0600 file beside FILE and moved into place only when complete, so FILE is never a
+ * half-written database; without `force` an existing FILE is refused (EEXIST), even one that
+ * appears while the copy runs.
+ */
+export async function backupInstance(options: InstanceOptions & { file: string; force: boolean }) {
+  const [{ openStore }, { listSigningKeys }] = await Promise.all([
+    import("./store/database.js"),
+    import("./store/signing-keys-repo.js"),
+  ]);
+  const store = await openStore({ ...options, mustExist: true });
+  try {
+    if (!store.backup) {
+      throw new ConfigurationError(`server backup copies SQLite databases only: ${PG_DUMP_HINT}.`);
+    }
+    const target = resolve(options.file);
+    const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
+    // created empty and 0600 before SQLite writes into it: the copy holds password hashes and
+    // sessions, and a file SQLite creates itself follows the umask
+    await (await open(temporary, "wx", 0o600)).close();
+    let pages: number;
+    try {
+      ({ pages } = await store.backup(temporary));
+      const copy = await open(temporary, "r+");
+      try {
+        await copy.sync();
+      } finally {
+        await copy.close();
+      }
+      if (options.force) await rename(temporary, target);
+      else await placeUnlessExists(temporary, target);
+    } finally {
+      await rm(temporary, { force: true });
+      // what SQLite leaves beside a copy that failed half-way
+      await rm(`${temporary}-journal`, { force: true });
+    }
+    await syncDirectory(dirname(target));
+    let keysInDatabase = false;
+    try {
+      keysInDatabase = (await listSigningKeys(store.db)).length > 0;
+    } catch {
+      // a database from before shared keys has no signing_keys table: its keys are files
+    }
+    return {
+      file: target,
+      size: (await stat(target)).size,
+      pages,
+      database: store.describe,
+      signingKeys: keysInDatabase ? ("database" as const) : ("files" as const),
+      ...(!keysInDatabase && { keysDir: join(resolve(options.dataDir), "keys") }),
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * A hard link refuses an existing target atomically, where a check followed by a rename would
+ * replace a file that appeared in between; file systems without hard links get the check.
+ */
+async function placeUnlessExists(temporary: string, target: string): Promise<void> {
+  try {
+    await link(temporary, target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw error;
+    if (existsSync(target)) {
+      throw Object.assign(new Error(`${target} exists`), { code: "EEXIST" });
+    }
+    await rename(temporary, target);
+  }
+}
+
+/** A rename is durable once its directory is on disk; some systems cannot open a directory. */
+async function syncDirectory(directory: string): Promise<void> {
+  try {
+    const handle = await open(directory, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // best effort: the file itself is synced
   }
 }

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/context.js";
+import * as backup from "./backup.js";
 import * as init from "./init.js";
 import * as mailQueue from "./mail-queue.js";
 import * as migrate from "./migrate.js";
@@ -10,5 +11,7 @@ import * as start from "./start.js";
 
 export function register(program: Command, io: Context["io"]): void {
   const group = program.command("server").description("run and administer the API server");
-  for (const verb of [init, start, migrate, outbox, mailQueue, rotateKey, recoverAdmin]) verb.register(group, io);
+  for (const verb of [init, start, migrate, backup, outbox, mailQueue, rotateKey, recoverAdmin]) {
+    verb.register(group, io);
+  }
 }

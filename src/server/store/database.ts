@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   CompiledQuery,
@@ -9,6 +9,7 @@ import {
   type SqliteDialectConfig,
   SqliteDriver,
 } from "kysely";
+import { ConfigurationError } from "../configuration-error.js";
 import type { Schema } from "./schema.js";
 
 export interface Store {
@@ -17,12 +18,19 @@ export interface Store {
   /** where the data lives, for messages (never contains a password) */
   describe: string;
   close(): Promise<void>;
+  /**
+   * SQLite only: a consistent copy of the database into `file`, an existing file (even empty)
+   * that it overwrites, through SQLite's online backup; safe while other processes write.
+   */
+  backup?(file: string): Promise<{ pages: number }>;
 }
 
 export interface StoreOptions {
   dataDir: string;
   /** `postgres://...` selects PostgreSQL; a file path or `sqlite:` URL selects SQLite; default `<dataDir>/bizctl.db` */
   databaseUrl?: string;
+  /** SQLite: refuse a missing database file instead of creating one (and the data dir) */
+  mustExist?: boolean;
 }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
@@ -40,15 +48,29 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     return { db, dialect: "postgres", describe: redactUrl(url), close: () => db.destroy() };
   }
   const file = url ? url.replace(/^sqlite:(\/\/)?/i, "") : join(options.dataDir, "bizctl.db");
-  if (!url) mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  if (options.mustExist && !existsSync(file)) {
+    throw new ConfigurationError(`There is no database at ${file}: check --data-dir and --database.`);
+  }
+  if (!url && !options.mustExist) mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const { default: Database } = await import("better-sqlite3");
-  const sqlite = new Database(file);
+  const sqlite = new Database(file, { fileMustExist: options.mustExist ?? false });
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
   const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: "sqlite", describe: file, close: () => db.destroy() };
+  return {
+    db,
+    dialect: "sqlite",
+    describe: file,
+    close: () => db.destroy(),
+    // one step for every page: a backup copied in small steps starts over whenever another
+    // process writes in between, and never ends under steady writes; a single step reads one
+    // snapshot, which in WAL mode does not hold the writers up
+    backup: async (target) => ({
+      pages: (await sqlite.backup(target, { progress: () => 0x7fffffff })).totalPages,
+    }),
+  };
 }
 
 /**

@@ -1,0 +1,255 @@
+import { chmod, chown, cp, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  BIN,
+  bizctl,
+  cleanEnv,
+  errorOf,
+  json,
+  makeSandbox,
+  PASSWORD,
+  ROOT,
+  type RunningServer,
+  type Sandbox,
+  show,
+  startServer,
+} from "../helpers/cli.js";
+import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
+
+/** `server backup FILE`: a consistent copy of SQLite taken while a server writes, and what it refuses. */
+
+async function init(sandbox: Sandbox): Promise<void> {
+  const result = await bizctl(["server", "init", "--admin-user", "admin", "--password-stdin"], {
+    env: sandbox.env,
+    input: `${PASSWORD}\n`,
+  });
+  expect(result.exitCode, show(result)).toBe(0);
+}
+
+async function loginOver(url: string): Promise<string> {
+  const response = await fetch(`${url}/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ userName: "admin", password: PASSWORD }),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { token: string }).token;
+}
+
+// events near the 16 KiB cap of customFields, so that the database spans hundreds of pages
+const PADDING = "x".repeat(8_000);
+
+async function createEvent(url: string, token: string, code: string): Promise<void> {
+  const response = await fetch(`${url}/api/crm/v1/events/`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ code, name: code, startsAt: "2027-01-10T09:00:00Z", customFields: { pad: PADDING } }),
+  });
+  if (response.status !== 201) throw new Error(`POST ${code}: ${response.status} ${await response.text()}`);
+}
+
+describe("server backup while a server writes (SQLite, WAL)", () => {
+  let sandbox: Sandbox;
+  let server: RunningServer | undefined;
+  let restored: RunningServer | undefined;
+
+  beforeAll(async () => {
+    sandbox = await makeSandbox();
+    await init(sandbox);
+    server = await startServer(sandbox.dataDir, { env: sandbox.env });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await restored?.stop();
+    await sandbox?.remove();
+  });
+
+  it("holds every event acknowledged before it started, passes integrity_check, and serves again", async () => {
+    const url = server!.url;
+    const token = await loginOver(url);
+    for (let i = 0; i < 200; i += 1) await createEvent(url, token, `SEED-${i}`);
+
+    // two writers keep going for the whole run of the backup command
+    const acknowledged: { code: string; at: number }[] = [];
+    let writing = true;
+    const writer = async (name: string) => {
+      for (let i = 0; writing; i += 1) {
+        const code = `${name}-${i}`;
+        await createEvent(url, token, code);
+        acknowledged.push({ code, at: Date.now() });
+      }
+    };
+    const writers = [writer("A"), writer("B")];
+    while (acknowledged.length < 20) await new Promise((done) => setTimeout(done, 20));
+
+    const file = join(sandbox.root, "backups", "bizctl.db");
+    await mkdir(join(sandbox.root, "backups"));
+    const startedAt = Date.now();
+    const before = new Set(acknowledged.filter((a) => a.at < startedAt).map((a) => a.code));
+    const backup = await bizctl(["server", "backup", file], { env: sandbox.env });
+    const endedAt = Date.now();
+    writing = false;
+    await Promise.all(writers);
+
+    expect(backup.exitCode, show(backup)).toBe(0);
+    const during = acknowledged.filter((a) => a.at > startedAt && a.at < endedAt);
+    expect(during.length, "writes acknowledged while the backup ran").toBeGreaterThan(0);
+    const result = json(backup);
+    expect(result).toMatchObject({ file, pages: expect.any(Number), signingKeys: "files" });
+    expect(result.keysDir).toBe(join(sandbox.dataDir, "keys"));
+    expect(result.pages).toBeGreaterThan(200);
+    const info = await stat(file);
+    expect(result.size).toBe(info.size);
+    expect(info.mode & 0o777).toBe(0o600);
+    expect(await readdir(join(sandbox.root, "backups")), "no temporary file left behind").toEqual(["bizctl.db"]);
+    expect(backup.stderr).toMatch(/Backed up .*bizctl\.db to .*\(\d+ bytes, \d+ pages\)/);
+    expect(backup.stderr).toContain("back up that folder too");
+
+    const db = new Database(file);
+    try {
+      expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+      const codes = new Set((db.prepare("select code from events").all() as { code: string }[]).map((row) => row.code));
+      const missing = [...before].filter((code) => !codes.has(code));
+      expect(missing, "acknowledged before the backup started").toEqual([]);
+      expect(codes.size).toBeGreaterThanOrEqual(200 + before.size);
+    } finally {
+      db.close();
+    }
+
+    // a restore: a copy of the data dir (it holds the key files) served from the backup file
+    const copy = join(sandbox.root, "restored");
+    await cp(sandbox.dataDir, copy, { recursive: true });
+    restored = await startServer(copy, { env: { ...sandbox.env, BIZCTL_DATA_DIR: copy }, args: ["--database", file] });
+    const oldToken = await fetch(`${restored.url}/api/crm/v1/events/SEED-0`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(oldToken.status, "a token of the original server").toBe(200);
+    const page = await fetch(`${restored.url}/api/crm/v1/events?pagesize=1&fields=code`, {
+      headers: { authorization: `Bearer ${await loginOver(restored.url)}` },
+    });
+    expect(((await page.json()) as { total: number }).total).toBeGreaterThanOrEqual(200 + before.size);
+  });
+
+  it("replaces an existing FILE with --force", async () => {
+    const file = join(sandbox.root, "forced.db");
+    await writeFile(file, "old");
+    const result = await bizctl(["server", "backup", "--force", file], { env: sandbox.env });
+    expect(result.exitCode, show(result)).toBe(0);
+    expect(json(result).size).toBe((await stat(file)).size);
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe("server backup refuses", () => {
+  let sandbox: Sandbox;
+  let postgres: { url: string; drop: () => Promise<void> } | undefined;
+
+  beforeAll(async () => {
+    sandbox = await makeSandbox();
+    await init(sandbox);
+    await writeFile(join(sandbox.root, "taken.db"), "keep me");
+    await writeFile(join(sandbox.root, "a-file"), "");
+    postgres = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    await postgres?.drop();
+    await sandbox?.remove();
+  });
+
+  const cases: {
+    name: string;
+    args: (root: string) => string[];
+    env?: () => Record<string, string>;
+    message: RegExp;
+    hint?: RegExp;
+  }[] = [
+    {
+      name: "an existing FILE without --force",
+      args: (root) => [join(root, "taken.db")],
+      message: /taken\.db: it exists/,
+      hint: /--force/,
+    },
+    {
+      name: "a FILE in a directory that does not exist",
+      args: (root) => [join(root, "nowhere", "b.db")],
+      message: /directory does not exist/,
+    },
+    {
+      name: "a FILE under a regular file",
+      args: (root) => [join(root, "a-file", "b.db")],
+      message: /not a directory/,
+    },
+    {
+      name: "a data dir without a database",
+      args: (root) => ["--data-dir", join(root, "empty"), join(root, "b.db")],
+      message: /no database at .*empty/,
+    },
+    {
+      name: "a PostgreSQL database",
+      args: (root) => ["--database", postgres!.url, join(root, "pg.db")],
+      env: () => ({ BIZCTL_SECRET_KEY: TEST_SECRET_KEY }),
+      message: /SQLite databases only.*pg_dump/,
+      hint: /pg_dump --format=custom --file=\S+ postgres:\/\//,
+    },
+  ];
+
+  it.each(cases)("$name: exit 2, a message, nothing written", async ({ args, env, message, hint }) => {
+    const result = await bizctl(["server", "backup", ...args(sandbox.root)], {
+      env: { ...sandbox.env, ...env?.() },
+    });
+    expect(result.exitCode, show(result)).toBe(2);
+    expect(result.stdout).toBe("");
+    const error = errorOf(result);
+    expect(error.message).toMatch(message);
+    if (hint) expect(error.hint).toMatch(hint);
+    expect(await readFile(join(sandbox.root, "taken.db"), "utf8")).toBe("keep me");
+    expect((await readdir(sandbox.root)).sort()).toEqual(["a-file", "data", "taken.db"]);
+  });
+
+  it("a directory this user cannot write: exit 2, nothing left in it", async () => {
+    // root writes anywhere: as root the command runs as nobody, over a sandbox nobody owns
+    const asRoot = process.getuid?.() === 0;
+    const own = await makeSandbox();
+    try {
+      const readOnly = join(own.root, "read-only");
+      await mkdir(readOnly);
+      await chmod(own.root, 0o755);
+      if (asRoot) await chownTree(own.root, 65534);
+      const run = (args: string[], input?: string) =>
+        execa("node", [BIN, ...args], {
+          cwd: ROOT,
+          reject: false,
+          extendEnv: false,
+          env: cleanEnv({ ...own.env }),
+          ...(input === undefined ? { stdin: "ignore" as const } : { input }),
+          ...(asRoot && { uid: 65534, gid: 65534 }),
+        });
+      const initialised = await run(["server", "init", "--admin-user", "admin", "--password-stdin"], `${PASSWORD}\n`);
+      expect(initialised.exitCode, String(initialised.stderr)).toBe(0);
+      await chmod(readOnly, 0o555);
+      const result = await run(["server", "backup", join(readOnly, "b.db")]);
+      expect(result.exitCode, String(result.stderr)).toBe(2);
+      expect(String(result.stderr)).toMatch(/read-only\/b\.db: its directory is not writable by this user/);
+      expect(await readdir(readOnly)).toEqual([]);
+    } finally {
+      await own.remove();
+    }
+  });
+});
+
+async function chownTree(path: string, uid: number): Promise<void> {
+  await chown(path, uid, uid);
+  if ((await stat(path)).isDirectory()) {
+    for (const entry of await readdir(path)) await chownTree(join(path, entry), uid);
+  }
+}
