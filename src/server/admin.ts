@@ -147,8 +147,8 @@ export async function backupInstance(options: InstanceOptions & { file: string; 
       else await placeUnlessExists(temporary, target);
     } finally {
       await rm(temporary, { force: true });
-      // what SQLite leaves beside a copy that failed half-way
-      await rm(`${temporary}-journal`, { force: true });
+      // what SQLite may leave beside a copy that failed half-way
+      for (const suffix of ["-journal", "-wal", "-shm"]) await rm(`${temporary}${suffix}`, { force: true });
     }
     await syncDirectory(dirname(target));
     let keysInDatabase = false;

@@ -112,6 +112,7 @@ describe("server backup while a server writes (SQLite, WAL)", () => {
     const db = new Database(file);
     try {
       expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+      expect(db.pragma("journal_mode", { simple: true }), "one self-contained file").toBe("delete");
       const codes = new Set((db.prepare("select code from events").all() as { code: string }[]).map((row) => row.code));
       const missing = [...before].filter((code) => !codes.has(code));
       expect(missing, "acknowledged before the backup started").toEqual([]);

@@ -67,9 +67,18 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // one step for every page: a backup copied in small steps starts over whenever another
     // process writes in between, and never ends under steady writes; a single step reads one
     // snapshot, which in WAL mode does not hold the writers up
-    backup: async (target) => ({
-      pages: (await sqlite.backup(target, { progress: () => 0x7fffffff })).totalPages,
-    }),
+    backup: async (target) => {
+      const { totalPages } = await sqlite.backup(target, { progress: () => 0x7fffffff });
+      // the copy keeps the source's WAL flag; a rollback journal makes it one self-contained file
+      // that opens read-only without creating -wal and -shm files beside it (a start turns WAL on again)
+      const copy = new Database(target);
+      try {
+        copy.pragma("journal_mode = DELETE");
+      } finally {
+        copy.close();
+      }
+      return { pages: totalPages };
+    },
   };
 }
 
