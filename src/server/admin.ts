@@ -130,6 +130,11 @@ export async function backupInstance(options: InstanceOptions & { file: string; 
       throw new ConfigurationError(`server backup copies SQLite databases only: ${PG_DUMP_HINT}.`);
     }
     const target = resolve(options.file);
+    // with --force a rename over the live file would swap the database under running servers,
+    // whose later writes would go to the unlinked original and be lost
+    if (await sameFile(target, store.describe)) {
+      throw new ConfigurationError(`${target} is the database being backed up: choose another file.`);
+    }
     const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
     // created empty and 0600 before SQLite writes into it: the copy holds password hashes and
     // sessions, and a file SQLite creates itself follows the umask
@@ -185,6 +190,11 @@ async function placeUnlessExists(temporary: string, target: string): Promise<voi
     }
     await rename(temporary, target);
   }
+}
+
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const [one, other] = await Promise.all([stat(a).catch(() => undefined), stat(b).catch(() => undefined)]);
+  return one !== undefined && other !== undefined && one.dev === other.dev && one.ino === other.ino;
 }
 
 /** A rename is durable once its directory is on disk; some systems cannot open a directory. */

@@ -196,6 +196,11 @@ describe("server backup refuses", () => {
       message: /no database at .*empty/,
     },
     {
+      name: "the database itself, even with --force",
+      args: (root) => ["--force", join(root, "data", "bizctl.db")],
+      message: /is the database being backed up/,
+    },
+    {
       name: "a PostgreSQL database",
       args: (root) => ["--database", postgres!.url, join(root, "pg.db")],
       env: () => ({ BIZCTL_SECRET_KEY: TEST_SECRET_KEY }),
@@ -205,6 +210,7 @@ describe("server backup refuses", () => {
   ];
 
   it.each(cases)("$name: exit 2, a message, nothing written", async ({ args, env, message, hint }) => {
+    const database = await stat(join(sandbox.dataDir, "bizctl.db"));
     const result = await bizctl(["server", "backup", ...args(sandbox.root)], {
       env: { ...sandbox.env, ...env?.() },
     });
@@ -215,6 +221,8 @@ describe("server backup refuses", () => {
     if (hint) expect(error.hint).toMatch(hint);
     expect(await readFile(join(sandbox.root, "taken.db"), "utf8")).toBe("keep me");
     expect((await readdir(sandbox.root)).sort()).toEqual(["a-file", "data", "taken.db"]);
+    const after = await stat(join(sandbox.dataDir, "bizctl.db"));
+    expect([after.ino, after.size], "the same file, not replaced").toEqual([database.ino, database.size]);
   });
 
   it("a directory this user cannot write: exit 2, nothing left in it", async () => {
