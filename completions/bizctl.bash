@@ -60,7 +60,7 @@ _bizctl_words() {
     "events delete") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "events import") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "events export") words="--order --filter --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
-    "server") words="init start migrate backup outbox mail-queue rotate-key --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "server") words="init start migrate backup outbox mail-queue rotate-key recover-admin --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server init") words="--data-dir --database --secret-key-file --admin-user --admin-email --password-stdin --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server start") words="--data-dir --database --secret-key-file --host --port --public-url --smtp-url --mail-from --login-rate-limit --redis-url --redis-prefix --token-ttl --log-level --workers --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server migrate") words="--data-dir --database --secret-key-file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -70,6 +70,7 @@ _bizctl_words() {
     "server outbox show") words="--data-dir --database --secret-key-file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server mail-queue") words="--data-dir --database --secret-key-file --status --limit --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server rotate-key") words="--data-dir --database --secret-key-file --publish-for --token-ttl --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "server recover-admin") words="--data-dir --database --secret-key-file --admin-user --admin-email --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "profile") words="list add use show remove --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "profile list") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "profile add") words="--data-dir --use --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;

@@ -622,7 +622,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from server' -a 'init start migrate backup outbox mail-queue rotate-key'
+complete -c bizctl -n '__fish_seen_subcommand_from server' -a 'init start migrate backup outbox mail-queue rotate-key recover-admin'
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l server
@@ -792,6 +792,23 @@ complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_s
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l data-dir
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l database
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l secret-key-file
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l admin-user
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l admin-email
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -a 'list add use show remove'
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -l profile
