@@ -48,6 +48,9 @@ function loggerOptions(log: ServerOptions["log"]) {
   };
 }
 
+/** proxy-addr's trust function: the peer itself (hop 0) is the proxy; nothing it was told further back. */
+const trustTheProxyInFront = (_address: string, hop: number) => hop === 0;
+
 export interface BuiltApp extends FastifyInstance {
   services: ServiceContext;
   /** the address `listen()` got: the base of e-mailed links when no public URL is configured */
@@ -105,7 +108,9 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   const app = Fastify({
     ...loggerOptions(options.log),
     bodyLimit: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
-    trustProxy: options.trustProxy ?? false,
+    // the one proxy in front, not every hop: a client cannot pick its address (and so its rate
+    // limit budget) by sending an X-Forwarded-For of its own
+    trustProxy: options.trustProxy ? trustTheProxyInFront : false,
     genReqId: () => crypto.randomUUID(),
     // errors Fastify meets before routing (a malformed URL) leave as problem documents too
     frameworkErrors: (error, request, reply) =>

@@ -87,8 +87,8 @@ export async function startCluster(
       });
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
     };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
   });
   return { url, closed };
 }

@@ -29,8 +29,10 @@ export async function startServer(options: ListenOptions): Promise<{ url: string
       app.log.info({ signal }, "shutting down");
       app.close().then(resolve, resolve);
     };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+    // on(), not once(): a second signal (systemd and the cluster primary both send one) must not
+    // end the process before it has drained
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
   });
   return { url, closed };
 }

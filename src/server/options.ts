@@ -18,6 +18,7 @@ export interface ServerOptions {
   bodyLimitBytes?: number;
   /** false: silent (the embedded CLI); otherwise pino at this level, to this stream */
   log?: false | { level: string; stream?: DestinationStream };
+  /** trust the X-Forwarded-* headers that the one reverse proxy in front sets */
   trustProxy?: boolean;
   clock?: Clock;
   /** smtp(s)://… ; without it mail is written as .eml files into `<dataDir>/outbox` */

@@ -107,3 +107,17 @@ describe("server start --workers 2", () => {
     expect(logLines(server).filter((l) => l.msg === "shutting down")).toHaveLength(2);
   }, 30_000);
 });
+
+describe("server start, a single process", () => {
+  it("drains and exits 0 when a second SIGTERM follows the first (systemd and a primary both send one)", async () => {
+    const sandbox = await makeSandbox();
+    try {
+      const server = await startServer(sandbox.dataDir, { env: sandbox.env });
+      server.process.kill("SIGTERM");
+      server.process.kill("SIGTERM");
+      expect(await server.stop()).toBe(0);
+    } finally {
+      await sandbox.remove();
+    }
+  });
+});
