@@ -3,13 +3,15 @@ import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
 import { readNewPassword } from "../../cli/passwords.js";
 import { promptText } from "../../cli/prompts.js";
-import { recordFromOptions } from "../../cli/record-input.js";
+import { merge, recordFromOptions } from "../../cli/record-input.js";
 import * as auth from "../../contract/auth.js";
 import { generatePassword } from "../../contract/passwords.js";
+import * as resources from "../../contract/resources.js";
 import { createResource } from "../resources/create.js";
 import { type ListOptions, listOptions, listResources } from "../resources/list.js";
 import { updateResource } from "../resources/update.js";
 import { collect, examples, withContext } from "../shared.js";
+import { resolveUser } from "./resolve.js";
 
 const USER_COLUMNS = ["id", "userName", "displayName", "active", "roles", "firstLogin"];
 const ROLES = ["admin", "support", "member"];
@@ -51,9 +53,7 @@ async function createUser(ctx: Context, options: CreateOptions): Promise<void> {
     (record.userName as string | undefined) ??
     (ctx.canPrompt() ? await promptText(ctx.io, "User name") : undefined);
   if (!userName) throw new UsageError("A user needs a name.", "pass --user-name NAME");
-  for (const role of options.role ?? []) {
-    if (!ROLES.includes(role)) throw new UsageError(`Unknown role '${role}'; roles are ${ROLES.join(", ")}.`);
-  }
+  checkRoles(options.role ?? []);
   const secret =
     options.password === false
       ? undefined
@@ -63,7 +63,7 @@ async function createUser(ctx: Context, options: CreateOptions): Promise<void> {
     resourceType: "User",
     userName,
     ...(options.email && { emails: [{ value: options.email, type: "work", primary: true }] }),
-    ...(options.role?.length && { roles: options.role.map((value, i) => ({ value, primary: i === 0 })) }),
+    ...(options.role?.length && { roles: rolesAttribute(options.role) }),
     ...(secret && { password: secret.password }),
   });
   if (secret?.generated) {
@@ -76,12 +76,21 @@ async function createUser(ctx: Context, options: CreateOptions): Promise<void> {
   await ctx.print(secret?.generated ? { ...user, oneTimePassword: secret.password } : user, USER_COLUMNS);
 }
 
+function checkRoles(roles: string[]): void {
+  for (const role of roles) {
+    if (!ROLES.includes(role)) throw new UsageError(`Unknown role '${role}'; roles are ${ROLES.join(", ")}.`);
+  }
+}
+
+const rolesAttribute = (roles: string[]) => roles.map((value, i) => ({ value, primary: i === 0 }));
+
 async function setPassword(
   ctx: Context,
-  id: string,
+  reference: string,
   options: { generate?: boolean; passwordStdin?: boolean },
 ): Promise<void> {
   ctx.requireCredential();
+  const { id } = await resolveUser(ctx, reference);
   if (!options.generate && !options.passwordStdin && !ctx.canPrompt()) {
     throw new UsageError("No password given and no terminal to ask on.", "pass --generate or --password-stdin");
   }
@@ -101,12 +110,10 @@ async function setPassword(
   );
 }
 
-async function setActive(ctx: Context, id: string, active: boolean): Promise<void> {
+async function setActive(ctx: Context, reference: string, active: boolean): Promise<void> {
   ctx.requireCredential();
-  const user = await updateResource(ctx, id, (current) => {
-    if (current.resourceType !== "User") throw new UsageError(`${id} is not a User.`);
-    return { ...current, active };
-  });
+  const { id } = await resolveUser(ctx, reference);
+  const user = await updateResource(ctx, id, (current) => ({ ...current, active }));
   ctx.info(
     active
       ? `Enabled ${String(user.userName)}.`
@@ -144,36 +151,107 @@ export function register(program: Command, io: Context["io"]): void {
     )
     .action(withContext(io, createUser));
   group
-    .command("set-password <id>")
-    .description("set a temporary password (admin or support); the user changes it at the next login")
+    .command("get <user>")
+    .description("one user, by id, user name or e-mail")
+    .addHelpText("after", examples("bizctl users get admin", "bizctl users get <e-mail> --json"))
+    .action(
+      withContext(io, async (ctx, reference: string) => {
+        ctx.requireCredential();
+        await ctx.print(await resolveUser(ctx, reference));
+      }),
+    );
+  group
+    .command("update <user>")
+    .description("change a user's attributes (read, merge, write back with If-Match)")
+    .option("--set <key=value>", "an attribute to change (repeatable; dotted keys; JSON values; null clears)", collect)
+    .option("--file <file>", "attributes to change as JSON or YAML ('-' for stdin)")
+    .addHelpText(
+      "after",
+      examples("bizctl users update admin --set title=CTO", "bizctl users update <user> --set department=Sales"),
+    )
+    .action(
+      withContext(io, async (ctx, reference: string, options: { set?: string[]; file?: string }) => {
+        ctx.requireCredential();
+        const changes = await recordFromOptions(ctx.io, options);
+        if (Object.keys(changes).length === 0) {
+          throw new UsageError("Nothing to change.", "pass --set key=value or --file F");
+        }
+        const { id } = await resolveUser(ctx, reference);
+        const user = await updateResource(ctx, id, (current) => merge(current, changes));
+        ctx.info(`Updated ${String(user.userName)}.`);
+        await ctx.print(user, USER_COLUMNS);
+      }),
+    );
+  group
+    .command("set-roles <user> <roles...>")
+    .description("replace a user's roles with these (admin, support, member); admins only")
+    .addHelpText(
+      "after",
+      examples("bizctl users set-roles <user> support", "bizctl users set-roles <user> admin member"),
+    )
+    .action(
+      withContext(io, async (ctx, reference: string, roles: string[]) => {
+        ctx.requireCredential();
+        checkRoles(roles);
+        const { id } = await resolveUser(ctx, reference);
+        const user = await updateResource(ctx, id, (current) => ({ ...current, roles: rolesAttribute(roles) }));
+        ctx.info(`${String(user.userName)} now holds ${roles.join(", ")}.`);
+        await ctx.print(user, USER_COLUMNS);
+      }),
+    );
+  group
+    .command("delete <users...>")
+    .description("delete users by id, user name or e-mail (asks first; --yes without a terminal)")
+    .addHelpText("after", examples("bizctl users delete <user> --yes"))
+    .action(
+      withContext(io, async (ctx, references: string[]) => {
+        ctx.requireCredential();
+        const client = await ctx.client();
+        const users = [];
+        for (const reference of references) users.push(await resolveUser(ctx, reference));
+        await ctx.confirm(`Delete ${users.map((u) => `${u.userName} (${u.id})`).join(", ")}?`);
+        for (const user of users) {
+          const current = await client.call(resources.getResource, { params: { resourceId: user.id } });
+          await client.call(resources.deleteResource, { params: { resourceId: user.id }, ifMatch: current.etag });
+          ctx.info(`Deleted ${user.userName}.`);
+        }
+      }),
+    );
+  group
+    .command("set-password <user>")
+    .description(
+      "set a temporary password (admin, or support on ordinary users); the user changes it at the next login",
+    )
     .option("--generate", "generate a random one and show it once")
     .option("--password-stdin", "read it from stdin")
     .addHelpText(
       "after",
       examples(
-        "bizctl users set-password 2819c223 --generate",
-        "printf '%s\\n' \"$TEMP\" | bizctl users set-password 2819c223 --password-stdin",
+        "bizctl users set-password <user> --generate",
+        "printf '%s\\n' \"$TEMP\" | bizctl users set-password <user> --password-stdin",
       ),
     )
     .action(withContext(io, setPassword));
   group
-    .command("disable <id>")
+    .command("disable <user>")
     .description("set active=false: logins refused, sessions ended")
-    .addHelpText("after", examples("bizctl users disable 2819c223"))
-    .action(withContext(io, async (ctx, id: string) => setActive(ctx, id, false)));
+    .addHelpText("after", examples("bizctl users disable <user>"))
+    .action(withContext(io, async (ctx, reference: string) => setActive(ctx, reference, false)));
   group
-    .command("unlock <id>")
-    .description("clear the failed-login back-off of a user (admin or support)")
-    .addHelpText("after", examples("bizctl users unlock 2819c223"))
+    .command("enable <user>")
+    .description("set active=true again")
+    .addHelpText("after", examples("bizctl users enable <user>"))
+    .action(withContext(io, async (ctx, reference: string) => setActive(ctx, reference, true)));
+  group
+    .command("unlock <user>")
+    .description("clear the failed-login back-off of a user (admin, or support on ordinary users)")
+    .addHelpText("after", examples("bizctl users unlock <user>", "bizctl users unlock <e-mail>"))
     .action(
-      withContext(io, async (ctx, id: string) => {
+      withContext(io, async (ctx, reference: string) => {
         ctx.requireCredential();
-        await (await ctx.client()).call(auth.unlock, { params: { employeeId: id } });
-        ctx.info(`Unlocked ${id}.`);
+        const user = await resolveUser(ctx, reference);
+        await (await ctx.client()).call(auth.unlock, { params: { employeeId: user.id } });
+        ctx.info(`Unlocked ${user.userName}.`);
       }),
     );
-  group
-    .command("enable <id>")
-    .description("set active=true again")
-    .action(withContext(io, async (ctx, id: string) => setActive(ctx, id, true)));
 }
