@@ -174,6 +174,21 @@ export function assertUserName(userName: string): void {
   }
 }
 
+/** What the HTML standard accepts as an e-mail address (input type=email): ASCII, no quoted parts. */
+const EMAIL =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+
+/** Refuses a User's e-mail that could never receive a link, naming the value's place. */
+export function assertEmails(emails: unknown): void {
+  if (!Array.isArray(emails)) return;
+  emails.forEach((email, index) => {
+    const value = (email as { value?: unknown })?.value;
+    if (typeof value === "string" && !EMAIL.test(value)) {
+      throw invalid(`emails[${index}].value is not an e-mail address.`, `/emails/${index}/value`, "invalidValue");
+    }
+  });
+}
+
 /**
  * The first admin of a new installation. Refused once any user exists, so that `server init`
  * cannot be used to take over a running deployment.
@@ -183,6 +198,7 @@ export async function createFirstAdmin(
   input: { userName: string; email?: string; password: string; temporary: boolean },
 ): Promise<{ id: string; userName: string }> {
   assertUserName(input.userName);
+  assertEmails(input.email === undefined ? undefined : [{ value: input.email }]);
   if (!input.temporary) {
     await assertAcceptablePassword(input.password, { userName: input.userName }, ctx.passwordPolicy);
   }
@@ -230,6 +246,7 @@ export async function recoverAdmin(
   input: { userName: string; email?: string; password: string },
 ): Promise<{ id: string; userName: string; created: boolean }> {
   assertUserName(input.userName);
+  assertEmails(input.email === undefined ? undefined : [{ value: input.email }]);
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock();
   return ctx.store.db.transaction().execute(async (trx) => {

@@ -19,7 +19,7 @@ import { isUniqueViolation } from "../store/errors.js";
 import * as repo from "../store/resources-repo.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
 import { roleNames, saveCredential } from "../store/users-repo.js";
-import { assertUserName } from "./accounts.js";
+import { assertEmails, assertUserName } from "./accounts.js";
 import type { Principal, ServiceContext } from "./context.js";
 import { keepingAnAdmin, takesAwayAnAdmin } from "./last-admin.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
@@ -100,6 +100,7 @@ function toRepresentation(ctx: ServiceContext, row: repo.ResourceWithLogin): Att
 function checkBody(type: string, body: Attributes, current?: repo.ResourceRow): Attributes {
   if (type === "User") {
     if (typeof body.userName === "string") assertUserName(body.userName);
+    assertEmails(body.emails);
     validate(userChecker, body, "User");
   } else if (type === "OAuthConsumer") {
     validate(consumerChecker, body, "OAuthConsumer");
