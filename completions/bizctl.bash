@@ -70,8 +70,8 @@ _bizctl_words() {
     "server migrate") words="--data-dir --database --secret-key-file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server backup") words="--data-dir --database --secret-key-file --force --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server outbox") words="list show --data-dir --database --secret-key-file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
-    "server outbox list") words="--data-dir --database --secret-key-file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
-    "server outbox show") words="--data-dir --database --secret-key-file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "server outbox list") words="--data-dir --database --secret-key-file --to --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "server outbox show") words="--data-dir --database --secret-key-file --raw --link --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server mail-queue") words="--data-dir --database --secret-key-file --status --limit --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server rotate-key") words="--data-dir --database --secret-key-file --publish-for --token-ttl --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server recover-admin") words="--data-dir --database --secret-key-file --admin-user --admin-email --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;

@@ -781,6 +781,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l data-dir
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l database
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l secret-key-file
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l to
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l server
@@ -796,6 +797,8 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l data-dir
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l database
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l secret-key-file
+complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l raw
+complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l link
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l server

@@ -17,14 +17,23 @@ function headersOf(text: string): Record<string, string> {
   return headers;
 }
 
-async function listOutbox(dir: string) {
+/** Whether a To header names this address (compared case-insensitively, as mail systems do). */
+function addressedTo(header: string, address: string): boolean {
+  const wanted = address.trim().toLowerCase();
+  return header
+    .toLowerCase()
+    .split(",")
+    .some((part) => (/<([^>]*)>/.exec(part)?.[1] ?? part).trim() === wanted);
+}
+
+async function listOutbox(dir: string, to?: string) {
   let names: string[];
   try {
     names = (await readdir(dir)).filter((n) => n.endsWith(".eml")).sort();
   } catch {
     return [];
   }
-  return Promise.all(
+  const all = await Promise.all(
     names.map(async (name) => {
       const headers = headersOf(await readFile(join(dir, name), "utf8"));
       return {
@@ -36,6 +45,21 @@ async function listOutbox(dir: string) {
       };
     }),
   );
+  return to === undefined ? all : all.filter((mail) => addressedTo(mail.to, to));
+}
+
+/**
+ * An e-mail as a person reads it: the headers that matter and the decoded text part (the file
+ * holds it quoted-printable, which splits a link across lines).
+ */
+async function readable(source: string): Promise<{ text: string; link?: string }> {
+  const { simpleParser } = await import("mailparser");
+  const mail = await simpleParser(source);
+  const to = Array.isArray(mail.to) ? mail.to.map((a) => a.text).join(", ") : (mail.to?.text ?? "");
+  const body = mail.text ?? "";
+  const header = [`From: ${mail.from?.text ?? ""}`, `To: ${to}`, `Subject: ${mail.subject ?? ""}`];
+  if (mail.date) header.push(`Date: ${mail.date.toISOString()}`);
+  return { text: `${header.join("\n")}\n\n${body.trimEnd()}\n`, link: /https?:\/\/\S+/.exec(body)?.[0] };
 }
 
 export function register(group: Command, io: Context["io"]): void {
@@ -61,19 +85,40 @@ export function register(group: Command, io: Context["io"]): void {
   const list = storageOptions(outbox.command("list"));
   list
     .description("list the e-mails, oldest first")
+    .option("--to <addr>", "only those sent to this address")
+    .addHelpText("after", examples("bizctl server outbox list --to <e-mail>"))
     .action(
-      withContext(io, async (ctx) => ctx.print(await listOutbox(dirOf(ctx, list)), ["id", "to", "subject", "date"])),
+      withContext(io, async (ctx, options: { to?: string }) =>
+        ctx.print(await listOutbox(dirOf(ctx, list), options.to), ["id", "to", "subject", "date"]),
+      ),
     );
   const show = storageOptions(outbox.command("show <id>"));
-  show.description("print one e-mail as it was written (RFC 5322)").action(
-    withContext(io, async (ctx, id: string) => {
-      if (!/^[A-Za-z0-9._-]+$/.test(id))
-        throw new UsageError(`'${id}' is not an outbox id.`, "see 'bizctl server outbox'");
-      try {
-        ctx.printText(await readFile(join(dirOf(ctx, show), `${id.replace(/\.eml$/, "")}.eml`), "utf8"));
-      } catch {
-        throw new CliError(`No e-mail ${id} in the outbox.`, EXIT.notFound, "not_found", "see 'bizctl server outbox'");
-      }
-    }),
-  );
+  show
+    .description("print one e-mail: its headers and decoded text (--raw: the file as written; --link: its link only)")
+    .option("--raw", "the message as it was written (RFC 5322, quoted-printable)")
+    .option("--link", "only the first link of the text (a reset or invitation link)")
+    .addHelpText("after", examples("bizctl server outbox show <id>", "bizctl server outbox show <id> --link"))
+    .action(
+      withContext(io, async (ctx, id: string, options: { raw?: boolean; link?: boolean }) => {
+        if (!/^[A-Za-z0-9._-]+$/.test(id))
+          throw new UsageError(`'${id}' is not an outbox id.`, "see 'bizctl server outbox'");
+        if (options.raw && options.link) throw new UsageError("--raw and --link exclude each other.");
+        let source: string;
+        try {
+          source = await readFile(join(dirOf(ctx, show), `${id.replace(/\.eml$/, "")}.eml`), "utf8");
+        } catch {
+          throw new CliError(
+            `No e-mail ${id} in the outbox.`,
+            EXIT.notFound,
+            "not_found",
+            "see 'bizctl server outbox'",
+          );
+        }
+        if (options.raw) return ctx.printText(source);
+        const mail = await readable(source);
+        if (!options.link) return ctx.printText(mail.text);
+        if (!mail.link) throw new CliError(`E-mail ${id} holds no link.`, EXIT.notFound, "not_found");
+        ctx.printText(`${mail.link}\n`);
+      }),
+    );
 }
