@@ -84,4 +84,28 @@ describe.each(MODES)("users by id, name or e-mail (%s)", (mode) => {
     const result = await s.run(["users", "set-roles", "admin", "superuser"]);
     expect(result.exitCode, show(result)).toBe(2);
   });
+
+  it("users unlock says whether the account was locked", async () => {
+    const user = await newUser();
+    const before = await s.run(["users", "unlock", user.userName]);
+    expect(before.stderr).toMatch(/was not locked/);
+    const set = await s.run(["users", "set-password", user.userName, "--generate", "--json"]);
+    const other = await s.newConfig(`locked-${user.userName}`);
+    for (let i = 0; i < 5; i++) {
+      await s.run(["auth", "login", "--user", user.userName, "--password-stdin"], {
+        env: other,
+        input: "not the password at all 00\n",
+      });
+    }
+    const state = await s.run(["users", "get", user["e-mail"], "--json"]);
+    expect(json(state)).toMatchObject({ locked: true, failedLogins: 5 });
+    const unlocked = await s.run(["users", "unlock", user["e-mail"]]);
+    expect(unlocked.exitCode, show(unlocked)).toBe(0);
+    expect(unlocked.stderr).toMatch(/Unlocked jdoe\d+: it was locked until .* after 5 failed logins/);
+    const login = await s.run(["auth", "login", "--user", user.userName, "--password-stdin"], {
+      env: other,
+      input: `${json(set).oneTimePassword}\n`,
+    });
+    expect(login.exitCode, show(login)).toBe(0);
+  });
 });

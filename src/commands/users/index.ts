@@ -13,7 +13,7 @@ import { updateResource } from "../resources/update.js";
 import { collect, examples, withContext } from "../shared.js";
 import { resolveUser } from "./resolve.js";
 
-const USER_COLUMNS = ["id", "userName", "displayName", "active", "roles", "firstLogin"];
+const USER_COLUMNS = ["id", "userName", "displayName", "active", "roles", "firstLogin", "locked"];
 const ROLES = ["admin", "support", "member"];
 
 interface CreateOptions {
@@ -251,7 +251,11 @@ export function register(program: Command, io: Context["io"]): void {
         ctx.requireCredential();
         const user = await resolveUser(ctx, reference);
         await (await ctx.client()).call(auth.unlock, { params: { employeeId: user.id } });
-        ctx.info(`Unlocked ${user.userName}.`);
+        ctx.info(
+          user.locked
+            ? `Unlocked ${user.userName}: it was locked until ${String(user.lockedUntil)} after ${String(user.failedLogins)} failed logins.`
+            : `${user.userName} was not locked; its count of failed logins (${String(user.failedLogins ?? 0)}) is back to 0.`,
+        );
       }),
     );
 }

@@ -11,6 +11,45 @@ const COLUMNS: Record<string, ValueColumns> = {
   resourcetype: { kind: "s", text: sql`lower(r.resource_type)`, num: sql`null` },
 };
 
+/** A User's credentials, correlated with `resources r`; null for other types. */
+const credential = (expression: RawBuilder<unknown>) =>
+  sql`(select ${expression} from credentials c where c.user_id = r.id and r.resource_type = 'User')`;
+
+/**
+ * The read-only account state of a User, computed as the representation shows it: locked and
+ * lockedUntil, and the open sessions, depend on the time of the request.
+ */
+function accountColumns(nowIso: string): Record<string, ValueColumns> {
+  return {
+    locked: {
+      kind: "b",
+      text: sql`(case when r.resource_type <> 'User' then null when coalesce(${credential(sql`c.locked_until`)}, '') > ${nowIso} then 'true' else 'false' end)`,
+      num: sql`null`,
+    },
+    lockeduntil: {
+      kind: "s",
+      text: credential(sql`case when c.locked_until > ${nowIso} then c.locked_until end`),
+      num: sql`null`,
+      caseExact: true,
+    },
+    failedlogins: { kind: "n", text: sql`null`, num: credential(sql`c.failed_logins`) },
+    lastlogin: { kind: "s", text: credential(sql`c.last_login_at`), num: sql`null`, caseExact: true },
+    passwordchangedat: { kind: "s", text: credential(sql`c.password_changed_at`), num: sql`null`, caseExact: true },
+    firstlogin: {
+      kind: "b",
+      text: credential(sql`case c.first_login when 1 then 'true' else 'false' end`),
+      num: sql`null`,
+    },
+    opensessions: {
+      kind: "n",
+      text: sql`null`,
+      num: sql`(case when r.resource_type = 'User' then (select count(*) from sessions s where s.user_id = r.id and s.revoked_at is null and s.expires_at > ${nowIso}) end)`,
+    },
+  };
+}
+
+const TIMESTAMPS = new Set(["meta.created", "meta.lastmodified", "lockeduntil", "lastlogin", "passwordchangedat"]);
+
 const valueColumns = (alias: string): ValueColumns => ({
   kind: sql.ref(`${alias}.kind`),
   text: sql.ref(`${alias}.text_value`),
@@ -36,59 +75,67 @@ function schemasHave(predicate: (value: ValueColumns) => Condition): Condition {
   return sql`((r.resource_type = 'User' and (${predicate(urn(SCHEMA_URN.user))} or ${predicate(urn(SCHEMA_URN.enterpriseUser))})) or (r.resource_type = 'OAuthConsumer' and ${predicate(urn(SCHEMA_URN.oauthConsumer))}) or (r.resource_type not in ('User', 'OAuthConsumer') and ${predicate(constant(sql`lower(${SCHEMA_URN.custom("")} || r.resource_type)`))}))`;
 }
 
-export const resourcesTarget: FilterTarget = {
-  normalize(path, literal): Literal {
-    const key = path.join(".");
-    if ((key === "meta.created" || key === "meta.lastmodified") && typeof literal === "string") {
-      const time = Date.parse(literal);
-      if (Number.isNaN(time)) throw invalidFilter(`${key} needs an RFC 3339 date-time, not '${literal}'.`);
-      // the columns hold toISOString(): compare like with like
-      return new Date(time).toISOString();
-    }
-    return literal;
-  },
+/** The filter target of resources at the time of a request (account state depends on it). */
+export function resourcesTargetAt(nowIso: string): FilterTarget {
+  const account = accountColumns(nowIso);
+  return {
+    normalize(path, literal): Literal {
+      const key = path.join(".");
+      if (TIMESTAMPS.has(key) && typeof literal === "string") {
+        const time = Date.parse(literal);
+        if (Number.isNaN(time)) throw invalidFilter(`${key} needs an RFC 3339 date-time, not '${literal}'.`);
+        // the columns hold toISOString(): compare like with like
+        return new Date(time).toISOString();
+      }
+      return literal;
+    },
 
-  some(path, predicate, scope): Condition {
-    const key = path.join(".");
-    const elementScope = scope as ElementScope | undefined;
-    if (!elementScope) {
-      const column = COLUMNS[key];
-      if (column) return predicate(column);
-      if (key === "schemas") return schemasHave(predicate);
-      return sql`r.id in (select v.resource_id from resource_values v where v.path in (${sql.join(candidatePaths(key))}) and v.kind <> 'e' and ${predicate(valueColumns("v"))})`;
-    }
-    const inner = `${elementScope.arrayPath}.${key}`;
-    const paths = key === "value" ? [inner, elementScope.arrayPath] : [inner];
-    return sql`exists (select 1 from resource_values x where x.resource_id = e.resource_id and x.elem = e.elem and x.path in (${sql.join(paths)}) and x.kind <> 'e' and ${predicate(valueColumns("x"))})`;
-  },
+    some(path, predicate, scope): Condition {
+      const key = path.join(".");
+      const elementScope = scope as ElementScope | undefined;
+      if (!elementScope) {
+        const column = COLUMNS[key] ?? account[key];
+        if (column) return predicate(column);
+        if (key === "schemas") return schemasHave(predicate);
+        return sql`r.id in (select v.resource_id from resource_values v where v.path in (${sql.join(candidatePaths(key))}) and v.kind <> 'e' and ${predicate(valueColumns("v"))})`;
+      }
+      const inner = `${elementScope.arrayPath}.${key}`;
+      const paths = key === "value" ? [inner, elementScope.arrayPath] : [inner];
+      return sql`exists (select 1 from resource_values x where x.resource_id = e.resource_id and x.elem = e.elem and x.path in (${sql.join(paths)}) and x.kind <> 'e' and ${predicate(valueColumns("x"))})`;
+    },
 
-  present(path, scope): Condition {
-    const key = path.join(".");
-    const elementScope = scope as ElementScope | undefined;
-    if (!elementScope) {
-      if (COLUMNS[key] || key === "schemas") return sql`1=1`;
-      return sql`r.id in (select v.resource_id from resource_values v where ${atOrUnder(sql.ref("v.path"), key)} and v.kind <> 'e')`;
-    }
-    const inner = `${elementScope.arrayPath}.${key}`;
-    const paths =
-      key === "value"
-        ? sql`(${atOrUnder(sql.ref("x.path"), inner)} or x.path = ${elementScope.arrayPath})`
-        : atOrUnder(sql.ref("x.path"), inner);
-    return sql`exists (select 1 from resource_values x where x.resource_id = e.resource_id and x.elem = e.elem and ${paths} and x.kind <> 'e')`;
-  },
+    present(path, scope): Condition {
+      const key = path.join(".");
+      const elementScope = scope as ElementScope | undefined;
+      if (!elementScope) {
+        const state = account[key];
+        if (state) return sql`(${state.kind === "n" ? state.num : state.text}) is not null`;
+        if (COLUMNS[key] || key === "schemas") return sql`1=1`;
+        return sql`r.id in (select v.resource_id from resource_values v where ${atOrUnder(sql.ref("v.path"), key)} and v.kind <> 'e')`;
+      }
+      const inner = `${elementScope.arrayPath}.${key}`;
+      const paths =
+        key === "value"
+          ? sql`(${atOrUnder(sql.ref("x.path"), inner)} or x.path = ${elementScope.arrayPath})`
+          : atOrUnder(sql.ref("x.path"), inner);
+      return sql`exists (select 1 from resource_values x where x.resource_id = e.resource_id and x.elem = e.elem and ${paths} and x.kind <> 'e')`;
+    },
 
-  element(path, inner, scope): Condition {
-    if (scope) throw invalidFilter("A value path cannot contain another value path.");
-    const arrayPath = path.join(".");
-    return sql`r.id in (select e.resource_id from resource_values e where e.path = ${arrayPath} and e.kind = 'e' and ${inner({ arrayPath } satisfies ElementScope)})`;
-  },
-};
+    element(path, inner, scope): Condition {
+      if (scope) throw invalidFilter("A value path cannot contain another value path.");
+      const arrayPath = path.join(".");
+      return sql`r.id in (select e.resource_id from resource_values e where e.path = ${arrayPath} and e.kind = 'e' and ${inner({ arrayPath } satisfies ElementScope)})`;
+    },
+  };
+}
 
 /** Sort keys for `sortby`: a column when the attribute has one, else its smallest number, then its smallest text. */
-export function resourceSortKeys(path: string[]): RawBuilder<unknown>[] {
+export function resourceSortKeys(path: string[], nowIso: string): RawBuilder<unknown>[] {
   const key = path.join(".");
   const column = COLUMNS[key];
   if (column) return [column.text];
+  const state = accountColumns(nowIso)[key];
+  if (state) return [state.kind === "n" ? state.num : state.text];
   return [
     sql`(select min(s.num_value) from resource_values s where s.resource_id = r.id and s.path in (${sql.join(candidatePaths(key))}))`,
     sql`(select min(s.text_value) from resource_values s where s.resource_id = r.id and s.path in (${sql.join(candidatePaths(key))}))`,

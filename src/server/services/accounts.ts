@@ -71,9 +71,7 @@ export async function login(ctx: ServiceContext, userName: string, password: str
     await saveCredential(ctx.store.db, account.id, { failedLogins: failures, lockedUntil: lock }, ctx.clock());
     throw invalidCredentials();
   }
-  if (account.credential.failedLogins > 0) {
-    await saveCredential(ctx.store.db, account.id, { failedLogins: 0, lockedUntil: null }, ctx.clock());
-  }
+  await saveCredential(ctx.store.db, account.id, { failedLogins: 0, lockedUntil: null, loggedIn: true }, ctx.clock());
   const now = ctx.clock();
   const sessionId = crypto.randomUUID();
   const { token, expiresAt } = await ctx.keys.sign(

@@ -13,7 +13,8 @@ export type ResourceAction =
   | "setPassword"
   | "setActive"
   | "unlock"
-  | "endSessions";
+  | "endSessions"
+  | "readAccountState";
 
 /**
  * Who a grant lets act: a role on any target; `self` on the caller's own User; `support:ordinary`
@@ -52,6 +53,7 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
     setActive: ["admin", "support:ordinary"],
     unlock: ["admin", "support:ordinary"],
     endSessions: ["admin", "support:ordinary"],
+    readAccountState: ["admin", "support"],
   },
   OAuthConsumer: {
     read: ["admin", "support"],
@@ -63,6 +65,7 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
     setActive: NONE,
     unlock: NONE,
     endSessions: NONE,
+    readAccountState: NONE,
   },
   custom: {
     read: ["admin", "support", "member"],
@@ -74,6 +77,7 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
     setActive: NONE,
     unlock: NONE,
     endSessions: NONE,
+    readAccountState: NONE,
   },
 };
 
@@ -99,6 +103,7 @@ const ACTION_WORDS: Record<ResourceAction, string> = {
   setActive: "enable or disable",
   unlock: "unlock",
   endSessions: "end the sessions of",
+  readAccountState: "see the account state of",
 };
 
 /** Throws 404 for what the caller may not even read (so ids do not leak), 403 otherwise. */

@@ -12,7 +12,7 @@ import {
 } from "../../contract/resources.js";
 import { compileFilter } from "../filter/compile.js";
 import { parseFilter } from "../filter/parse.js";
-import { resourceSortKeys, resourcesTarget } from "../filter/resources-target.js";
+import { resourceSortKeys, resourcesTargetAt } from "../filter/resources-target.js";
 import { assertIfMatch, etagOf } from "../http/preconditions.js";
 import { invalid, ProblemError } from "../problems.js";
 import { isUniqueViolation } from "../store/errors.js";
@@ -24,7 +24,7 @@ import type { Principal, ServiceContext } from "./context.js";
 import { keepingAnAdmin, takesAwayAnAdmin } from "./last-admin.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
 import { randomToken } from "./random-token.js";
-import { assertCan, type ResourceAction, readableCondition } from "./resource-policy.js";
+import { assertCan, can, type ResourceAction, readableCondition } from "./resource-policy.js";
 
 type Attributes = Record<string, unknown>;
 type UserBody = Static<typeof UserInput>;
@@ -66,8 +66,36 @@ function typeOf(body: Attributes): string {
   throw scimInvalid("resourceType is required (User, OAuthConsumer, or a custom type name).", "/resourceType");
 }
 
+/** A User's account state: read-only, shown to admin and support, filterable (`locked eq true`). */
+const ACCOUNT_STATE = ["locked", "lockedUntil", "failedLogins", "lastLogin", "passwordChangedAt", "openSessions"];
+
 /** What a client sends beside the attributes: the type, schemas, and the read-only members. */
-const ENVELOPE = ["resourceType", "schemas", "id", "meta", "password", "firstLogin", "consumerSecret"];
+const ENVELOPE = [
+  "resourceType",
+  "schemas",
+  "id",
+  "meta",
+  "password",
+  "firstLogin",
+  "consumerSecret",
+  ...ACCOUNT_STATE,
+];
+
+const withoutAccountState = (body: Attributes): Attributes =>
+  Object.fromEntries(Object.entries(body).filter(([key]) => !ACCOUNT_STATE.includes(key)));
+
+function accountState(ctx: ServiceContext, row: repo.ResourceWithLogin): Attributes {
+  const lockedUntil =
+    row.locked_until && Date.parse(row.locked_until) > ctx.clock().getTime() ? row.locked_until : undefined;
+  return {
+    locked: lockedUntil !== undefined,
+    ...(lockedUntil && { lockedUntil }),
+    failedLogins: row.failed_logins ?? 0,
+    ...(row.last_login_at && { lastLogin: row.last_login_at }),
+    ...(row.password_changed_at && { passwordChangedAt: row.password_changed_at }),
+    openSessions: Number(row.open_sessions ?? 0),
+  };
+}
 
 function attributesOf(body: Attributes): Attributes {
   return Object.fromEntries(Object.entries(body).filter(([key]) => !ENVELOPE.includes(key)));
@@ -79,14 +107,16 @@ function schemasOf(type: string): string[] {
   return [SCHEMA_URN.custom(type)];
 }
 
-function toRepresentation(ctx: ServiceContext, row: repo.ResourceWithLogin): Attributes {
+function toRepresentation(ctx: ServiceContext, row: repo.ResourceWithLogin, principal: Principal): Attributes {
   const location = `${ctx.publicUrl ?? ""}${RESOURCES_PATH}/${row.id}`;
+  const user = row.resource_type === "User";
   return {
     schemas: schemasOf(row.resource_type),
     id: row.id,
     resourceType: row.resource_type,
     ...JSON.parse(row.attributes),
-    ...(row.resource_type === "User" && { firstLogin: row.first_login === 1 }),
+    ...(user && { firstLogin: row.first_login === 1 }),
+    ...(user && can(principal, "readAccountState", "User") && accountState(ctx, row)),
     meta: {
       resourceType: row.resource_type,
       created: row.created_at,
@@ -101,7 +131,8 @@ function checkBody(type: string, body: Attributes, current?: repo.ResourceRow): 
   if (type === "User") {
     if (typeof body.userName === "string") assertUserName(body.userName);
     assertEmails(body.emails);
-    validate(userChecker, body, "User");
+    // the account state a GET showed is ignored on PUT, as meta is, and refused on create (below)
+    validate(userChecker, withoutAccountState(body), "User");
   } else if (type === "OAuthConsumer") {
     validate(consumerChecker, body, "OAuthConsumer");
   } else {
@@ -113,7 +144,7 @@ function checkBody(type: string, body: Attributes, current?: repo.ResourceRow): 
     }
   }
   if (!current) {
-    for (const readOnly of ["id", "meta", "firstLogin"]) {
+    for (const readOnly of ["id", "meta", "firstLogin", ...ACCOUNT_STATE]) {
       if (body[readOnly] !== undefined)
         throw scimInvalid(`'${readOnly}' is assigned by the server.`, `/${readOnly}`, "mutability");
     }
@@ -158,16 +189,18 @@ export async function listResources(ctx: ServiceContext, principal: Principal, q
   const parsed = parseListQuery(query);
   const conditions: RawBuilder<unknown>[] = [readableCondition(principal)];
   if (parsed.types?.length) conditions.push(sql`r.resource_type in (${sql.join(parsed.types)})`);
-  if (parsed.filter) conditions.push(compileFilter(parsed.filter, resourcesTarget));
+  const nowIso = ctx.clock().toISOString();
+  if (parsed.filter) conditions.push(compileFilter(parsed.filter, resourcesTargetAt(nowIso)));
   const where = sql`${sql.join(conditions, sql` and `)}`;
   const sortPath = parsed.sortBy
     ?.slice(parsed.sortBy.lastIndexOf(":") + 1)
     .split(".")
     .map((p) => p.toLowerCase());
   const orderBy = sortPath
-    ? resourceSortKeys(sortPath).map((expression) => ({ expression, descending: parsed.descending }))
+    ? resourceSortKeys(sortPath, nowIso).map((expression) => ({ expression, descending: parsed.descending }))
     : [];
   const { rows, total } = await repo.listResources(ctx.store.db, {
+    nowIso,
     where,
     orderBy,
     offset: parsed.startIndex - 1,
@@ -178,12 +211,12 @@ export async function listResources(ctx: ServiceContext, principal: Principal, q
     totalResults: total,
     startIndex: parsed.startIndex,
     itemsPerPage: rows.length,
-    Resources: rows.map((row) => toRepresentation(ctx, row)),
+    Resources: rows.map((row) => toRepresentation(ctx, row, principal)),
   };
 }
 
 async function mustFind(ctx: ServiceContext, principal: Principal, id: string) {
-  const row = await repo.findResource(ctx.store.db, id);
+  const row = await repo.findResource(ctx.store.db, id, ctx.clock().toISOString());
   if (!row) throw new ProblemError("not_found", `No resource with id ${id}.`);
   assertCan(principal, "read", row.resource_type, { id: row.id });
   return row;
@@ -194,7 +227,7 @@ export async function getResource(ctx: ServiceContext, principal: Principal, id:
   const row = await mustFind(ctx, principal, id);
   if (types?.length && !types.includes(row.resource_type))
     throw new ProblemError("not_found", `No resource with id ${id} of type ${types.join(", ")}.`);
-  return { body: toRepresentation(ctx, row), etag: etagOf(row.version) };
+  return { body: toRepresentation(ctx, row, principal), etag: etagOf(row.version) };
 }
 
 function defaultUserAttributes(attributes: Attributes): Attributes {
@@ -252,7 +285,7 @@ export async function createResource(ctx: ServiceContext, principal: Principal, 
     uniqueness(error, attributes);
   }
   const representation = {
-    ...toRepresentation(ctx, { ...row, first_login: 1 }),
+    ...toRepresentation(ctx, { ...row, first_login: 1 }, principal),
     ...(consumerSecret && { consumerSecret }),
   };
   return { body: representation, etag: etagOf(row.version), location: `${RESOURCES_PATH}/${id}` };
@@ -316,7 +349,15 @@ export async function replaceResource(
     }
   }
   assertIfMatch(ifMatch, etagOf(current.version));
-  const { first_login: _login, ...currentRow } = current;
+  const {
+    first_login: _firstLogin,
+    failed_logins: _failedLogins,
+    locked_until: _lockedUntil,
+    last_login_at: _lastLogin,
+    password_changed_at: _passwordChanged,
+    open_sessions: _openSessions,
+    ...currentRow
+  } = current;
   const row: repo.ResourceRow = {
     ...currentRow,
     external_id: typeof attributes.externalId === "string" ? attributes.externalId : null,
@@ -344,8 +385,12 @@ export async function replaceResource(
   } catch (error) {
     uniqueness(error, attributes);
   }
-  const firstLogin = type === "User" ? await repo.findFirstLogin(ctx.store.db, id) : null;
-  return { body: toRepresentation(ctx, { ...row, first_login: firstLogin }), etag: etagOf(row.version) };
+  // read again: the change may have ended sessions or set a password
+  const written = await repo.findResource(ctx.store.db, id, ctx.clock().toISOString());
+  return {
+    body: toRepresentation(ctx, written ?? { ...row, first_login: null }, principal),
+    etag: etagOf(row.version),
+  };
 }
 
 export async function deleteResource(ctx: ServiceContext, principal: Principal, id: string, ifMatch?: string) {

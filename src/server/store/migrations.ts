@@ -215,6 +215,12 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex("mail_queue_sent_at_idx").on("mail_queue").column("sent_at").execute();
     },
   },
+  "0007_account_activity": {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("credentials").addColumn("last_login_at", "text").execute();
+      await db.schema.alterTable("credentials").addColumn("password_changed_at", "text").execute();
+    },
+  },
 };
 
 class InlineProvider implements MigrationProvider {

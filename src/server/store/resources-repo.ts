@@ -1,4 +1,4 @@
-import type { Kysely, RawBuilder, Selectable } from "kysely";
+import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
 import type { ResourcesTable, ResourceValuesTable, Schema } from "./schema.js";
 
 export type ResourceRow = Selectable<ResourcesTable>;
@@ -80,16 +80,36 @@ export async function findUserByName(db: Kysely<Schema>, userName: string): Prom
     .executeTakeFirst();
 }
 
-export type ResourceWithLogin = ResourceRow & { first_login: number | null };
+/** A resource with, for a User, the state of its account (null for other types). */
+export type ResourceWithLogin = ResourceRow & {
+  first_login: number | null;
+  failed_logins?: number | null;
+  locked_until?: string | null;
+  last_login_at?: string | null;
+  password_changed_at?: string | null;
+  open_sessions?: number | string | null;
+};
 
-export async function findResource(db: Kysely<Schema>, id: string): Promise<ResourceWithLogin | undefined> {
+/** The resource and its account state; `nowIso` decides which sessions are still open. */
+function withAccount(db: Kysely<Schema>, nowIso: string) {
   return db
     .selectFrom("resources as r")
     .leftJoin("credentials as c", "c.user_id", "r.id")
     .selectAll("r")
-    .select("c.first_login")
-    .where("r.id", "=", id)
-    .executeTakeFirst();
+    .select(["c.first_login", "c.failed_logins", "c.locked_until", "c.last_login_at", "c.password_changed_at"])
+    .select(
+      sql<number>`(select count(*) from sessions s where s.user_id = r.id and s.revoked_at is null and s.expires_at > ${nowIso})`.as(
+        "open_sessions",
+      ),
+    );
+}
+
+export async function findResource(
+  db: Kysely<Schema>,
+  id: string,
+  nowIso = new Date().toISOString(),
+): Promise<ResourceWithLogin | undefined> {
+  return withAccount(db, nowIso).where("r.id", "=", id).executeTakeFirst();
 }
 
 export async function findFirstLogin(db: Kysely<Schema>, id: string): Promise<number | null> {
@@ -98,6 +118,7 @@ export async function findFirstLogin(db: Kysely<Schema>, id: string): Promise<nu
 }
 
 export interface ListOptions {
+  nowIso: string;
   where: RawBuilder<unknown>;
   orderBy: { expression: RawBuilder<unknown>; descending: boolean }[];
   offset: number;
@@ -111,12 +132,7 @@ export async function listResources(db: Kysely<Schema>, options: ListOptions) {
     .where(options.where as RawBuilder<boolean>)
     .executeTakeFirstOrThrow();
   if (options.limit === 0) return { rows: [] as ResourceWithLogin[], total: Number(total.n) };
-  let query = db
-    .selectFrom("resources as r")
-    .leftJoin("credentials as c", "c.user_id", "r.id")
-    .selectAll("r")
-    .select("c.first_login")
-    .where(options.where as RawBuilder<boolean>);
+  let query = withAccount(db, options.nowIso).where(options.where as RawBuilder<boolean>);
   for (const key of options.orderBy) {
     query = query.orderBy(key.expression, (ob) => (key.descending ? ob.desc().nullsFirst() : ob.asc().nullsLast()));
   }

@@ -19,6 +19,10 @@ export interface CredentialsTable {
   failed_logins: number;
   locked_until: string | null;
   updated_at: string;
+  /** the last successful login */
+  last_login_at: string | null;
+  /** when the password hash last changed (set by anyone) */
+  password_changed_at: string | null;
 }
 
 export interface SessionsTable {

@@ -94,11 +94,15 @@ export async function countUsers(db: Kysely<Schema>): Promise<number> {
 export async function saveCredential(
   db: Kysely<Schema>,
   userId: string,
-  change: Partial<Credential>,
+  change: Partial<Credential> & { loggedIn?: boolean },
   now: Date,
 ): Promise<void> {
   const values = {
-    ...(change.passwordHash !== undefined && { password_hash: change.passwordHash }),
+    ...(change.passwordHash !== undefined && {
+      password_hash: change.passwordHash,
+      password_changed_at: change.passwordHash === null ? null : now.toISOString(),
+    }),
+    ...(change.loggedIn && { last_login_at: now.toISOString() }),
     ...(change.firstLogin !== undefined && { first_login: change.firstLogin ? 1 : 0 }),
     ...(change.failedLogins !== undefined && { failed_logins: change.failedLogins }),
     ...(change.lockedUntil !== undefined && { locked_until: change.lockedUntil }),
@@ -113,6 +117,8 @@ export async function saveCredential(
       failed_logins: change.failedLogins ?? 0,
       locked_until: change.lockedUntil ?? null,
       updated_at: now.toISOString(),
+      last_login_at: change.loggedIn ? now.toISOString() : null,
+      password_changed_at: change.passwordHash ? now.toISOString() : null,
     })
     .onConflict((oc) => oc.column("user_id").doUpdateSet(values))
     .execute();

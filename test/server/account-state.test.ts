@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ADMIN_PASSWORD,
+  ADMIN_USER,
+  type Call,
+  caller,
+  createResource,
+  insertUser,
+  loginToken,
+  problemOf,
+  startTestServer,
+  type TestServer,
+} from "../helpers/server.js";
+
+/** A User's read-only account state: shown to admin and support, filterable, never stored from input. */
+
+const PASSWORD = "velvet harbour quartz 6620 meadow";
+const WRONG = "definitely not the password 0";
+type Json = Record<string, unknown>;
+
+describe("account state", () => {
+  let server: TestServer;
+  let admin: Call;
+  let support: Call;
+  const login = (userName: string, password: string) =>
+    server.app.inject({ method: "POST", url: "/auth/login", payload: { userName, password } });
+  const ids = (response: { json(): unknown }) =>
+    ((response.json() as { Resources: Json[] }).Resources ?? []).map((r) => r.userName);
+  const list = (filter: string) => admin("GET", `/Resources?resourcetypes=User&filter=${encodeURIComponent(filter)}`);
+
+  beforeAll(async () => {
+    server = await startTestServer({ loginRateLimit: { max: 10_000, timeWindowMs: 60_000 } });
+    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
+    const helpdesk = await insertUser(server.app, { userName: "helpdesk", password: PASSWORD, roles: ["support"] });
+    support = caller(server.app, await loginToken(server.app, helpdesk.userName, PASSWORD));
+    await insertUser(server.app, { userName: "locked.one", password: PASSWORD, roles: ["member"] });
+    await insertUser(server.app, { userName: "busy.one", password: PASSWORD, roles: ["member"] });
+    for (let i = 0; i < 5; i++) expect((await login("locked.one", WRONG)).statusCode).toBe(401);
+    for (let i = 0; i < 2; i++) expect((await login("busy.one", PASSWORD)).statusCode).toBe(200);
+  });
+  afterAll(async () => server?.close());
+
+  it("shows admin and support how an account stands", async () => {
+    for (const reader of [admin, support]) {
+      const [locked] = (await list('userName eq "locked.one"')).json().Resources as Json[];
+      expect(locked).toMatchObject({ locked: true, failedLogins: 5, openSessions: 0, firstLogin: false });
+      expect(Date.parse(String(locked!.lockedUntil))).toBeGreaterThan(Date.now());
+      expect(locked).not.toHaveProperty("lastLogin");
+      const busy = (
+        await reader("GET", `/Resources/${(await list('userName eq "busy.one"')).json().Resources[0].id}`)
+      ).json();
+      expect(busy).toMatchObject({ locked: false, failedLogins: 0, openSessions: 2 });
+      expect(Date.parse(String(busy.lastLogin))).not.toBeNaN();
+      expect(Date.parse(String(busy.passwordChangedAt))).not.toBeNaN();
+    }
+  });
+
+  const FILTERS: { filter: string; expected: string[] }[] = [
+    { filter: "locked eq true", expected: ["locked.one"] },
+    { filter: "failedLogins ge 5", expected: ["locked.one"] },
+    { filter: "openSessions gt 1", expected: ["busy.one"] },
+    { filter: 'lastLogin pr and userName sw "b"', expected: ["busy.one"] },
+    { filter: 'locked eq false and userName ew ".one"', expected: ["busy.one"] },
+    { filter: "firstLogin eq true", expected: [] },
+  ];
+  for (const { filter, expected } of FILTERS)
+    it(`filters on it: ${filter}`, async () => {
+      const response = await list(filter);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(ids(response).sort()).toEqual(expected);
+    });
+
+  it("a member sees its own User without the state", async () => {
+    const member = caller(server.app, await loginToken(server.app, "busy.one", PASSWORD));
+    const [self] = (await member("GET", "/Resources?resourcetypes=User")).json().Resources as Json[];
+    expect(self).toMatchObject({ userName: "busy.one", firstLogin: false });
+    for (const key of ["locked", "failedLogins", "openSessions", "lastLogin", "passwordChangedAt"]) {
+      expect(self).not.toHaveProperty(key);
+    }
+  });
+
+  it("is read-only: ignored in a GET-modify-PUT, refused on create", async () => {
+    const [user] = (await list('userName eq "locked.one"')).json().Resources as Json[];
+    const replaced = await admin("PUT", `/Resources/${user!.id}`, {
+      ...user,
+      locked: false,
+      failedLogins: 0,
+      title: "Clerk",
+    });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    expect(replaced.json()).toMatchObject({ title: "Clerk", locked: true, failedLogins: 5 });
+    const stored = await server.app.services.store.db
+      .selectFrom("resources")
+      .select("attributes")
+      .where("id", "=", String(user!.id))
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(stored.attributes)).not.toHaveProperty("locked");
+    const created = await admin("POST", "/Resources", { resourceType: "User", userName: "new.one", locked: true });
+    expect(problemOf(created, 400, "validation_failed").scimType).toBe("mutability");
+  });
+
+  it("a temporary password shows as a pending first login and a password change", async () => {
+    const user = await createResource(admin, { resourceType: "User", userName: "fresh.one" });
+    expect(user).not.toHaveProperty("passwordChangedAt");
+    const set = await admin("PUT", `/Resources/${user.id}`, { ...user, password: "ochre violin summit 4478 tundra" });
+    expect(set.json()).toMatchObject({ firstLogin: true });
+    expect(Date.parse(String(set.json().passwordChangedAt))).not.toBeNaN();
+    expect(ids(await list('firstLogin eq true and userName eq "fresh.one"'))).toEqual(["fresh.one"]);
+  });
+});
