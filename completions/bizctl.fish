@@ -376,6 +376,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcomma
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l type
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l set
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l file
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l if-not-exists
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l server
@@ -402,6 +403,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l ignore-not-found
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l server
@@ -452,6 +454,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l file
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l password-stdin
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l no-password
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l if-not-exists
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l server
@@ -502,6 +505,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_su
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l ignore-not-found
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l server
@@ -608,6 +612,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcomma
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l set
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l file
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l if-not-exists
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l server
@@ -634,6 +639,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l ignore-not-found
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l server

@@ -1,5 +1,7 @@
 import type { Command } from "commander";
 import { Context, type GlobalOptions } from "../cli/context.js";
+import { CliError } from "../cli/errors.js";
+import { ApiError } from "../client/errors.js";
 
 export type Action<A extends unknown[]> = (ctx: Context, ...args: A) => Promise<void>;
 
@@ -29,3 +31,23 @@ export function examples(...lines: string[]): string {
 
 /** Register function of a command group. */
 export type Register = (program: Command, io: Context["io"]) => void;
+
+/**
+ * Runs `attempt`; when it fails with `code` (a problem of the server's, or the CLI's own
+ * not-found) and `tolerated` is set, runs `instead`: the `--if-not-exists` and
+ * `--ignore-not-found` re-runs that succeed.
+ */
+export async function tolerating<T>(
+  code: "conflict" | "not_found",
+  tolerated: boolean | undefined,
+  attempt: () => Promise<T>,
+  instead: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await attempt();
+  } catch (error) {
+    const failed = error instanceof ApiError ? error.problem.code : error instanceof CliError ? error.code : undefined;
+    if (tolerated && failed === code) return instead();
+    throw error;
+  }
+}

@@ -4,7 +4,7 @@ import { UsageError } from "../../cli/errors.js";
 import { promptText } from "../../cli/prompts.js";
 import { type Record_, recordFromOptions } from "../../cli/record-input.js";
 import * as events from "../../contract/events.js";
-import { collect, examples, withContext } from "../shared.js";
+import { collect, examples, tolerating, withContext } from "../shared.js";
 
 const REQUIRED: [field: string, question: string][] = [
   ["name", "Name"],
@@ -21,11 +21,27 @@ async function completeRecord(ctx: Context, record: Record_): Promise<Record_> {
   return record;
 }
 
-async function createEvent(ctx: Context, options: { set?: string[]; file?: string }): Promise<void> {
+async function createEvent(
+  ctx: Context,
+  options: { set?: string[]; file?: string; ifNotExists?: boolean },
+): Promise<void> {
   ctx.requireCredential();
   const record = await completeRecord(ctx, await recordFromOptions(ctx.io, options));
-  const { data } = await (await ctx.client()).call(events.createEvent, { body: record as never });
-  ctx.info(`Created event ${data.code}.`);
+  const client = await ctx.client();
+  const data = await tolerating(
+    "conflict",
+    options.ifNotExists && typeof record.code === "string",
+    async () => {
+      const created = (await client.call(events.createEvent, { body: record as never })).data;
+      ctx.info(`Created event ${created.code}.`);
+      return created;
+    },
+    async () => {
+      const existing = (await client.call(events.getEvent, { params: { code: String(record.code) } })).data;
+      ctx.info(`Event ${existing.code} already exists; left as it is.`);
+      return existing;
+    },
+  );
   await ctx.print(data);
 }
 
@@ -35,6 +51,7 @@ export function register(group: Command, io: Context["io"]): void {
     .description("register a new event")
     .option("--set <key=value>", "a field (repeatable; dotted keys; JSON values allowed)", collect)
     .option("--file <file>", "the event as JSON or YAML ('-' for stdin)")
+    .option("--if-not-exists", "an event with this code already there is success: it is printed, unchanged")
     .addHelpText(
       "after",
       examples(

@@ -1,21 +1,46 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/context.js";
 import * as events from "../../contract/events.js";
-import { examples, withContext } from "../shared.js";
+import { examples, tolerating, withContext } from "../shared.js";
 
-async function deleteEvent(ctx: Context, code: string): Promise<void> {
+async function deleteEvents(ctx: Context, codes: string[], options: { ignoreNotFound?: boolean }): Promise<void> {
   ctx.requireCredential();
   const client = await ctx.client();
-  const current = await client.call(events.getEvent, { params: { code } });
-  await ctx.confirm(`Delete event ${current.data.code} (${current.data.name})?`);
-  await client.call(events.deleteEvent, { params: { code }, ifMatch: current.etag });
-  ctx.info(`Deleted event ${current.data.code}.`);
+  // every code is looked up before anything is deleted: an unknown one stops the whole command
+  const found = [];
+  for (const code of codes) {
+    const current = await tolerating(
+      "not_found",
+      options.ignoreNotFound,
+      () => client.call(events.getEvent, { params: { code } }),
+      async () => {
+        ctx.info(`No event ${code}; nothing to delete.`);
+        return undefined;
+      },
+    );
+    if (current) found.push(current);
+  }
+  if (found.length === 0) return;
+  await ctx.confirm(`Delete ${found.map((e) => `event ${e.data.code} (${e.data.name})`).join(", ")}?`);
+  for (const current of found) {
+    await tolerating(
+      "not_found",
+      options.ignoreNotFound,
+      () => client.call(events.deleteEvent, { params: { code: current.data.code }, ifMatch: current.etag }),
+      async () => undefined,
+    );
+    ctx.info(`Deleted event ${current.data.code}.`);
+  }
 }
 
 export function register(group: Command, io: Context["io"]): void {
   group
-    .command("delete <code>")
-    .description("delete an event (asks first; --yes without a terminal)")
-    .addHelpText("after", examples("bizctl events delete KICKOFF", "bizctl events delete KICKOFF --yes"))
-    .action(withContext(io, deleteEvent));
+    .command("delete <codes...>")
+    .description("delete events (asks first; --yes without a terminal)")
+    .option("--ignore-not-found", "an event already gone is success")
+    .addHelpText(
+      "after",
+      examples("bizctl events delete KICKOFF", "bizctl events delete KICKOFF <code> --yes --ignore-not-found"),
+    )
+    .action(withContext(io, deleteEvents));
 }

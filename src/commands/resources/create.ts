@@ -4,15 +4,33 @@ import { UsageError } from "../../cli/errors.js";
 import { promptText } from "../../cli/prompts.js";
 import { recordFromOptions } from "../../cli/record-input.js";
 import * as resources from "../../contract/resources.js";
-import { collect, examples, withContext } from "../shared.js";
+import { collect, examples, tolerating, withContext } from "../shared.js";
 
-export async function createResource(ctx: Context, record: Record<string, unknown>) {
-  const { data } = await (await ctx.client()).call(resources.createResource, { body: record });
-  ctx.info(`Created ${String(data.resourceType)} ${data.id}.`);
-  return data;
+export async function createResource(ctx: Context, record: Record<string, unknown>, ifNotExists?: boolean) {
+  const client = await ctx.client();
+  // only a User has a key of its own (userName): the one conflict a re-run can meet
+  return tolerating(
+    "conflict",
+    ifNotExists && typeof record.userName === "string",
+    async () => {
+      const { data } = await client.call(resources.createResource, { body: record });
+      ctx.info(`Created ${String(data.resourceType)} ${data.id}.`);
+      return { data: data as typeof data & Record<string, unknown>, created: true };
+    },
+    async () => {
+      const filter = `userName eq ${JSON.stringify(record.userName)}`;
+      const { data } = await client.call(resources.listResources, { query: { resourcetypes: "User", filter } });
+      const existing = data.Resources[0] as (typeof data.Resources)[number] & Record<string, unknown>;
+      ctx.info(`User ${String(record.userName)} already exists; left as it is.`);
+      return { data: existing, created: false };
+    },
+  );
 }
 
-async function create(ctx: Context, options: { type?: string; set?: string[]; file?: string }): Promise<void> {
+async function create(
+  ctx: Context,
+  options: { type?: string; set?: string[]; file?: string; ifNotExists?: boolean },
+): Promise<void> {
   ctx.requireCredential();
   const record = await recordFromOptions(ctx.io, options);
   const type = options.type ?? (record.resourceType as string | undefined);
@@ -31,7 +49,7 @@ async function create(ctx: Context, options: { type?: string; set?: string[]; fi
       throw new UsageError("A User needs a userName.", "pass --set userName=NAME, or use 'bizctl users create'");
     record.userName = await promptText(ctx.io, "User name");
   }
-  await ctx.print(await createResource(ctx, record));
+  await ctx.print((await createResource(ctx, record, options.ifNotExists)).data);
 }
 
 export function register(group: Command, io: Context["io"]): void {
@@ -41,6 +59,7 @@ export function register(group: Command, io: Context["io"]): void {
     .option("--type <type>", "User, OAuthConsumer, or a custom type name (e.g. Room)")
     .option("--set <key=value>", "an attribute (repeatable; dotted keys; JSON values allowed)", collect)
     .option("--file <file>", "the resource as JSON or YAML ('-' for stdin)")
+    .option("--if-not-exists", "a User of that userName already there is success: it is printed, unchanged")
     .addHelpText(
       "after",
       examples(

@@ -10,7 +10,7 @@ import * as resources from "../../contract/resources.js";
 import { createResource } from "../resources/create.js";
 import { type ListOptions, listOptions, listResources } from "../resources/list.js";
 import { updateResource } from "../resources/update.js";
-import { collect, examples, withContext } from "../shared.js";
+import { collect, examples, tolerating, withContext } from "../shared.js";
 import { resolveUser } from "./resolve.js";
 
 const USER_COLUMNS = ["id", "userName", "displayName", "active", "roles", "firstLogin", "locked"];
@@ -24,6 +24,7 @@ interface CreateOptions {
   file?: string;
   passwordStdin?: boolean;
   password?: boolean;
+  ifNotExists?: boolean;
 }
 
 /** The temporary password: read from stdin, or generated; `--no-password` invites instead. */
@@ -58,14 +59,20 @@ async function createUser(ctx: Context, options: CreateOptions): Promise<void> {
     options.password === false
       ? undefined
       : await temporaryPassword(ctx, { passwordStdin: options.passwordStdin, generate: true });
-  const user = await createResource(ctx, {
-    ...record,
-    resourceType: "User",
-    userName,
-    ...(options.email && { emails: [{ value: options.email, type: "work", primary: true }] }),
-    ...(options.role?.length && { roles: rolesAttribute(options.role) }),
-    ...(secret && { password: secret.password }),
-  });
+  const { data: user, created } = await createResource(
+    ctx,
+    {
+      ...record,
+      resourceType: "User",
+      userName,
+      ...(options.email && { emails: [{ value: options.email, type: "work", primary: true }] }),
+      ...(options.role?.length && { roles: rolesAttribute(options.role) }),
+      ...(secret && { password: secret.password }),
+    },
+    options.ifNotExists,
+  );
+  // an existing user keeps its password: nothing was set, nothing to show
+  if (!created) return ctx.print(user, USER_COLUMNS);
   if (secret?.generated) {
     ctx.info(
       `Its one-time password is in the output below, shown once; ${userName} must change it at the first login.`,
@@ -142,6 +149,7 @@ export function register(program: Command, io: Context["io"]): void {
     .option("--file <file>", "attributes as JSON or YAML ('-' for stdin)")
     .option("--password-stdin", "read the temporary password from stdin instead of generating one")
     .option("--no-password", "no password: the user sets one through a reset link")
+    .option("--if-not-exists", "a user of that name already there is success: it is printed, unchanged")
     .addHelpText(
       "after",
       examples(
@@ -202,13 +210,26 @@ export function register(program: Command, io: Context["io"]): void {
   group
     .command("delete <users...>")
     .description("delete users by id, user name or e-mail (asks first; --yes without a terminal)")
+    .option("--ignore-not-found", "a user already gone is success")
     .addHelpText("after", examples("bizctl users delete <user> --yes"))
     .action(
-      withContext(io, async (ctx, references: string[]) => {
+      withContext(io, async (ctx, references: string[], options: { ignoreNotFound?: boolean }) => {
         ctx.requireCredential();
         const client = await ctx.client();
         const users = [];
-        for (const reference of references) users.push(await resolveUser(ctx, reference));
+        for (const reference of references) {
+          const user = await tolerating(
+            "not_found",
+            options.ignoreNotFound,
+            () => resolveUser(ctx, reference),
+            async () => {
+              ctx.info(`No user '${reference}'; nothing to delete.`);
+              return undefined;
+            },
+          );
+          if (user) users.push(user);
+        }
+        if (users.length === 0) return;
         await ctx.confirm(`Delete ${users.map((u) => `${u.userName} (${u.id})`).join(", ")}?`);
         for (const user of users) {
           const current = await client.call(resources.getResource, { params: { resourceId: user.id } });
