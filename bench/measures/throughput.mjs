@@ -1,0 +1,85 @@
+// 2. Server throughput: authenticated GET /api/crm/v1/events/{code} on the bizctl server against
+// a bare Fastify route (bench/bare-server.mjs), measured alternately with autocannon.
+import { join } from "node:path";
+import { cannon } from "../lib/cannon.mjs";
+import { BARE_SERVER, BIN, CONNECTIONS, LISTENING, ROUNDS, SECONDS, WARMUP_SECONDS } from "../lib/config.mjs";
+import { startBackground, stop } from "../lib/processes.mjs";
+import { median, progress, ratio, table, verdict } from "../lib/report.mjs";
+
+export async function measureThroughput({ base, remoteEnv, server, token, dataDir }, dir) {
+  const bare = await startBackground("bare Fastify server", [BARE_SERVER], {
+    env: base,
+    pattern: /bare server listening on (http:\/\/127\.0\.0\.1:\d+)/,
+  });
+  // a second bizctl server on the same data dir, quiet: how much of the cost is the request log
+  const quiet = await startBackground(
+    "bizctl server (--log-level warn)",
+    [BIN, "server", "start", "--port", "0", "--data-dir", dataDir, "--log-level", "warn"],
+    {
+      env: remoteEnv,
+      pattern: LISTENING,
+      logFile: join(dir, "quiet.log"),
+    },
+  );
+  const bearer = { authorization: `Bearer ${token}` };
+  const targets = [
+    { label: "bizctl: GET /api/crm/v1/events/E1 (Bearer)", url: `${server.url}/api/crm/v1/events/E1`, headers: bearer },
+    { label: "bare Fastify: GET /x", url: `${bare.url}/x`, headers: {} },
+    // informational only: where the bizctl request time goes
+    { label: "  same, server --log-level warn", url: `${quiet.url}/api/crm/v1/events/E1`, headers: bearer },
+    { label: "  bizctl: GET /auth/isLogged (Bearer, no event)", url: `${server.url}/auth/isLogged`, headers: bearer },
+    { label: "  bizctl: GET /health (no auth, no database)", url: `${server.url}/health`, headers: {} },
+  ];
+  for (const t of targets) {
+    const response = await fetch(t.url, { headers: t.headers });
+    const body = await response.text();
+    if (response.status !== 200) throw new Error(`${t.url} answered ${response.status}: ${body.slice(0, 300)}`);
+    t.bytes = Buffer.byteLength(body);
+    t.requests = 0;
+    t.seconds = 0;
+    t.rounds = [];
+  }
+
+  progress(
+    `server throughput: ${ROUNDS} rounds x ${targets.length} targets x (${WARMUP_SECONDS} s warm-up + ${SECONDS} s), ${CONNECTIONS} connections`,
+  );
+  for (let round = 0; round < ROUNDS; round++) {
+    // alternate the order every round so that drift (heat, neighbours) hits every target alike
+    const order = round % 2 === 0 ? targets : [...targets].reverse();
+    for (const t of order) {
+      await cannon(t.url, t.headers, WARMUP_SECONDS);
+      const result = await cannon(t.url, t.headers, SECONDS);
+      t.requests += result.requests.total;
+      t.seconds += result.duration;
+      t.rounds.push(result);
+    }
+  }
+  await Promise.all([stop(bare.child), stop(quiet.child)]);
+
+  console.log(
+    `\n2. Server throughput: autocannon, ${CONNECTIONS} connections, ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up, ${ROUNDS} rounds per target alternated`,
+  );
+  const rps = (t) => t.requests / t.seconds;
+  const reference = rps(targets[1]);
+  const rows = targets.map((t) => [
+    t.label,
+    `${t.bytes} B`,
+    `${Math.round(rps(t))} req/s`,
+    ratio(rps(t) / reference),
+    `${(1000 / rps(t) - 1000 / reference).toFixed(3)} ms`,
+    t.rounds.map((r) => Math.round(r.requests.total / r.duration)).join(" / "),
+    `${median(t.rounds.map((r) => r.latency.p50))} / ${median(t.rounds.map((r) => r.latency.p99))} ms`,
+  ]);
+  console.log(
+    table(["target", "body", "throughput", "vs bare", "extra/request", "per round", "p50 / p99"], rows, [1, 2, 3, 4]),
+  );
+  const value = rps(targets[0]) / reference;
+  console.log(
+    `  ratio bizctl / bare: ${ratio(value)}  ${verdict("server throughput vs bare Fastify", value, ">=", 0.5)}`,
+  );
+  console.log(
+    "  (extra/request: 1 s / throughput minus the bare one, a rough server CPU cost per request on the core it owns;\n" +
+      "  the bizctl server runs as `server start` does by default, info-level request logs, here to a file;\n" +
+      "  the indented rows are informational: they split the bizctl cost into logging, auth and the event itself)",
+  );
+}
