@@ -1,8 +1,13 @@
-// The reference for the throughput ratio in bench/run.mjs: a bare Fastify server (default options,
-// no logger, no plugins) whose one route answers GET /x with a fixed JSON object shaped and sized
-// like a bizctl event (GET /api/crm/v1/events/{code}, about 170 bytes).
-// Listens on 127.0.0.1, on the port given as the first argument (default 0: a free one), and
-// announces itself on stderr: "bare server listening on http://127.0.0.1:PORT".
+// The references for the throughput ratios in bench/measures/throughput.mjs: a bare Fastify server
+// (default options, no plugins) whose one route answers GET /x with a fixed JSON object shaped and
+// sized like a bizctl event (GET /api/crm/v1/events/{code}, about 170 bytes).
+//
+// `node bench/bare-server.mjs [PORT] [--log]`: without --log, no logger at all. With --log, the log
+// settings of the default `bizctl server start` (kept in step with src/server/app.ts by hand, since
+// this server must not import ours): pino at info on stdout with the same redaction paths, Fastify's
+// own request logging off, one line per request written when it completes.
+// Listens on 127.0.0.1, on PORT (default 0: a free one), and announces itself on stderr:
+// "bare server listening on http://127.0.0.1:PORT".
 import Fastify from "fastify";
 
 const EVENT = {
@@ -15,10 +20,42 @@ const EVENT = {
   version: 1,
 };
 
-const app = Fastify();
+const args = process.argv.slice(2);
+const withLog = args.includes("--log");
+const port = Number(args.find((a) => /^\d+$/.test(a)) ?? 0);
+
+const app = Fastify(
+  withLog
+    ? {
+        logger: {
+          level: "info",
+          redact: [
+            "req.headers.authorization",
+            "req.headers.cookie",
+            "*.password",
+            "*.newPassword",
+            "*.lastPassword",
+            "*.token",
+          ],
+          serializers: {
+            req: (req) => ({ method: req.method, url: req.url, id: req.id, remoteAddress: req.ip }),
+          },
+        },
+        disableRequestLogging: true,
+      }
+    : {},
+);
+if (withLog) {
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.info(
+      { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+      "request completed",
+    );
+  });
+}
 app.get("/x", async () => EVENT);
 
-const url = await app.listen({ host: "127.0.0.1", port: Number(process.argv[2] ?? 0) });
+const url = await app.listen({ host: "127.0.0.1", port });
 process.stderr.write(`bare server listening on ${url}\n`);
 
 for (const signal of ["SIGINT", "SIGTERM"]) {
