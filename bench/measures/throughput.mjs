@@ -3,6 +3,7 @@
 import { join } from "node:path";
 import { cannon } from "../lib/cannon.mjs";
 import { BARE_SERVER, BIN, CONNECTIONS, LISTENING, ROUNDS, SECONDS, WARMUP_SECONDS } from "../lib/config.mjs";
+import { cpuSeconds } from "../lib/cpu.mjs";
 import { startBackground, stop } from "../lib/processes.mjs";
 import { info, median, progress, ratio, table, verdict } from "../lib/report.mjs";
 
@@ -29,6 +30,7 @@ export async function measureThroughput({ base, remoteEnv, server, token, dataDi
     {
       key: "read",
       label: "bizctl: GET /api/crm/v1/events/E1 (Bearer)",
+      pid: server.child.pid,
       url: `${server.url}/api/crm/v1/events/E1`,
       headers: bearer,
       target: 0.5,
@@ -36,6 +38,7 @@ export async function measureThroughput({ base, remoteEnv, server, token, dataDi
     {
       key: "isLogged",
       label: "bizctl: GET /auth/isLogged (Bearer, no event)",
+      pid: server.child.pid,
       url: `${server.url}/auth/isLogged`,
       headers: bearer,
       target: 0.6,
@@ -43,14 +46,16 @@ export async function measureThroughput({ base, remoteEnv, server, token, dataDi
     {
       key: "health",
       label: "bizctl: GET /health (no auth, no database)",
+      pid: server.child.pid,
       url: `${server.url}/health`,
       headers: {},
       target: 0.85,
     },
-    { key: "bare", label: "bare Fastify: GET /x (no logger)", url: `${bare.url}/x`, headers: {} },
+    { key: "bare", label: "bare Fastify: GET /x (no logger)", pid: bare.child.pid, url: `${bare.url}/x`, headers: {} },
     {
       key: "bareLogged",
       label: "bare Fastify: GET /x (bizctl's log settings)",
+      pid: bareLogged.child.pid,
       url: `${bareLogged.url}/x`,
       headers: {},
     },
@@ -58,6 +63,7 @@ export async function measureThroughput({ base, remoteEnv, server, token, dataDi
     {
       key: "quiet",
       label: "  event read, server --log-level warn",
+      pid: quiet.child.pid,
       url: `${quiet.url}/api/crm/v1/events/E1`,
       headers: bearer,
     },
@@ -70,6 +76,7 @@ export async function measureThroughput({ base, remoteEnv, server, token, dataDi
     t.requests = 0;
     t.seconds = 0;
     t.rounds = [];
+    t.cpu = 0;
   }
 
   progress(
@@ -80,7 +87,9 @@ export async function measureThroughput({ base, remoteEnv, server, token, dataDi
     const order = round % 2 === 0 ? targets : [...targets].reverse();
     for (const t of order) {
       await cannon(t.url, t.headers, WARMUP_SECONDS);
+      const cpuBefore = cpuSeconds(t.pid);
       const result = await cannon(t.url, t.headers, SECONDS);
+      t.cpu += cpuSeconds(t.pid) - cpuBefore;
       t.requests += result.requests.total;
       t.seconds += result.duration;
       t.rounds.push(result);
@@ -95,6 +104,7 @@ export async function measureThroughput({ base, remoteEnv, server, token, dataDi
   const by = Object.fromEntries(targets.map((t) => [t.key, t]));
   const reference = rps(by.bare);
   const logged = rps(by.bareLogged);
+  const cpuPer = (t) => (t.cpu * 1e6) / t.requests;
   const rows = targets.map((t) => [
     t.label,
     `${t.bytes} B`,
@@ -102,14 +112,27 @@ export async function measureThroughput({ base, remoteEnv, server, token, dataDi
     ratio(rps(t) / reference),
     ratio(rps(t) / logged),
     `${(1000 / rps(t) - 1000 / reference).toFixed(3)} ms`,
+    Number.isNaN(t.cpu) ? "?" : `${Math.round(cpuPer(t))} µs`,
+    Number.isNaN(t.cpu) ? "?" : ratio(cpuPer(by.bare) / cpuPer(t)),
     t.rounds.map((r) => Math.round(r.requests.total / r.duration)).join(" / "),
     `${median(t.rounds.map((r) => r.latency.p50))} / ${median(t.rounds.map((r) => r.latency.p99))} ms`,
   ]);
   console.log(
     table(
-      ["target", "body", "throughput", "vs bare", "vs bare+log", "extra/request", "per round", "p50 / p99"],
+      [
+        "target",
+        "body",
+        "throughput",
+        "vs bare",
+        "vs bare+log",
+        "extra/request",
+        "server CPU/request",
+        "by CPU vs bare",
+        "per round",
+        "p50 / p99",
+      ],
       rows,
-      [1, 2, 3, 4, 5],
+      [1, 2, 3, 4, 5, 6, 7],
     ),
   );
   for (const t of targets.filter((t) => t.target)) {
@@ -124,6 +147,9 @@ export async function measureThroughput({ base, remoteEnv, server, token, dataDi
   console.log(
     "  (bare: bench/bare-server.mjs without a logger; bare+log: the same with the default server's log settings, one\n" +
       "  line per request at info, the same redaction; extra/request: 1 s / throughput minus the bare one, a rough\n" +
-      "  server CPU cost per request; the bizctl server runs as `server start` does by default, its log to a file)",
+      "  server CPU cost per request; server CPU/request: the server process's user + system time (/proc) over the\n" +
+      "  requests it answered, which the machine's other load disturbs less than throughput; by CPU vs bare: the bare\n" +
+      "  server's CPU/request over this one's, an informational cross-check of the throughput ratios; the bizctl server\n" +
+      "  runs as `server start` does by default, its log to a file)",
   );
 }
