@@ -4,11 +4,12 @@
 //
 // `node bench/bare-server.mjs [PORT] [--log]`: without --log, no logger at all. With --log, the log
 // settings of the default `bizctl server start` (kept in step with src/server/app.ts by hand, since
-// this server must not import ours): pino at info on stdout with the same redaction paths, Fastify's
-// own request logging off, one line per request written when it completes.
+// this server must not import ours): pino at info on stdout, written asynchronously, with the same
+// redaction paths, Fastify's own request logging off, one line per request written when it completes.
 // Listens on 127.0.0.1, on PORT (default 0: a free one), and announces itself on stderr:
 // "bare server listening on http://127.0.0.1:PORT".
 import Fastify from "fastify";
+import pino from "pino";
 
 const EVENT = {
   code: "E1",
@@ -29,6 +30,7 @@ const app = Fastify(
     ? {
         logger: {
           level: "info",
+          stream: pino.destination({ dest: 1, sync: false }),
           redact: [
             "req.headers.authorization",
             "req.headers.cookie",

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import swagger from "@fastify/swagger";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import pino, { type DestinationStream } from "pino";
 import { PROBLEM_CONTENT_TYPE, Problem } from "../contract/errors.js";
 import { createMailer } from "./mail/mailer.js";
 import { oauthRoutes } from "./oauth/routes.js";
@@ -22,12 +23,23 @@ import { migrateToLatest } from "./store/migrations.js";
 
 const SENSITIVE_QUERY = /([?&](?:token|oauth_token|oauth_verifier|oauth_signature)=)[^&]*/gi;
 
-function loggerOptions(log: ServerOptions["log"]) {
+/**
+ * The default destination of `server start`: stdout written asynchronously, so that the request
+ * log line never blocks the event loop on a slow disk or a full pipe. No `minLength`: a line goes
+ * out as soon as the previous write completes (lines written meanwhile leave together), so an
+ * idle server's log is never behind. `flushSync()` on close, and pino's own exit hook, write what
+ * is still buffered.
+ */
+function stdoutDestination(): DestinationStream & { flushSync(): void } {
+  return pino.destination({ dest: 1, sync: false });
+}
+
+function loggerOptions(log: ServerOptions["log"], stream: DestinationStream | undefined) {
   if (!log) return { logger: false as const };
   return {
     logger: {
       level: log.level,
-      ...(log.stream && { stream: log.stream }),
+      ...(stream && { stream }),
       redact: [
         "req.headers.authorization",
         "req.headers.cookie",
@@ -57,6 +69,8 @@ export interface BuiltApp extends FastifyInstance {
   useListenUrl(url: string): void;
   /** where the per-client rate limits are counted (Redis, shared; or this instance's memory) */
   rateLimits: RateLimitStore;
+  /** writes out every log line still buffered (the asynchronous stdout destination); close() does it too */
+  flushLogs(): void;
 }
 
 /** The whole HTTP application, ready for inject() or listen(); it never listens itself. */
@@ -105,8 +119,9 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     }),
   };
 
+  const destination = options.log && !options.log.stream ? stdoutDestination() : undefined;
   const app = Fastify({
-    ...loggerOptions(options.log),
+    ...loggerOptions(options.log, options.log ? (options.log.stream ?? destination) : undefined),
     bodyLimit: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
     // the one proxy in front, not every hop: a client cannot pick its address (and so its rate
     // limit budget) by sending an X-Forwarded-For of its own
@@ -136,6 +151,8 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   app.decorate("useListenUrl", (url: string) => {
     listenUrl = url;
   });
+  const flushLogs = () => destination?.flushSync();
+  app.decorate("flushLogs", flushLogs);
   const stopRefreshingKeys = keys.refreshPeriodically((error) =>
     app.log.warn({ err: error }, "could not re-read the signing keys; keeping those loaded"),
   );
@@ -143,6 +160,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     stopRefreshingKeys();
     await services.mailer.close();
     await store.close();
+    flushLogs();
   });
 
   if (options.log) {

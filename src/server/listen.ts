@@ -27,7 +27,18 @@ export async function startServer(options: ListenOptions): Promise<{ url: string
       if (stopping) return;
       stopping = true;
       app.log.info({ signal }, "shutting down");
-      app.close().then(resolve, resolve);
+      // the request lines of the last requests may still sit in the asynchronous log buffer
+      app.close().then(
+        () => {
+          app.flushLogs();
+          resolve();
+        },
+        (error: unknown) => {
+          app.log.error({ err: error }, "closing failed");
+          app.flushLogs();
+          resolve();
+        },
+      );
     };
     // on(), not once(): a second signal (systemd and the cluster primary both send one) must not
     // end the process before it has drained

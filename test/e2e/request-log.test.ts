@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bizctl, makeSandbox, PASSWORD, type Sandbox, show, startServer } from "../helpers/cli.js";
+
+/**
+ * `server start` writes its log asynchronously (the request line must not block the event loop):
+ * a SIGTERM right after the last answer still finds every request line in stdout.
+ */
+
+interface RequestLine {
+  msg?: string;
+  req?: { url?: string; id?: string };
+  res?: { statusCode?: number };
+}
+
+describe("server start: the request log under SIGTERM", () => {
+  let sandbox: Sandbox;
+
+  beforeAll(async () => {
+    sandbox = await makeSandbox();
+    const init = await bizctl(["server", "init", "--admin-user", "admin", "--password-stdin"], {
+      env: sandbox.env,
+      input: `${PASSWORD}\n`,
+    });
+    expect(init.exitCode, show(init)).toBe(0);
+  }, 60_000);
+  afterAll(async () => {
+    await sandbox?.remove();
+  });
+
+  it("has one line per request, none lost, when stopped right after the last answer", async () => {
+    const server = await startServer(sandbox.dataDir, { env: sandbox.env });
+    const login = await fetch(`${server.url}/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ userName: "admin", password: PASSWORD }),
+    });
+    expect(login.status).toBe(200);
+    const { token } = (await login.json()) as { token: string };
+    const N = 400;
+    // in concurrent batches, so that lines pile up in the buffer while a write is in flight
+    for (let start = 0; start < N; start += 50) {
+      const statuses = await Promise.all(
+        Array.from({ length: 50 }, async (_, i) => {
+          const n = start + i;
+          const response =
+            n % 2 === 0
+              ? await fetch(`${server.url}/health?n=${n}`)
+              : await fetch(`${server.url}/auth/isLogged?n=${n}`, { headers: { authorization: `Bearer ${token}` } });
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      );
+      expect(statuses.every((status) => status === 200)).toBe(true);
+    }
+    expect(await server.stop()).toBe(0);
+
+    const lines = server
+      .logs()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as RequestLine)
+      .filter((line) => line.msg === "request completed");
+    const numbered = lines
+      .map((line) => /[?&]n=(\d+)/.exec(line.req?.url ?? "")?.[1])
+      .filter((n) => n !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+    expect(numbered).toEqual(Array.from({ length: N }, (_, n) => n));
+    expect(lines.every((line) => line.res?.statusCode === 200 && typeof line.req?.id === "string")).toBe(true);
+    // the login line is there too, and no line carries the token
+    expect(lines).toHaveLength(N + 1);
+    expect(server.logs()).not.toContain(token);
+    expect(server.logs()).toContain('"msg":"shutting down"');
+  }, 60_000);
+});
