@@ -39,12 +39,15 @@ export function registerRoute<E extends RouteEntry>(
     response: responseSchemas(entry),
     ...(!entry.access.public && { security: [{ bearer: [] }] }),
   };
+  // one hook list for the path and its aliases; a public route without a limiter runs no onRequest hook
+  const gate = authorize(ctx, entry.access);
+  const onRequest = gate ? [...before, gate] : before;
   for (const url of [entry.path, ...(entry.aliases ?? [])]) {
     app.route({
       method: entry.method,
       url,
       schema: url === entry.path ? schema : { ...schema, hide: true },
-      onRequest: [...before, authorize(ctx, entry.access)],
+      ...(onRequest.length > 0 && { onRequest }),
       handler: handler as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
     });
   }
