@@ -40,6 +40,24 @@ function stdoutDestination(): DestinationStream & { flushSync(): void } {
   return pino.destination({ dest: 1, sync: false });
 }
 
+interface LoggedRequest {
+  method: string;
+  url: string;
+  id: string;
+  ip?: string;
+}
+
+/** What a log line shows of a request: no headers, and the secrets of its query masked. */
+function serializeRequest(req: LoggedRequest) {
+  return {
+    method: req.method,
+    // only a parameter with a value can hold a secret: most URLs skip the regular expression
+    url: req.url.includes("=") ? req.url.replace(SENSITIVE_QUERY, "$1***") : req.url,
+    id: req.id,
+    remoteAddress: req.ip,
+  };
+}
+
 function loggerOptions(log: ServerOptions["log"], stream: DestinationStream | undefined) {
   if (!log) return { logger: false as const };
   return {
@@ -54,15 +72,7 @@ function loggerOptions(log: ServerOptions["log"], stream: DestinationStream | un
         "*.lastPassword",
         "*.token",
       ],
-      serializers: {
-        req: (req: { method: string; url: string; id: string; ip?: string }) => ({
-          method: req.method,
-          // only a parameter with a value can hold a secret: most URLs skip the regular expression
-          url: req.url.includes("=") ? req.url.replace(SENSITIVE_QUERY, "$1***") : req.url,
-          id: req.id,
-          remoteAddress: req.ip,
-        }),
-      },
+      serializers: { req: serializeRequest },
     },
   };
 }
@@ -70,13 +80,22 @@ function loggerOptions(log: ServerOptions["log"], stream: DestinationStream | un
 /** proxy-addr's trust function: the peer itself (hop 0) is the proxy; nothing it was told further back. */
 const trustTheProxyInFront = (_address: string, hop: number) => hop === 0;
 
-/** The one line per request, when it completes; a callback hook, so no promise per request. */
-function logRequest(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-  request.log.info(
-    { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
-    "request completed",
-  );
-  done();
+/**
+ * The one line per request, written when it completes, as a callback hook (no promise per
+ * request). It has a logger of its own, on the app logger's stream and level but without the
+ * redaction: the line holds only the request id, the serialized request (method, masked URL, id,
+ * address), the status and the time, which no redaction path can reach, so it is the very line
+ * the app logger would write, without running the redaction over it on every request.
+ */
+function requestLine(level: string, stream: DestinationStream) {
+  const log = pino({ level, serializers: { req: serializeRequest } }, stream);
+  return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    log.info(
+      { reqId: request.id, req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+      "request completed",
+    );
+    done();
+  };
 }
 
 export interface BuiltApp extends FastifyInstance {
@@ -136,8 +155,9 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   };
 
   const destination = options.log && !options.log.stream ? stdoutDestination() : undefined;
+  const logStream = options.log ? (options.log.stream ?? destination) : undefined;
   const app = Fastify({
-    ...loggerOptions(options.log, options.log ? (options.log.stream ?? destination) : undefined),
+    ...loggerOptions(options.log, logStream),
     bodyLimit: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
     // the one proxy in front, not every hop: a client cannot pick its address (and so its rate
     // limit budget) by sending an X-Forwarded-For of its own
@@ -179,7 +199,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     flushLogs();
   });
 
-  if (options.log) app.addHook("onResponse", logRequest);
+  if (options.log && logStream) app.addHook("onResponse", requestLine(options.log.level, logStream));
   installProblemHandling(app);
   installSecurityHeaders(app);
   app.addSchema(Problem);
