@@ -86,6 +86,20 @@ describe("global behaviour (no server involved)", () => {
     expect(result.stdout).toMatch(/^\s*130\s+interrupted/m);
   });
 
+  it.each([
+    { args: ["help", "nosuch"], message: "No help topic or command 'nosuch'.", hint: /exit-codes, auth, oauth/ },
+    {
+      args: ["help", "events", "nosuch"],
+      message: "No help topic or command 'nosuch' under 'events'.",
+      hint: /list, get/,
+    },
+  ])("$args exits 2 naming the unknown topic and the known ones", async ({ args, message, hint }) => {
+    const result = await bizctl(args, { env });
+    expect(result.exitCode, show(result)).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(errorOf(result)).toMatchObject({ code: "usage", message, hint: expect.stringMatching(hint) });
+  });
+
   it.each(Object.entries(COMPLETIONS))("completion %s equals the committed completions/%s", async (shell, file) => {
     const result = await bizctl(["completion", shell], { env });
     expect(result.exitCode, show(result)).toBe(0);

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/context.js";
-import { EXIT } from "../../cli/errors.js";
+import { EXIT, UsageError } from "../../cli/errors.js";
 
 const MEANINGS: Record<keyof typeof EXIT, string> = {
   ok: "success",
@@ -34,7 +34,15 @@ export function register(program: Command, io: Context["io"]): void {
       let command: Command = program;
       for (const name of topic) {
         const next = command.commands.find((c) => c.name() === name || c.aliases().includes(name));
-        if (!next) break;
+        // a script that asks for help on a misspelt command must not read the top-level help as an answer
+        if (!next) {
+          const known = command.commands.map((c) => c.name());
+          const where = command === program ? "" : ` under '${command.name()}'`;
+          throw new UsageError(
+            `No help topic or command '${name}'${where}.`,
+            `one of: ${command === program ? "exit-codes, " : ""}${known.join(", ")}`,
+          );
+        }
         command = next;
       }
       io.stdout.write(command.helpInformation());
