@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from "commander";
+import { checkGlobals, type GlobalOptions } from "./cli/context.js";
 import { describeError, EXIT, exitCodeFor, UsageError } from "./cli/errors.js";
 import { type IO, processIO, writeLine } from "./cli/io.js";
 import { terminalJson } from "./cli/terminal-text.js";
@@ -24,7 +25,11 @@ export function buildProgram(io: IO): Command {
     .option("--profile <name>", "profile to use (default: $BIZCTL_PROFILE, then the current one)")
     .option("--server <url>", "one-off server: http(s)://host[:port] or 'embedded'")
     .addOption(
-      new Option("-o, --output <format>", "table, json, ndjson, csv or yaml (default: table on a terminal, else json)"),
+      new Option(
+        "-o, --output <format>",
+        "table, json, ndjson, csv or yaml (default: table on a terminal, else json)",
+        // every -o is kept: checkGlobals() refuses two that differ instead of taking the last
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
     .option("--json", "same as -o json")
     .option("--fields <list>", "comma-separated fields to show")
@@ -40,6 +45,11 @@ export function buildProgram(io: IO): Command {
       writeErr: (text) => io.stderr.write(text),
       outputError: () => {},
     });
+  // the global options are checked once, before any action: a bad one reads, sends and changes nothing
+  program.hook("preAction", () => {
+    const checked = checkGlobals(program.opts<GlobalOptions>());
+    program.setOptionValue("output", checked.output);
+  });
   for (const group of [auth, oauth, resources, users, events, server, profile, api, completion, help])
     group.register(program, io);
   for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput());
@@ -47,10 +57,13 @@ export function buildProgram(io: IO): Command {
 }
 
 function wantsJsonErrors(argv: string[], io: IO): boolean {
-  const output = argv.findIndex((a) => a === "-o" || a === "--output");
-  if (argv.includes("--json") || (output >= 0 && argv[output + 1] === "json") || argv.includes("--output=json"))
-    return true;
-  return !io.stderr.isTTY;
+  const asksJson = argv.some(
+    (a, i) =>
+      a === "--json" ||
+      /^(-ojson|--output=json)$/i.test(a) ||
+      ((a === "-o" || a === "--output") && argv[i + 1]?.toLowerCase() === "json"),
+  );
+  return asksJson || !io.stderr.isTTY;
 }
 
 function report(io: IO, argv: string[], error: unknown, exitCode: number): void {

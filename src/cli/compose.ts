@@ -28,6 +28,36 @@ export function targetOf(
 }
 
 /**
+ * A server is `embedded` or an http(s) URL with a host. `localhost:8080` parses as a URL of the
+ * scheme `localhost:`, so the scheme is checked by name, and the message shows the likely fix.
+ */
+export function checkServer(server: string, what: string): void {
+  if (server === EMBEDDED) return;
+  const fix = "use http(s)://host[:port] or 'embedded'";
+  if (!/^https?:\/\//i.test(server)) {
+    const guess = /^[\w.-]+(:\d+)?(\/|$)/.test(server) ? ` (http://${server}?)` : "";
+    throw new UsageError(`${what} '${server}' needs a scheme: http:// or https://${guess}.`, fix);
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(server);
+  } catch {
+    // reported below
+  }
+  if (!url?.hostname) throw new UsageError(`${what} '${server}' is not a valid URL.`, fix);
+}
+
+/** Whether two server settings name the same server (`http://h:1` and `http://H:1/` do). */
+export function sameServer(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The only place that knows both modes exist. The server code is imported here, lazily, and only
  * for the embedded mode; a remote call loads undici and nothing of the server.
  */
@@ -53,15 +83,7 @@ export async function createTransport(
     const { InjectTransport } = await import("../client/inject-transport.js");
     return new InjectTransport(app, `embedded (${target.dataDir})`);
   }
-  let url: URL;
-  try {
-    url = new URL(target.server);
-  } catch {
-    throw new UsageError(`'${target.server}' is not a server URL; use http(s)://host[:port] or 'embedded'.`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new UsageError(`'${target.server}' must be an http:// or https:// URL.`);
-  }
+  checkServer(target.server, "The server");
   const { HttpTransport } = await import("../client/http-transport.js");
   return new HttpTransport(target.server, {
     onRetry: (reason, attempt, wait) => options.onRetry?.(`retrying (${reason}), attempt ${attempt} in ${wait} ms`),

@@ -1,6 +1,7 @@
 import type { ApiClient } from "../client/client.js";
+import { ApiError } from "../client/errors.js";
 import { EMBEDDED, type Profile, ProfileStore, type StoredToken } from "../config/profiles.js";
-import { createClient, type Target, targetOf } from "./compose.js";
+import { checkServer, createClient, sameServer, type Target, targetOf } from "./compose.js";
 import { AuthError, UsageError } from "./errors.js";
 import { type IO, writeLine } from "./io.js";
 import { FORMATS, type Format, render } from "./output.js";
@@ -10,7 +11,8 @@ import { terminalText } from "./terminal-text.js";
 export interface GlobalOptions {
   profile?: string;
   server?: string;
-  output?: string;
+  /** every `-o` given, in order (checkGlobals() leaves the one format they agree on) */
+  output?: string | string[];
   json?: boolean;
   fields?: string;
   color?: boolean;
@@ -24,6 +26,38 @@ export interface Credential {
   token: string;
   source: "BIZCTL_TOKEN" | "profile";
   stored?: StoredToken;
+}
+
+/**
+ * The output flags name one format: `-o` is case-insensitive, `--json` counts as `-o json`, and
+ * flags that name different formats are refused rather than one silently winning, since a script
+ * that parses JSON and gets YAML breaks further on, where the cause is harder to see.
+ */
+export function chosenFormat(globals: Pick<GlobalOptions, "output" | "json">): Format | undefined {
+  const given = [globals.output ?? []].flat().map((f) => ({ flag: `-o ${f}`, format: f.toLowerCase() }));
+  if (globals.json) given.push({ flag: "--json", format: "json" });
+  for (const { format } of given) {
+    if (!(FORMATS as readonly string[]).includes(format)) {
+      throw new UsageError(`Unknown output format '${format}'; use one of ${FORMATS.join(", ")}.`);
+    }
+  }
+  const differing = given.find((g) => g.format !== given[0]?.format);
+  if (differing) {
+    throw new UsageError(
+      `${given[0]?.flag} and ${differing.flag} ask for different output formats.`,
+      "give one output format (--json is -o json)",
+    );
+  }
+  return given[0]?.format as Format | undefined;
+}
+
+/**
+ * Checks the global options before any command runs, so that a bad one fails (exit 2) before
+ * anything is read, sent or changed; returns them with `output` reduced to the one format.
+ */
+export function checkGlobals(globals: GlobalOptions): GlobalOptions {
+  if (globals.server !== undefined) checkServer(globals.server, "--server");
+  return { ...globals, output: chosenFormat(globals) };
 }
 
 /** The seam every command receives: terminal, profile, client and renderer, each made on first use. */
@@ -59,6 +93,25 @@ export class Context {
     return this.target.server === EMBEDDED;
   }
 
+  /** `--server` when it names another server than the profile's: a one-off, which no stored credential reaches. */
+  get serverOverride(): string | undefined {
+    const server = this.globals.server;
+    return server !== undefined && !sameServer(server, this.profile.server) ? server : undefined;
+  }
+
+  /**
+   * A command that would store a credential refuses a one-off server: `--server` never writes a
+   * profile (it would turn the profile's server into the override for every later command).
+   */
+  refuseServerOverride(what: string): void {
+    const server = this.serverOverride;
+    if (!server) return;
+    throw new UsageError(
+      `${what} keeps credentials in a profile, and --server ${server} is a one-off that never writes one.`,
+      `add a profile for it: 'bizctl profile add NAME --server ${server}', then 'bizctl --profile NAME ${what}'`,
+    );
+  }
+
   /**
    * `BIZCTL_TOKEN`, else the profile's stored token. A one-off `--server` that differs from the
    * profile's gets no stored token, so a credential never travels to a server it was not issued by.
@@ -67,14 +120,30 @@ export class Context {
     const envToken = this.io.env.BIZCTL_TOKEN;
     if (envToken) return { token: envToken, source: "BIZCTL_TOKEN" };
     const profile = this.profile;
-    if (this.globals.server && this.globals.server !== profile.server) return undefined;
+    if (this.serverOverride) return undefined;
     if (!profile.auth) return undefined;
     return { token: profile.auth.token, source: "profile", stored: profile.auth };
   }
 
+  /** Why there is no credential, and how to get one: a one-off --server is told apart. */
+  notLoggedIn(): AuthError {
+    const server = this.serverOverride;
+    if (!server) return new AuthError(`Not logged in (profile '${this.profileName}').`);
+    return new AuthError(
+      `No credential for --server ${server}: the token stored in profile '${this.profileName}' is never sent to a one-off server, only BIZCTL_TOKEN is.`,
+      `set BIZCTL_TOKEN to a token of that server, or 'bizctl profile add NAME --server ${server}' and 'bizctl --profile NAME auth login'`,
+    );
+  }
+
+  /** The server's "no token" answer to a one-off --server says why there was none. */
+  explain(error: unknown): unknown {
+    const missing = error instanceof ApiError && error.problem.code === "token_missing";
+    return missing && this.serverOverride && !this.credential() ? this.notLoggedIn() : error;
+  }
+
   requireCredential(): Credential {
     const credential = this.credential();
-    if (!credential) throw new AuthError(`Not logged in (profile '${this.profileName}').`);
+    if (!credential) throw this.notLoggedIn();
     if (credential.stored && Date.parse(credential.stored.expiresAt) <= Date.now()) {
       throw new AuthError(
         `Your session on profile '${this.profileName}' expired at ${credential.stored.expiresAt}; log in again.`,
@@ -98,14 +167,7 @@ export class Context {
   }
 
   format(): Format {
-    const chosen = this.globals.json ? "json" : this.globals.output;
-    if (chosen) {
-      if (!(FORMATS as readonly string[]).includes(chosen)) {
-        throw new UsageError(`Unknown output format '${chosen}'; use one of ${FORMATS.join(", ")}.`);
-      }
-      return chosen as Format;
-    }
-    return this.io.stdout.isTTY ? "table" : "json";
+    return chosenFormat(this.globals) ?? (this.io.stdout.isTTY ? "table" : "json");
   }
 
   fields(): string[] | undefined {

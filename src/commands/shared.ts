@@ -17,7 +17,11 @@ export function withContext<A extends unknown[]>(io: Context["io"], action: Acti
     const command = args.at(-1) as Command;
     const ctx = new Context(io, command.optsWithGlobals() as GlobalOptions);
     openContexts.push(ctx);
-    await action(ctx, ...(args.slice(0, -1) as A));
+    try {
+      await action(ctx, ...(args.slice(0, -1) as A));
+    } catch (error) {
+      throw ctx.explain(error);
+    }
   };
 }
 

@@ -43,6 +43,7 @@ async function replaceTemporaryPassword(ctx: Context, current: string, options: 
 }
 
 export async function login(ctx: Context, options: Options): Promise<void> {
+  ctx.refuseServerOverride("auth login");
   const userName = options.user ?? (ctx.canPrompt() ? await promptText(ctx.io, "User name") : undefined);
   if (!userName) throw new UsageError("A user name is required.", "pass --user NAME");
   const password = await requirePassword(ctx.io, {
@@ -57,7 +58,6 @@ export async function login(ctx: Context, options: Options): Promise<void> {
   const profile = ctx.profile;
   await ctx.profiles.save(ctx.profileName, {
     ...profile,
-    ...(ctx.globals.server && { server: ctx.globals.server }),
     auth: { token: data.token, expiresAt: data.expiresAt, user: data.user },
   });
   ctx.info(

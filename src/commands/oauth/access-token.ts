@@ -14,6 +14,7 @@ interface Options {
 }
 
 async function accessToken(ctx: Context, options: Options): Promise<void> {
+  ctx.refuseServerOverride("oauth access-token");
   if (!options.consumerKey) throw new UsageError("The consumer key is required.", "pass --consumer-key KEY");
   if (!options.token) throw new UsageError("The temporary token is required.", "pass --token TOKEN");
   if (!options.verifier) throw new UsageError("The verifier is required.", "pass --verifier VERIFIER");

@@ -19,6 +19,7 @@ interface Options {
 }
 
 async function flow(ctx: Context, options: Options): Promise<void> {
+  ctx.refuseServerOverride("oauth flow");
   if (!options.consumerKey) throw new UsageError("The consumer key is required.", "pass --consumer-key KEY");
   ctx.requireCredential();
   const signatureMethod = signatureMethodOf(options.signatureMethod);

@@ -120,7 +120,7 @@ export async function signedAuthorization(
 /** The token credentials stored in the profile; a one-off `--server` never gets them. */
 export function storedOAuth(ctx: Context): StoredOAuth {
   const profile = ctx.profile;
-  if (ctx.globals.server && ctx.globals.server !== profile.server) {
+  if (ctx.serverOverride) {
     throw new AuthError(
       "The stored OAuth credentials belong to the profile's server, not to --server.",
       "run 'bizctl oauth flow' against that server with a profile of its own",
@@ -214,7 +214,6 @@ export async function exchangeAndStore(
   const profile = ctx.profile;
   await ctx.profiles.save(ctx.profileName, {
     ...profile,
-    ...(ctx.globals.server && { server: ctx.globals.server }),
     oauth: stored,
   });
   ctx.info(

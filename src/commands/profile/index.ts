@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { checkServer } from "../../cli/compose.js";
 import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
 import { DEFAULT_PROFILE, EMBEDDED, type Profile } from "../../config/profiles.js";
@@ -16,18 +17,6 @@ function describe(name: string, profile: Profile, current: string) {
     user: profile.auth?.user.userName ?? null,
     expiresAt: profile.auth?.expiresAt ?? null,
   };
-}
-
-function checkServer(server: string): void {
-  if (server === EMBEDDED) return;
-  let url: URL;
-  try {
-    url = new URL(server);
-  } catch {
-    throw new UsageError(`'${server}' is not a URL; use http(s)://host[:port] or 'embedded'.`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new UsageError(`'${server}' must be http:// or https://.`);
 }
 
 export function register(program: Command, io: Context["io"]): void {
@@ -60,7 +49,7 @@ export function register(program: Command, io: Context["io"]): void {
         const server = ctx.globals.server;
         if (!server)
           throw new UsageError("A profile needs a server.", "pass --server http(s)://host[:port] or --server embedded");
-        checkServer(server);
+        checkServer(server, "--server");
         // a relative data dir means the one under the current directory, wherever bizctl runs later
         await ctx.profiles.save(name, { server, ...(options.dataDir && { dataDir: resolve(options.dataDir) }) });
         if (options.use) await ctx.profiles.use(name);
