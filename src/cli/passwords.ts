@@ -21,8 +21,18 @@ export async function readPassword(io: IO, source: PasswordSource): Promise<stri
   return undefined;
 }
 
+/** What stdin lacked, for a `--password-stdin` that found no (or an empty) line `index`. */
+export function emptyStdin(what: string, index: number): UsageError {
+  const where = index === 0 ? "stdin is empty" : `stdin has no line ${index + 1}`;
+  return new UsageError(
+    `--password-stdin was given, but ${where}: ${what} was expected there.`,
+    index === 0 ? "write it as the first line of stdin" : "give one value per line of stdin, in the order asked for",
+  );
+}
+
 export async function requirePassword(io: IO, source: PasswordSource): Promise<string> {
   const value = await readPassword(io, source);
+  if (!value && source.stdin) throw emptyStdin(`the ${source.prompt.toLowerCase()}`, source.index);
   if (!value) {
     const ways = ["--password-stdin", source.env].filter(Boolean).join(" or ");
     throw new UsageError(`${source.prompt} is required and there is no terminal to ask on.`, `pass it with ${ways}`);

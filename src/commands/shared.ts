@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { Context, type GlobalOptions } from "../cli/context.js";
-import { CliError } from "../cli/errors.js";
+import { CliError, UsageError } from "../cli/errors.js";
 import { ApiError } from "../client/errors.js";
 
 export type Action<A extends unknown[]> = (ctx: Context, ...args: A) => Promise<void>;
@@ -54,4 +54,17 @@ export async function tolerating<T>(
     if (tolerated && failed === code) return instead();
     throw error;
   }
+}
+
+/**
+ * A numeric flag, checked before any call: the server's answer to `abc` would quote the pattern
+ * of its query schema, which says nothing to someone who typed a flag.
+ */
+export function wholeNumber(value: string | undefined, flag: string, min: number, max: number): string | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^[0-9]{1,9}$/.test(value.trim()) || n < min || n > max) {
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}; got '${value}'.`);
+  }
+  return String(n);
 }

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
-import { readNewPassword } from "../../cli/passwords.js";
+import { emptyStdin, readNewPassword } from "../../cli/passwords.js";
 import * as auth from "../../contract/auth.js";
 import { examples, withContext } from "../shared.js";
 
@@ -12,6 +12,7 @@ async function resetPassword(ctx: Context, options: { token: string; passwordStd
     prompt: "New password",
     canPrompt: ctx.canPrompt(),
   });
+  if (!newPassword && options.passwordStdin) throw emptyStdin("the new password", 0);
   if (!newPassword)
     throw new UsageError("A new password is required.", "type it at the prompt or pass it with --password-stdin");
   await (await ctx.client()).call(auth.resetPassword, { body: { token: options.token, newPassword } });

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { Context } from "../../cli/context.js";
 import { Progress } from "../../cli/progress.js";
 import * as events from "../../contract/events.js";
-import { examples, withContext } from "../shared.js";
+import { examples, wholeNumber, withContext } from "../shared.js";
 import { EVENT_COLUMNS } from "./columns.js";
 
 interface Options {
@@ -14,25 +14,27 @@ interface Options {
 }
 
 export async function listEvents(ctx: Context, options: Options): Promise<unknown[]> {
+  const page = wholeNumber(options.page, "--page", 1, 999_999_999);
+  const pageSize = wholeNumber(options.pageSize, "--page-size", 1, events.EVENT_PAGE_SIZE.max);
   ctx.requireCredential();
   const client = await ctx.client();
   const query = {
     order: options.order,
-    pagesize: options.pageSize ?? (options.all ? String(events.EVENT_PAGE_SIZE.max) : undefined),
+    pagesize: pageSize ?? (options.all ? String(events.EVENT_PAGE_SIZE.max) : undefined),
     fields: ctx.globals.fields,
     filter: options.filter,
   };
   if (!options.all) {
-    const { data } = await client.call(events.listEvents, { query: { ...query, page: options.page } });
+    const { data } = await client.call(events.listEvents, { query: { ...query, page } });
     return data.data;
   }
   const rows: unknown[] = [];
   const progress = new Progress(ctx, "events");
-  for (let page = Number(options.page ?? 1); ; page++) {
-    const { data } = await client.call(events.listEvents, { query: { ...query, page: String(page) } });
+  for (let n = Number(page ?? 1); ; n++) {
+    const { data } = await client.call(events.listEvents, { query: { ...query, page: String(n) } });
     rows.push(...data.data);
     progress.update(rows.length, data.total);
-    if (page >= data.totalPages) break;
+    if (n >= data.totalPages) break;
   }
   progress.done();
   return rows;

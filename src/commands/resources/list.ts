@@ -3,7 +3,7 @@ import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
 import { Progress } from "../../cli/progress.js";
 import * as resources from "../../contract/resources.js";
-import { examples, withContext } from "../shared.js";
+import { examples, wholeNumber, withContext } from "../shared.js";
 import { resourceColumns } from "./columns.js";
 
 export interface ListOptions {
@@ -17,6 +17,8 @@ export interface ListOptions {
 }
 
 export async function listResources(ctx: Context, options: ListOptions): Promise<Record<string, unknown>[]> {
+  const startIndex = wholeNumber(options.startIndex, "--start-index", 1, 999_999_999);
+  const count = wholeNumber(options.count, "--count", 0, resources.LIST_COUNT.max);
   ctx.requireCredential();
   if (options.sortOrder && !["ascending", "descending"].includes(options.sortOrder)) {
     throw new UsageError("--sort-order is ascending or descending.");
@@ -27,17 +29,17 @@ export async function listResources(ctx: Context, options: ListOptions): Promise
     filter: options.filter,
     sortby: options.sortBy,
     sortorder: options.sortOrder,
-    count: options.count ?? (options.all ? String(resources.LIST_COUNT.max) : undefined),
+    count: count ?? (options.all ? String(resources.LIST_COUNT.max) : undefined),
   };
   if (!options.all) {
     const { data } = await client.call(resources.listResources, {
-      query: { ...query, startindex: options.startIndex },
+      query: { ...query, startindex: startIndex },
     });
     return data.Resources;
   }
   const rows: Record<string, unknown>[] = [];
   const progress = new Progress(ctx, "resources");
-  for (let start = Number(options.startIndex ?? 1); ; ) {
+  for (let start = Number(startIndex ?? 1); ; ) {
     const { data } = await client.call(resources.listResources, { query: { ...query, startindex: String(start) } });
     rows.push(...data.Resources);
     progress.update(rows.length, data.totalResults);
