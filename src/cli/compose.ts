@@ -3,7 +3,7 @@ import type { Transport } from "../client/transport.js";
 import { defaultDataDir } from "../config/paths.js";
 import { EMBEDDED, type Profile } from "../config/profiles.js";
 import { resolveSecretKey } from "../config/secret-key.js";
-import { UsageError } from "./errors.js";
+import { asNotInitialised, UsageError } from "./errors.js";
 
 export interface Target {
   server: string;
@@ -79,6 +79,11 @@ export async function createTransport(
       publicUrl: target.publicUrl,
       log,
       compileSchemasOnFirstUse: true,
+      // a command on a dir that was never initialised would create a database and keys in it,
+      // then answer "wrong password" to every login
+      requireInitialised: true,
+    }).catch((error: unknown) => {
+      throw asNotInitialised(error, `run '${initCommand(target)}' first`) ?? error;
     });
     const { InjectTransport } = await import("../client/inject-transport.js");
     return new InjectTransport(app, `embedded (${target.dataDir})`);
@@ -88,6 +93,13 @@ export async function createTransport(
   return new HttpTransport(target.server, {
     onRetry: (reason, attempt, wait) => options.onRetry?.(`retrying (${reason}), attempt ${attempt} in ${wait} ms`),
   });
+}
+
+/** The `server init` that prepares the embedded target's data dir. */
+function initCommand(target: Target): string {
+  if (target.dataDir === defaultDataDir(target.env)) return "bizctl server init";
+  const dir = /^[\w@%+=:,./-]+$/.test(target.dataDir) ? target.dataDir : JSON.stringify(target.dataDir);
+  return `bizctl server init --data-dir ${dir}`;
 }
 
 /** The server's own entry points, for the `server` commands; loaded only when one runs. */

@@ -94,8 +94,21 @@ function asConfigurationError(error: unknown): CliError | undefined {
   return new CliError(String(e.message), EXIT.usage, "configuration_error");
 }
 
+/**
+ * A data dir or database that `server init` never prepared (the server code's NotInitialisedError),
+ * with what to run; the embedded CLI gives a hint that names its own data dir.
+ */
+export function asNotInitialised(
+  error: unknown,
+  hint = "run 'bizctl server init' first, with the same --data-dir or --database",
+): CliError | undefined {
+  const e = error as { name?: unknown; message?: unknown };
+  if (e?.name !== "NotInitialisedError") return undefined;
+  return new CliError(String(e.message), EXIT.usage, "not_initialised", hint);
+}
+
 export function exitCodeFor(error: unknown): number {
-  const local = asLocalProblem(error) ?? asConfigurationError(error);
+  const local = asLocalProblem(error) ?? asConfigurationError(error) ?? asNotInitialised(error);
   if (local) return exitCodeFor(local);
   if (error instanceof CliError) return error.exitCode;
   if (error instanceof NetworkError) return EXIT.unavailable;
@@ -118,7 +131,7 @@ export interface ErrorReport {
 export function describeError(error: unknown): ErrorReport {
   const local = asLocalProblem(error);
   if (local) return { ...describeError(local), status: undefined };
-  const configuration = asConfigurationError(error);
+  const configuration = asConfigurationError(error) ?? asNotInitialised(error);
   if (configuration) return describeError(configuration);
   if (error instanceof ApiError) {
     return {

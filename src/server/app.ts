@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import swagger from "@fastify/swagger";
 import Fastify, {
@@ -9,6 +10,7 @@ import Fastify, {
 } from "fastify";
 import pino, { type DestinationStream } from "pino";
 import { PROBLEM_CONTENT_TYPE, Problem } from "../contract/errors.js";
+import { NotInitialisedError } from "./configuration-error.js";
 import { createMailer } from "./mail/mailer.js";
 import { oauthRoutes } from "./oauth/routes.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
@@ -24,7 +26,7 @@ import { serviceRoutes } from "./routes/service.js";
 import type { ServiceContext } from "./services/context.js";
 import { openKeyStorage } from "./services/key-storage.js";
 import { KeyRing } from "./services/keys.js";
-import { openStore } from "./store/database.js";
+import { hasUsers, openStore, sqliteFile } from "./store/database.js";
 import { migrateToLatest } from "./store/migrations.js";
 
 const SENSITIVE_QUERY = /([?&](?:token|oauth_token|oauth_verifier|oauth_signature)=)[^&]*/gi;
@@ -77,6 +79,12 @@ function loggerOptions(log: ServerOptions["log"], stream: DestinationStream | un
   };
 }
 
+/** What to name in a "never initialised" message: the data dir, unless the database lives elsewhere. */
+function where(dataDir: string, file: string | undefined, database?: string): string {
+  if (!file) return `The database ${database}`;
+  return file === join(dataDir, "bizctl.db") ? `The data dir ${dataDir}` : `The database ${file}`;
+}
+
 /** proxy-addr's trust function: the peer itself (hop 0) is the proxy; nothing it was told further back. */
 const trustTheProxyInFront = (_address: string, hop: number) => hop === 0;
 
@@ -111,9 +119,21 @@ export interface BuiltApp extends FastifyInstance {
 /** The whole HTTP application, ready for inject() or listen(); it never listens itself. */
 export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   const clock = options.clock ?? (() => new Date());
-  const store = await openStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
+  const storeOptions = { dataDir: options.dataDir, databaseUrl: options.databaseUrl };
+  const file = sqliteFile(storeOptions);
+  if (options.requireInitialised && file && !existsSync(file)) {
+    throw new NotInitialisedError(
+      `${where(options.dataDir, file)} was never initialised: there is no database at ${file}.`,
+    );
+  }
+  const store = await openStore({ ...storeOptions, mustExist: options.requireInitialised });
   let keys: KeyRing;
   try {
+    if (options.requireInitialised && !(await hasUsers(store))) {
+      throw new NotInitialisedError(
+        `${where(options.dataDir, file, store.describe)} was never initialised: it has no users.`,
+      );
+    }
     await migrateToLatest(store.db, store.dialect);
     keys = await KeyRing.open(
       await openKeyStorage({ store, dataDir: options.dataDir, secretKey: options.secretKey }),

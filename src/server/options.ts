@@ -34,6 +34,11 @@ export interface ServerOptions {
   redisUrl?: string;
   /** the start of every Redis key: one per deployment, so that deployments (and tests) sharing a Redis stay apart */
   redisPrefix?: string;
+  /**
+   * Refuse (NotInitialisedError) a database that `server init` never prepared, and create nothing:
+   * no SQLite file, or no user in it (the embedded CLI and `server start`; init itself does not)
+   */
+  requireInitialised?: boolean;
   /** compile each route's schemas when it is first used (the embedded CLI serves one request) */
   compileSchemasOnFirstUse?: boolean;
   /** the first mail retry waits this long, each further one twice as long (tests shorten it) */

@@ -1,4 +1,6 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ADMIN,
   bizctl,
@@ -135,5 +137,96 @@ describe.each(MODES)("server init and the first login (%s)", (mode) => {
     for (const otp of oneTimePasswords) {
       expect(leaksOf(otp, (what) => what.startsWith("bizctl server init") && what.endsWith("(stdout)"))).toEqual([]);
     }
+  });
+});
+
+describe("a data dir that was never initialised", () => {
+  let sandbox: Sandbox;
+  const lab = () => join(sandbox.root, "my lab");
+  beforeAll(async () => {
+    sandbox = await makeSandbox();
+    const added = await bizctl(["profile", "add", "lab", "--server", "embedded", "--data-dir", lab()], {
+      env: sandbox.env,
+    });
+    expect(added.exitCode, show(added)).toBe(0);
+  });
+  afterAll(async () => sandbox?.remove());
+
+  const login = ["auth", "login", "--user", ADMIN, "--password-stdin"];
+  const scenarios = [
+    { name: "auth login", args: login, input: `${PASSWORD}\n`, dir: "data", init: "bizctl server init" },
+    { name: "api GET /health", args: ["api", "GET", "/health"], dir: "data", init: "bizctl server init" },
+    {
+      name: "events list with BIZCTL_TOKEN",
+      args: ["events", "list"],
+      token: true,
+      dir: "data",
+      init: "bizctl server init",
+    },
+    {
+      name: "users list with BIZCTL_TOKEN",
+      args: ["users", "list"],
+      token: true,
+      dir: "data",
+      init: "bizctl server init",
+    },
+    {
+      name: "auth login on a profile's own data dir",
+      args: ["--profile", "lab", ...login],
+      input: `${PASSWORD}\n`,
+      dir: "my lab",
+      init: 'bizctl server init --data-dir "',
+    },
+  ];
+
+  it.each(scenarios)("$name refuses (exit 2), names the dir and says server init; nothing is created", async (c) => {
+    const env = c.token ? { ...sandbox.env, BIZCTL_TOKEN: "a.b.c" } : sandbox.env;
+    const result = await bizctl(c.args, { env, input: c.input });
+    expect(result.exitCode, show(result)).toBe(2);
+    expect(result.stdout).toBe("");
+    const dir = join(sandbox.root, c.dir);
+    expect(errorOf(result)).toMatchObject({
+      code: "not_initialised",
+      exitCode: 2,
+      message: `The data dir ${dir} was never initialised: there is no database at ${join(dir, "bizctl.db")}.`,
+      hint: expect.stringContaining(`run '${c.init}`),
+    });
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it("server start refuses too, and a database without users counts as never initialised", async () => {
+    const start = await bizctl(["server", "start", "--port", "0"], { env: sandbox.env });
+    expect(start.exitCode, show(start)).toBe(2);
+    expect(errorOf(start)).toMatchObject({ code: "not_initialised", hint: expect.stringContaining("server init") });
+    expect(existsSync(sandbox.dataDir)).toBe(false);
+
+    // what an older bizctl left behind: a database file (and keys), but no user
+    mkdirSync(sandbox.dataDir);
+    writeFileSync(join(sandbox.dataDir, "bizctl.db"), "");
+    for (const args of [["server", "start", "--port", "0"], login]) {
+      const result = await bizctl(args, { env: sandbox.env, input: `${PASSWORD}\n` });
+      expect(result.exitCode, show(result)).toBe(2);
+      expect(errorOf(result).message).toBe(`The data dir ${sandbox.dataDir} was never initialised: it has no users.`);
+    }
+    // server init is the one command that takes it, and then the rest work
+    const init = await bizctl(["server", "init", "--admin-user", ADMIN, "--password-stdin"], {
+      env: sandbox.env,
+      input: `${PASSWORD}\n`,
+    });
+    expect(init.exitCode, show(init)).toBe(0);
+    const loggedIn = await bizctl(login, { env: sandbox.env, input: `${PASSWORD}\n` });
+    expect(loggedIn.exitCode, show(loggedIn)).toBe(0);
+  });
+
+  it("auth logout on a data dir that has gone forgets the token and warns (exit 0)", async () => {
+    const env = { ...sandbox.env, BIZCTL_DATA_DIR: join(sandbox.root, "gone") };
+    // logged in on the data dir of the test above, then pointed at one that does not exist
+    const logout = await bizctl(["auth", "logout"], { env });
+    expect(logout.exitCode, show(logout)).toBe(0);
+    expect(logout.stderr).toMatch(
+      /^warning: forgot the token of profile 'default'.*was never initialised.*may still be live/,
+    );
+    const status = await bizctl(["auth", "status"], { env: sandbox.env });
+    expect(status.exitCode, show(status)).toBe(4);
   });
 });

@@ -77,14 +77,20 @@ describe("two instances on one PostgreSQL database", () => {
         // B serves with two workers: node:cluster on PostgreSQL
         args: [...storage(which), ...shared, ...(which === "b" ? ["--workers", "2"] : [])],
       });
+    // an empty database is refused by start (nothing created in it), and served once initialised
+    await expect(start("a")).rejects.toThrow(/was never initialised: it has no users/);
     // both at once on an empty database: one migrates, the other waits for it
-    [a, b] = await Promise.all([start("a"), start("b")]);
-    servers.push(a, b);
+    const migrations = await Promise.all(
+      (["a", "b"] as const).map((which) => bizctl(["server", "migrate", ...storage(which)], { env: envOf(which) })),
+    );
+    for (const migrated of migrations) expect(migrated.exitCode, show(migrated)).toBe(0);
     const init = await bizctl(["server", "init", "--admin-user", "admin", "--password-stdin", ...storage("a")], {
       env: envOf("a"),
       input: `${PASSWORD}\n`,
     });
     expect(init.exitCode, show(init)).toBe(0);
+    [a, b] = await Promise.all([start("a"), start("b")]);
+    servers.push(a, b);
   }, 60_000);
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.stop()));

@@ -10,6 +10,7 @@ import {
   closedPort,
   type Env,
   errorOf,
+  initDataDir,
   makeSandbox,
   type RunningServer,
   show,
@@ -53,6 +54,7 @@ afterEach(async () => {
 async function start(args: string[], env: Env = {}): Promise<RunningServer> {
   const sandbox = await makeSandbox();
   cleanups.push(() => sandbox.remove());
+  await initDataDir(sandbox.env);
   const server = await startServer(sandbox.dataDir, { env: { ...sandbox.env, ...env }, args });
   cleanups.push(() => server.stop());
   return server;

@@ -3,6 +3,7 @@ import {
   bearerHeader,
   bizctl,
   httpJson,
+  initDataDir,
   makeSandbox,
   PASSWORD,
   type RunningServer,
@@ -112,6 +113,7 @@ describe("server start, a single process", () => {
   it("drains and exits 0 when a second SIGTERM follows the first (systemd and a primary both send one)", async () => {
     const sandbox = await makeSandbox();
     try {
+      await initDataDir(sandbox.env);
       const server = await startServer(sandbox.dataDir, { env: sandbox.env });
       server.process.kill("SIGTERM");
       server.process.kill("SIGTERM");

@@ -236,6 +236,19 @@ export async function login(env: Env, userName: string, password: string, extraL
 }
 
 /**
+ * `server init --admin-user admin --password-stdin` (PASSWORD) with this environment and storage
+ * flags: what `server start` and the embedded CLI require before they serve a data dir.
+ */
+export async function initDataDir(env: Env, args: string[] = []): Promise<{ id: string }> {
+  const init = await bizctl(["server", "init", "--admin-user", ADMIN, "--password-stdin", ...args], {
+    env,
+    input: `${PASSWORD}\n`,
+  });
+  if (init.exitCode !== 0) throw new Error(`server init failed: ${show(init)}`);
+  return json<{ id: string }>(init);
+}
+
+/**
  * `server init --password-stdin` (a strong password, not temporary) on a fresh sandbox; in remote
  * mode a server on the same data dir and a current profile `r` pointing at it; then
  * `auth login --password-stdin`.

@@ -66,6 +66,8 @@ async function start(ctx: Context, options: Options): Promise<void> {
     redisUrl: redis,
     redisPrefix: options.redisPrefix,
     log: { level: options.logLevel },
+    // an empty database would serve, but no one could ever log in to it
+    requireInitialised: true,
   };
   if (isClusterWorker()) {
     // a worker of --workers N: the primary announces the address

@@ -33,9 +33,38 @@ export interface StoreOptions {
   mustExist?: boolean;
 }
 
+const isPostgres = (url: string | undefined) => Boolean(url && /^postgres(ql)?:\/\//i.test(url));
+
+/** The SQLite file the options name (undefined for PostgreSQL). */
+export function sqliteFile(options: StoreOptions): string | undefined {
+  const url = options.databaseUrl;
+  if (isPostgres(url)) return undefined;
+  return url ? url.replace(/^sqlite:(\/\/)?/i, "") : join(options.dataDir, "bizctl.db");
+}
+
+/**
+ * Whether `server init` has made a user here. Asked before migrating, so that a refused start
+ * creates no table: a database without the resources table has no users either.
+ */
+export async function hasUsers(store: Store): Promise<boolean> {
+  try {
+    const row = await store.db
+      .selectFrom("resources")
+      .select("id")
+      .where("resource_type", "=", "User")
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  } catch (error) {
+    const e = error as { code?: unknown; message?: unknown };
+    if (e.code === "42P01" || /no such table/i.test(String(e.message))) return false;
+    throw error;
+  }
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   const url = options.databaseUrl;
-  if (url && /^postgres(ql)?:\/\//i.test(url)) {
+  if (url && isPostgres(url)) {
     const { default: pg } = await import("pg");
     // a dead server fails a request within seconds instead of queueing it for ever
     const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
@@ -47,7 +76,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: "postgres", describe: redactUrl(url), close: () => db.destroy() };
   }
-  const file = url ? url.replace(/^sqlite:(\/\/)?/i, "") : join(options.dataDir, "bizctl.db");
+  const file = sqliteFile(options) as string;
   if (options.mustExist && !existsSync(file)) {
     throw new ConfigurationError(`There is no database at ${file}: check --data-dir and --database.`);
   }
