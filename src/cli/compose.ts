@@ -1,9 +1,11 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { ApiClient } from "../client/client.js";
 import type { Transport } from "../client/transport.js";
 import { defaultDataDir } from "../config/paths.js";
 import { EMBEDDED, type Profile } from "../config/profiles.js";
 import { resolveSecretKey } from "../config/secret-key.js";
-import { asNotInitialised, UsageError } from "./errors.js";
+import { asNotInitialised, CliError, EXIT, UsageError } from "./errors.js";
 
 export interface Target {
   server: string;
@@ -93,6 +95,23 @@ export async function createTransport(
   return new HttpTransport(target.server, {
     onRetry: (reason, attempt, wait) => options.onRetry?.(`retrying (${reason}), attempt ${attempt} in ${wait} ms`),
   });
+}
+
+/**
+ * An embedded data dir without a database, told without building the server: a command that has
+ * no credential stops before it builds one, and "not logged in" would send the user to
+ * `auth login`, which cannot succeed there.
+ */
+export function uninitialisedEmbedded(target: Target): CliError | undefined {
+  if (target.server !== EMBEDDED) return undefined;
+  const file = join(target.dataDir, "bizctl.db");
+  if (existsSync(file)) return undefined;
+  return new CliError(
+    `The data dir ${target.dataDir} was never initialised: there is no database at ${file}.`,
+    EXIT.usage,
+    "not_initialised",
+    `run '${initCommand(target)}' first`,
+  );
 }
 
 /** The `server init` that prepares the embedded target's data dir. */

@@ -1,7 +1,7 @@
 import type { ApiClient } from "../client/client.js";
 import { ApiError } from "../client/errors.js";
 import { EMBEDDED, type Profile, ProfileStore, type StoredToken } from "../config/profiles.js";
-import { checkServer, createClient, sameServer, type Target, targetOf } from "./compose.js";
+import { checkServer, createClient, sameServer, type Target, targetOf, uninitialisedEmbedded } from "./compose.js";
 import { AuthError, UsageError } from "./errors.js";
 import { type IO, writeLine } from "./io.js";
 import { FORMATS, type Format, render } from "./output.js";
@@ -143,7 +143,7 @@ export class Context {
 
   requireCredential(): Credential {
     const credential = this.credential();
-    if (!credential) throw this.notLoggedIn();
+    if (!credential) throw uninitialisedEmbedded(this.target) ?? this.notLoggedIn();
     if (credential.stored && Date.parse(credential.stored.expiresAt) <= Date.now()) {
       throw new AuthError(
         `Your session on profile '${this.profileName}' expired at ${credential.stored.expiresAt}; log in again.`,

@@ -156,6 +156,7 @@ describe("a data dir that was never initialised", () => {
   const scenarios = [
     { name: "auth login", args: login, input: `${PASSWORD}\n`, dir: "data", init: "bizctl server init" },
     { name: "api GET /health", args: ["api", "GET", "/health"], dir: "data", init: "bizctl server init" },
+    { name: "events list without a token", args: ["events", "list"], dir: "data", init: "bizctl server init" },
     {
       name: "events list with BIZCTL_TOKEN",
       args: ["events", "list"],
