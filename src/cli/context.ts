@@ -1,8 +1,8 @@
 import type { ApiClient } from "../client/client.js";
-import { ApiError } from "../client/errors.js";
+import { ApiError, NetworkError } from "../client/errors.js";
 import { EMBEDDED, type Profile, ProfileStore, type StoredToken } from "../config/profiles.js";
 import { checkServer, createClient, sameServer, type Target, targetOf, uninitialisedEmbedded } from "./compose.js";
-import { AuthError, UsageError } from "./errors.js";
+import { AuthError, CliError, EXIT, UsageError } from "./errors.js";
 import { type IO, writeLine } from "./io.js";
 import { FORMATS, type Format, render } from "./output.js";
 import { promptConfirm } from "./prompts.js";
@@ -138,7 +138,12 @@ export class Context {
   /** The server's "no token" answer to a one-off --server says why there was none. */
   explain(error: unknown): unknown {
     const missing = error instanceof ApiError && error.problem.code === "token_missing";
-    return missing && this.serverOverride && !this.credential() ? this.notLoggedIn() : error;
+    if (missing && this.serverOverride && !this.credential()) return this.notLoggedIn();
+    // the URL that failed was typed on this line, not kept in the profile
+    if (error instanceof NetworkError && this.globals.server !== undefined) {
+      return new CliError(error.message, EXIT.unavailable, "server_unreachable", "check the --server URL");
+    }
+    return error;
   }
 
   requireCredential(): Credential {

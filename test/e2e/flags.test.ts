@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { closedPort, errorOf, initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
+import { inTerminal } from "../helpers/pty.js";
 
 const EVENT = ["--set", "code=FLAG-1", "--set", "name=Flags", "--set", "startsAt=2027-01-10T09:00:00Z"];
 
@@ -123,6 +124,13 @@ describe.each(MODES)("flags (%s)", (mode) => {
     }
   });
 
+  it("an unreachable --server points at the flag, not at the profile (exit 8)", async () => {
+    const result = await s.run(["--server", down, "api", "GET", "/health"]);
+    expect(result.exitCode, show(result)).toBe(8);
+    expect(errorOf(result)).toMatchObject({ code: "server_unreachable", hint: "check the --server URL" });
+    expect(errorOf(result).message).toContain(down);
+  });
+
   it("a one-off --server without a token says the stored one is never sent to it (exit 4)", async () => {
     const other = mode === "remote" ? s.server!.url.replace("127.0.0.1", "localhost") : down;
     for (const args of [["events", "list"], ...(mode === "remote" ? [["api", "GET", "/auth/isLogged"]] : [])]) {
@@ -132,5 +140,62 @@ describe.each(MODES)("flags (%s)", (mode) => {
       expect(error.message).toContain(`token stored in profile '${profileName}' is never sent to a one-off server`);
       expect(error.hint).toContain("BIZCTL_TOKEN");
     }
+  });
+});
+
+/** The same checks on a terminal: one human error line on stderr (errors are JSON only when piped). */
+describe("flags and messages on a terminal (embedded)", () => {
+  let s: Session;
+  beforeAll(async () => {
+    s = await initAndLogin("embedded");
+  });
+  afterAll(async () => s?.close());
+
+  const scenarios = [
+    {
+      args: ["help", "nosuch"],
+      exitCode: 2,
+      says: /error: No help topic or command 'nosuch'\. — one of: exit-codes, auth/,
+    },
+    {
+      args: ["--server", "localhost:8080", "events", "list"],
+      exitCode: 2,
+      says: /error: --server 'localhost:8080' needs a scheme/,
+    },
+    {
+      args: ["events", "list", "--json", "-o", "yaml"],
+      exitCode: 2,
+      // --json asks for errors as JSON too
+      says: /"message":"-o yaml and --json ask for different output formats\."/,
+    },
+    { args: ["events", "list", "-o", "JSON"], exitCode: 0, says: /^\[\]\s*$/ },
+    {
+      args: ["events", "list", "--page-size", "abc"],
+      exitCode: 2,
+      says: /error: --page-size must be a whole number from 1 to 100/,
+    },
+    {
+      args: ["auth", "logout"],
+      config: "c-tty-never",
+      exitCode: 0,
+      says: /Not logged in \(profile 'default'\)\. Nothing to do\./,
+    },
+    {
+      args: ["events", "list"],
+      dataDir: "never",
+      exitCode: 2,
+      says: /error: The data dir .*never was never initialised: there is no database at .* — run 'bizctl server init' first/,
+    },
+  ];
+
+  it.each(scenarios)("$args → exit $exitCode", async ({ args, config, dataDir, exitCode, says }) => {
+    const env = {
+      ...s.env,
+      ...(config && { BIZCTL_CONFIG_DIR: join(s.sandbox.root, config) }),
+      ...(dataDir && { BIZCTL_DATA_DIR: join(s.sandbox.root, dataDir) }),
+    };
+    const result = await inTerminal(env, args);
+    expect(result.exitCode, result.output).toBe(exitCode);
+    expect(result.output.replace(/\r/g, "").trim()).toMatch(says);
   });
 });
