@@ -22,18 +22,54 @@ export interface RenderOptions {
 
 type Row = Record<string, unknown>;
 
+/**
+ * The value at a dotted path; through an array, the values of its elements (`emails.value` is
+ * every e-mail address), undefined when there are none.
+ */
 function pick(value: unknown, path: string): unknown {
-  let current = value;
-  for (const part of path.split(".")) {
+  const parts = path.split(".");
+  const walk = (current: unknown, index: number): unknown => {
+    if (index === parts.length) return current;
+    if (Array.isArray(current)) {
+      const values = current.map((element) => walk(element, index)).filter((v) => v !== undefined);
+      return values.length > 0 ? values.flat() : undefined;
+    }
     if (current === null || typeof current !== "object") return undefined;
-    current = (current as Row)[part];
+    return walk((current as Row)[parts[index] as string], index + 1);
+  };
+  return walk(value, 0);
+}
+
+/**
+ * `--fields` keeps the record's shape: `name.givenName` stays nested, and `emails.value` keeps
+ * each element with its `value` only, so JSON and YAML show the same selection as the columns.
+ */
+function projectValue(value: unknown, paths: string[][]): unknown {
+  if (paths.some((path) => path.length === 0)) return value;
+  if (Array.isArray(value)) {
+    const elements = value.map((element) => projectValue(element, paths)).filter((v) => v !== undefined);
+    return elements.length > 0 ? elements : undefined;
   }
-  return current;
+  if (value === null || typeof value !== "object") return undefined;
+  const kept: Row = {};
+  for (const key of new Set(paths.map((path) => path[0] as string))) {
+    const child = projectValue(
+      (value as Row)[key],
+      paths.filter((path) => path[0] === key).map((path) => path.slice(1)),
+    );
+    if (child !== undefined) kept[key] = child;
+  }
+  return Object.keys(kept).length > 0 ? kept : undefined;
 }
 
 function project(record: unknown, fields: string[] | undefined): unknown {
   if (!fields || record === null || typeof record !== "object" || Array.isArray(record)) return record;
-  return Object.fromEntries(fields.map((f) => [f, pick(record, f)]).filter(([, v]) => v !== undefined));
+  return (
+    projectValue(
+      record,
+      fields.map((field) => field.split(".")),
+    ) ?? {}
+  );
 }
 
 function cell(value: unknown): string {

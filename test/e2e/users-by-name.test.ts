@@ -108,4 +108,22 @@ describe.each(MODES)("users by id, name or e-mail (%s)", (mode) => {
     });
     expect(login.exitCode, show(login)).toBe(0);
   });
+
+  it("--fields takes dotted paths and sub-attributes of multi-valued attributes, in every format", async () => {
+    const user = await newUser();
+    const update = await s.run(["users", "update", user.userName, "--set", "name.givenName=Jane"]);
+    expect(update.exitCode, show(update)).toBe(0);
+    const args = ["users", "get", user.userName, "--fields", "userName,name.givenName,emails.value"];
+    const asJson = await s.run([...args, "--json"]);
+    expect(json(asJson)).toEqual({
+      userName: user.userName,
+      name: { givenName: "Jane" },
+      emails: [{ value: user["e-mail"].toLowerCase() }],
+    });
+    const asCsv = await s.run([...args, "-o", "csv"]);
+    expect(asCsv.stdout.trim().split("\n")).toEqual([
+      "userName,name.givenName,emails.value",
+      `${user.userName},Jane,${user["e-mail"].toLowerCase()}`,
+    ]);
+  });
 });
