@@ -66,8 +66,16 @@ function wantsJsonErrors(argv: string[], io: IO): boolean {
   return asksJson || !io.stderr.isTTY;
 }
 
+/** The credential refusals that BIZCTL_TOKEN, which overrides the stored token, is to blame for. */
+const REFUSED_TOKEN = new Set(["token_invalid", "token_expired", "token_revoked"]);
+
 function report(io: IO, argv: string[], error: unknown, exitCode: number): void {
   const described = describeError(error);
+  if (io.env.BIZCTL_TOKEN && REFUSED_TOKEN.has(described.code)) {
+    // logging in again would not help: the environment's token would still be sent
+    described.hint =
+      "BIZCTL_TOKEN holds a token the server refused: set it to a fresh one ('bizctl auth token' after 'bizctl auth login'), or unset it";
+  }
   if (wantsJsonErrors(argv, io)) {
     // the same JSON with C1 and bidi controls escaped: a message may quote stored data
     io.stderr.write(`${terminalJson(JSON.stringify({ error: { ...described, exitCode } }))}\n`);

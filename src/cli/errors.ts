@@ -134,10 +134,11 @@ export function describeError(error: unknown): ErrorReport {
   const configuration = asConfigurationError(error) ?? asNotInitialised(error);
   if (configuration) return describeError(configuration);
   if (error instanceof ApiError) {
+    const wait = error.problem.code === "rate_limited" ? error.retryAfterSeconds : undefined;
     return {
       code: error.problem.code,
       status: error.status,
-      message: error.problem.detail || error.problem.title,
+      message: `${error.problem.detail || error.problem.title}${wait !== undefined ? ` Retry in ${wait} s.` : ""}`,
       ...(error.problem.requestId && { requestId: error.problem.requestId }),
       ...((HINTS[error.problem.code] || error.status >= 500) && {
         hint: HINTS[error.problem.code] ?? "the server failed; retry later or check its logs",

@@ -1,6 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { problemOf } from "../client/client.js";
-import { ApiError } from "../client/errors.js";
+import { apiErrorOf } from "../client/client.js";
 import type { TransportResponse } from "../client/transport.js";
 import type { Context } from "./context.js";
 import { UsageError } from "./errors.js";
@@ -26,6 +25,6 @@ export async function readDataOption(ctx: Context, data: string | undefined): Pr
 
 /** Prints what a raw call answered; a non-2xx answer fails like a typed call does (same exit codes). */
 export async function printRawResponse(ctx: Context, response: TransportResponse & { data: unknown }): Promise<void> {
-  if (response.status >= 400) throw new ApiError(response.status, problemOf(response, response.data));
+  if (response.status >= 400) throw apiErrorOf(response, response.data);
   if (response.data !== undefined && response.data !== "") await ctx.print(response.data);
 }

@@ -55,6 +55,13 @@ function parseBody(response: TransportResponse): unknown {
 }
 
 /** The problem document of a failed call, or one made up from its status when the body is not one. */
+/** The error of a non-2xx answer, with its Retry-After when it has one. */
+export function apiErrorOf(response: TransportResponse, body: unknown): ApiError {
+  const header = response.headers["retry-after"];
+  const retryAfter = header === undefined ? Number.NaN : Number(header);
+  return new ApiError(response.status, problemOf(response, body), Number.isFinite(retryAfter) ? retryAfter : undefined);
+}
+
 export function problemOf(response: TransportResponse, body: unknown): ProblemDocument {
   if (body && typeof body === "object" && "code" in body) return body as ProblemDocument;
   return {
@@ -82,7 +89,7 @@ export class ApiClient {
       ...input.headers,
     });
     const body = parseBody(response);
-    if (response.status >= 400) throw new ApiError(response.status, problemOf(response, body));
+    if (response.status >= 400) throw apiErrorOf(response, body);
     return {
       data: body as ResponseOf<E>,
       status: response.status,

@@ -5,6 +5,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly problem: ProblemDocument,
+    /** seconds, from the answer's Retry-After (a rate limit or a back-off) */
+    readonly retryAfterSeconds?: number,
   ) {
     super(problem.detail || problem.title);
     this.name = "ApiError";

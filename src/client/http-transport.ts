@@ -65,7 +65,17 @@ export class HttpTransport implements Transport {
           await sleep(wait);
           continue;
         }
-        throw new NetworkError(describeNetworkError(code, this.description), this.description, error);
+        // a write whose connection broke after it was sent may have been applied: say so, since
+        // a blind retry could apply it twice
+        const maybeApplied = !retryable && !NEVER_SENT.has(code);
+        const message = describeNetworkError(code, this.description);
+        throw new NetworkError(
+          maybeApplied
+            ? `${message} The ${request.method} may have been applied before the connection broke: check before you retry it.`
+            : message,
+          this.description,
+          error,
+        );
       }
       if (retryable && RETRY_STATUS.has(response.status) && attempt < MAX_RETRIES) {
         const wait = retryAfterMs(response.headers["retry-after"], backoff * 2 ** attempt);
@@ -95,6 +105,9 @@ export class HttpTransport implements Transport {
     await this.pool.close();
   }
 }
+
+/** Failures before anything reached the server. */
+const NEVER_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
 
 function describeNetworkError(code: string, target: string): string {
   switch (code) {

@@ -1,7 +1,19 @@
 import { readFileSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closedPort, errorOf, initAndLogin, login, MODES, type Session, show } from "../helpers/cli.js";
+import {
+  closedPort,
+  errorOf,
+  httpJson,
+  initAndLogin,
+  login,
+  MODES,
+  makeSandbox,
+  type Session,
+  show,
+  startServer,
+} from "../helpers/cli.js";
 
 /** What a failure says matches what happened (issue "honest messages"). */
 describe.each(MODES)("honest messages (%s)", (mode) => {
@@ -90,4 +102,68 @@ describe.each(MODES)("honest messages (%s)", (mode) => {
       expect(live.exitCode, show(live)).toBe(0);
     },
   );
+});
+
+describe("honest messages about the credential, the rate limit and a write cut off", () => {
+  let s: Session;
+  beforeAll(async () => {
+    s = await initAndLogin("remote");
+  });
+  afterAll(async () => s?.close());
+
+  it("a refused BIZCTL_TOKEN is blamed, not the login", async () => {
+    const other = await s.newConfig("token-source");
+    expect((await login(other, s.userName, s.password)).exitCode).toBe(0);
+    const token = (await s.run(["auth", "token"], { env: other })).stdout.trim();
+    expect((await s.run(["auth", "logout"], { env: other })).exitCode).toBe(0);
+    const result = await s.run(["events", "list"], { env: { BIZCTL_TOKEN: token } });
+    expect(result.exitCode, show(result)).toBe(4);
+    expect(errorOf(result).hint).toMatch(/BIZCTL_TOKEN holds a token the server refused/);
+  });
+
+  it("a rate-limited login says when to retry", async () => {
+    const sandbox = await makeSandbox();
+    const server = await startServer(s.sandbox.dataDir, {
+      env: { ...sandbox.env, BIZCTL_DATA_DIR: s.sandbox.dataDir },
+      args: ["--login-rate-limit", "1"],
+    });
+    try {
+      const first = await httpJson(server, "POST", "/auth/login", { userName: "x", password: "y" });
+      expect(first.status).toBe(401);
+      const limited = await s.run(
+        ["--server", server.url, "api", "POST", "/auth/login", "--data", '{"userName":"x","password":"y"}'],
+        {
+          env: sandbox.env,
+        },
+      );
+      expect(limited.exitCode, show(limited)).toBe(1);
+      expect(errorOf(limited).message).toMatch(/Retry in \d+ s\./);
+    } finally {
+      await server.stop();
+      await sandbox.remove();
+    }
+  });
+
+  it("a POST whose connection breaks after it was sent may have been applied, and says so", async () => {
+    const swallower = createServer((socket) => socket.once("data", () => socket.destroy()));
+    await new Promise<void>((done) => swallower.listen(0, "127.0.0.1", done));
+    const url = `http://127.0.0.1:${(swallower.address() as AddressInfo).port}`;
+    try {
+      const env = { BIZCTL_TOKEN: "any" };
+      const write = await s.run(["--server", url, "api", "POST", "/api/crm/v1/events", "--data", "{}"], { env });
+      expect(write.exitCode, show(write)).toBe(8);
+      expect(errorOf(write).message).toMatch(/POST may have been applied/);
+      const read = await s.run(["--server", url, "api", "GET", "/api/crm/v1/events"], { env });
+      expect(read.exitCode, show(read)).toBe(8);
+      // a GET is retried, then fails; reading cannot have changed anything
+      expect(read.stderr).not.toMatch(/may have been applied/);
+      const refused = await s.run(
+        ["--server", `http://127.0.0.1:${await closedPort()}`, "api", "POST", "/x", "--data", "{}"],
+        { env },
+      );
+      expect(errorOf(refused).message).not.toMatch(/may have been applied/);
+    } finally {
+      swallower.close();
+    }
+  });
 });
