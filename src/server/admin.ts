@@ -8,9 +8,21 @@ import { ConfigurationError } from "./configuration-error.js";
 import type { ServerOptions } from "./options.js";
 import { createFirstAdmin, recoverAdmin } from "./services/accounts.js";
 import type { ServiceContext } from "./services/context.js";
+import type { Store, StoreOptions } from "./store/database.js";
 import { migrateToLatest } from "./store/migrations.js";
 
 type InstanceOptions = Pick<ServerOptions, "dataDir" | "databaseUrl" | "secretKey" | "passwordMinLength">;
+
+/** Runs administrative work on the database alone (no keys, no mail), closing it whatever happens. */
+async function withStore<T>(options: StoreOptions, work: (store: Store) => Promise<T>): Promise<T> {
+  const { openStore } = await import("./store/database.js");
+  const store = await openStore(options);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
 
 /** Runs administrative work on the same services a server would build (schema, keys, mail). */
 async function withServices<T>(options: InstanceOptions, work: (ctx: ServiceContext) => Promise<T>): Promise<T> {
@@ -53,25 +65,18 @@ export async function recoverAdminInstance(options: InstanceOptions & { adminUse
 
 /** `server migrate`: applies pending schema migrations and names them. */
 export async function migrateInstance(options: InstanceOptions) {
-  const { openStore } = await import("./store/database.js");
-  const store = await openStore(options);
-  try {
-    return { database: store.describe, applied: await migrateToLatest(store.db, store.dialect) };
-  } finally {
-    await store.close();
-  }
+  return withStore(options, async (store) => ({
+    database: store.describe,
+    applied: await migrateToLatest(store.db, store.dialect),
+  }));
 }
 
 /** `server mail-queue`: the queued, sent and given-up messages, without their bodies. */
 export async function mailQueueInstance(
   options: InstanceOptions & { status?: "queued" | "sent" | "failed"; limit: number },
 ) {
-  const [{ openStore }, { listMail }] = await Promise.all([
-    import("./store/database.js"),
-    import("./store/mail-queue-repo.js"),
-  ]);
-  const store = await openStore(options);
-  try {
+  const { listMail } = await import("./store/mail-queue-repo.js");
+  return withStore(options, async (store) => {
     await migrateToLatest(store.db, store.dialect);
     const rows = await listMail(store.db, { status: options.status, limit: options.limit });
     return rows.map((row) => ({
@@ -85,28 +90,22 @@ export async function mailQueueInstance(
       sentAt: row.sent_at,
       lastError: row.last_error,
     }));
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 /** `server rotate-key`: see rotateKeys; the keys are where the running servers keep them. */
 export async function rotateKeyInstance(
   options: InstanceOptions & { publishSeconds: number; tokenTtlSeconds: number },
 ) {
-  const [{ openStore }, { openKeyStorage }, { rotateKeys }] = await Promise.all([
-    import("./store/database.js"),
+  const [{ openKeyStorage }, { rotateKeys }] = await Promise.all([
     import("./services/key-storage.js"),
     import("./services/keys.js"),
   ]);
-  const store = await openStore(options);
-  try {
+  return withStore(options, async (store) => {
     await migrateToLatest(store.db, store.dialect);
     const storage = await openKeyStorage({ store, dataDir: options.dataDir, secretKey: options.secretKey });
-    return await rotateKeys(storage, new Date(), options);
-  } finally {
-    await store.close();
-  }
+    return rotateKeys(storage, new Date(), options);
+  });
 }
 
 /** What `server backup` refuses on PostgreSQL, with the tool to use instead. */
@@ -120,12 +119,8 @@ const PG_DUMP_HINT =
  * appears while the copy runs.
  */
 export async function backupInstance(options: InstanceOptions & { file: string; force: boolean }) {
-  const [{ openStore }, { listSigningKeys }] = await Promise.all([
-    import("./store/database.js"),
-    import("./store/signing-keys-repo.js"),
-  ]);
-  const store = await openStore({ ...options, mustExist: true });
-  try {
+  const { listSigningKeys } = await import("./store/signing-keys-repo.js");
+  return withStore({ ...options, mustExist: true }, async (store) => {
     if (!store.backup) {
       throw new ConfigurationError(`server backup copies SQLite databases only: ${PG_DUMP_HINT}.`);
     }
@@ -170,9 +165,7 @@ export async function backupInstance(options: InstanceOptions & { file: string; 
       signingKeys: keysInDatabase ? ("database" as const) : ("files" as const),
       ...(!keysInDatabase && { keysDir: join(resolve(options.dataDir), "keys") }),
     };
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 /**

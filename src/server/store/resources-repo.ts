@@ -112,11 +112,6 @@ export async function findResource(
   return withAccount(db, nowIso).where("r.id", "=", id).executeTakeFirst();
 }
 
-export async function findFirstLogin(db: Kysely<Schema>, id: string): Promise<number | null> {
-  const row = await db.selectFrom("credentials").select("first_login").where("user_id", "=", id).executeTakeFirst();
-  return row?.first_login ?? null;
-}
-
 export interface ListOptions {
   nowIso: string;
   where: RawBuilder<unknown>;
