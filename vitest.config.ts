@@ -8,5 +8,8 @@ export default defineConfig({
     pool: "forks",
     // e2e tests spawn CLI processes and servers; two cores
     maxWorkers: 2,
+    // expect.poll waits on real work (argon2 hashing, a browser): its 1 s default failed on a
+    // loaded machine; this bounds the wait, it asserts no timing
+    expect: { poll: { timeout: 15_000 } },
   },
 });
