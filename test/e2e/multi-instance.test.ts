@@ -191,6 +191,35 @@ describe("two instances on one PostgreSQL database", () => {
     expect(((await replay.json()) as { code: string }).code).toBe("oauth_nonce_reused");
   });
 
+  it("a signed request sent to A and B at once is accepted by one of them only", async () => {
+    const admin = await loginOn(a);
+    const created = await post(a, "/Resources", { resourceType: "OAuthConsumer", name: "Racer" }, bearer(admin));
+    const keys = (await created.json()) as { consumerKey: string; consumerSecret: string };
+    const oauth = signer({ key: keys.consumerKey, secret: keys.consumerSecret });
+    const endpoint = `${PUBLIC_URL}/oAuth`;
+    const initiate = authHeader(oauth, { method: "POST", url: endpoint, data: { oauth_callback: "oob" } });
+    const temporary = parseFormBody(await (await post(a, "/oAuth", undefined, { authorization: initiate })).text());
+    const approved = await get(b, `/oAuth?oauth_token=${encodeURIComponent(temporary.oauth_token!)}`, bearer(admin));
+    const { oauth_verifier } = (await approved.json()) as { oauth_verifier: string };
+    const exchange = authHeader(
+      oauth,
+      { method: "POST", url: endpoint, data: { oauth_verifier } },
+      { token: temporary.oauth_token!, secret: temporary.oauth_token_secret! },
+    );
+    const issued = parseFormBody(await (await post(a, "/oAuth", undefined, { authorization: exchange })).text());
+    const access = { token: issued.oauth_token!, secret: issued.oauth_token_secret! };
+    // each instance writes the nonces of concurrent requests in one shared commit; the key decides
+    const header = authHeader(oauth, { method: "GET", url: endpoint }, access);
+    const answers = await Promise.all(
+      [a, b, a, b, a, b].map((server) => get(server, "/oAuth", { authorization: header })),
+    );
+    const codes = await Promise.all(
+      answers.map(async (r) => (r.status === 200 ? "ok" : ((await r.json()) as { code: string }).code)),
+    );
+    expect(codes.filter((code) => code === "ok")).toEqual(["ok"]);
+    expect(codes.filter((code) => code !== "ok")).toEqual(Array(5).fill("oauth_nonce_reused"));
+  });
+
   it("a reset mail requested on A goes out through SMTP, and its link is used on B", async () => {
     const created = await post(
       a,

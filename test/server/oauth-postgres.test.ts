@@ -1,4 +1,4 @@
-// The OAuth provider's tables on PostgreSQL: the flow, a replayed nonce, listing, revocation and the
+// The OAuth provider's tables on PostgreSQL: the flow, a replayed nonce (also concurrently), listing, revocation and the
 // consumer's cascade, on a fresh database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authHeader, createConsumer, INJECT_BASE, injectFlow, signer } from "../helpers/oauth.js";
@@ -27,6 +27,15 @@ describe("the OAuth provider on PostgreSQL", () => {
       401,
       "oauth_nonce_reused",
     );
+
+    // concurrent requests share one commit of their nonces: a header sent four times at once passes once
+    const concurrent = identity();
+    const statuses = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        server.app.inject({ method: "GET", url: "/oAuth", headers: { authorization: concurrent } }),
+      ),
+    );
+    expect(statuses.map((r) => r.statusCode).sort()).toEqual([200, 401, 401, 401]);
 
     const list = await server.app.inject({ method: "GET", url: "/oauth/tokens", headers: bearer(token) });
     expect(list.json()).toMatchObject({ total: 1, data: [{ token: access.token, consumerId: consumer.id }] });

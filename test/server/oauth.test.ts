@@ -17,6 +17,7 @@ import {
   signatureBaseString,
   verifySignature,
 } from "../../src/server/oauth/signature.js";
+import { recordNonce } from "../../src/server/store/oauth-repo.js";
 import {
   authHeader,
   type Credentials,
@@ -611,6 +612,62 @@ describe("the /oAuth endpoint", () => {
       );
       expect((await post(initiate)).statusCode).toBe(200);
       await refused(() => post(initiate), 401, "oauth_nonce_reused");
+    });
+
+    it("the same signed request sent many times at once is accepted exactly once", async () => {
+      const token = await access();
+      // concurrent requests share one commit of their nonces: within a batch the key still decides
+      const scenarios = [
+        {
+          name: "one header five times",
+          headers: Array.from({ length: 5 }, () => identityHeader(token, { nonce: "twice" })),
+        },
+        {
+          name: "three fresh nonces and a replay of each",
+          headers: ["a", "b", "c", "a", "b", "c"].map((nonce) => identityHeader(token, { nonce: `pair-${nonce}` })),
+        },
+      ];
+      for (const scenario of scenarios) {
+        const responses = await Promise.all(scenario.headers.map((header) => get(header)));
+        const byHeader = new Map<string, string[]>();
+        scenario.headers.forEach((header, i) => {
+          const code = responses[i]!.statusCode === 200 ? "ok" : (responses[i]!.json() as { code: string }).code;
+          byHeader.set(header, [...(byHeader.get(header) ?? []), code]);
+        });
+        for (const codes of byHeader.values()) {
+          expect(
+            codes.filter((code) => code === "ok"),
+            scenario.name,
+          ).toEqual(["ok"]);
+          expect(
+            codes.filter((code) => code !== "ok"),
+            scenario.name,
+          ).toEqual(Array(codes.length - 1).fill("oauth_nonce_reused"));
+        }
+      }
+    });
+
+    it("a nonce write that fails in a shared commit fails alone", async () => {
+      const token = await access();
+      const db = server.app.services.store.db;
+      const row = (nonce: string, consumerId = consumer.id) => ({
+        consumer_id: consumerId,
+        token: token.token,
+        nonce,
+        ts: String(now()),
+        expires_at: new Date(Date.now() + 600_000).toISOString(),
+      });
+      // one row names no consumer (the foreign key refuses it): the batch's transaction fails,
+      // and the others are written one by one, each with its own outcome
+      const outcomes = await Promise.allSettled([
+        recordNonce(db, row("shared-1")),
+        recordNonce(db, row("shared-2", "no-such-consumer")),
+        recordNonce(db, row("shared-3")),
+        recordNonce(db, row("shared-1")),
+      ]);
+      expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value : "error"))).toEqual([true, "error", true, false]);
+      const stored = await db.selectFrom("oauth_nonces").select("nonce").where("nonce", "like", "shared-%").execute();
+      expect(stored.map((r) => r.nonce).sort()).toEqual(["shared-1", "shared-3"]);
     });
 
     it("a stale timestamp (more than 300 s old) is oauth_timestamp_refused", async () => {

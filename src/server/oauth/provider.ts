@@ -77,9 +77,10 @@ interface Signed {
 /**
  * Section 3.2, up to the signature: the parameters are there and well formed, the method is
  * supported (PLAINTEXT over HTTPS only, unless the development flag allows plain HTTP), the
- * timestamp is within the window, and the consumer exists.
+ * timestamp is within the window, and the consumer exists (`known`: the consumer the caller has
+ * already read, with the token credentials).
  */
-async function preflight(ctx: ServiceContext, request: OAuthRequest): Promise<Signed> {
+async function preflight(ctx: ServiceContext, request: OAuthRequest, known?: repo.ConsumerRecord): Promise<Signed> {
   const p = request.oauth;
   const method = p.get("oauth_signature_method");
   const required = ["oauth_consumer_key", "oauth_signature_method", "oauth_signature"];
@@ -118,7 +119,7 @@ async function preflight(ctx: ServiceContext, request: OAuthRequest): Promise<Si
     const expiresAt = new Date((seconds + OAUTH_TIMESTAMP_WINDOW_SECONDS + 1) * 1000).toISOString();
     nonce = { nonce: nonceValue, ts: String(seconds), expiresAt };
   }
-  const consumer = await repo.findConsumerByKey(ctx.store.db, p.get("oauth_consumer_key")!);
+  const consumer = known ?? (await repo.findConsumerByKey(ctx.store.db, p.get("oauth_consumer_key")!));
   if (!consumer) throw unauthorized("oauth_signature_invalid", "The consumer key is not known.");
   return { request, consumer, method: method as OAuthSignatureMethod, signature: p.get("oauth_signature")!, nonce };
 }
@@ -315,14 +316,17 @@ async function tokenPrincipal(
   ctx: ServiceContext,
   request: OAuthRequest,
 ): Promise<{ principal: Principal; consumerKey: string }> {
-  const signed = await preflight(ctx, request);
   const token = request.oauth.get("oauth_token");
+  // one read brings the token, its session, its user and its consumer (a second read of the
+  // consumer only when this one does not name the consumer the request does)
+  const row = token ? await repo.findToken(ctx.store.db, token) : undefined;
+  const known = row && repo.consumerOfToken(row, request.oauth.get("oauth_consumer_key") ?? "");
+  const signed = await preflight(ctx, request, known);
   if (!token) {
     throw new ProblemError("oauth_parameter_absent", "This operation acts as a user: sign it with token credentials.", {
       errors: [{ path: "/oauth_token", message: "oauth_token is required" }],
     });
   }
-  const row = await repo.findToken(ctx.store.db, token);
   if (!row || row.consumer_id !== signed.consumer.id) {
     const temporary = row ? undefined : await repo.findTemporary(ctx.store.db, token);
     throw unauthorized(

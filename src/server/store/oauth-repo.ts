@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from "kysely";
-import { precompiled } from "./precompiled.js";
+import { groupCommit } from "./group-commit.js";
+import { precompiled, precompiledWrite } from "./precompiled.js";
 import type { OAuthTemporaryCredentialsTable, OAuthTokensTable, Schema } from "./schema.js";
 import { ACCOUNT_COLUMNS } from "./users-repo.js";
 
@@ -31,42 +32,59 @@ const consumerQuery = precompiled(
   1,
 );
 
+/** The consumer of these columns when its key is exactly `consumerKey`, else undefined. */
+export function toConsumer(
+  row: { id: string; attributes: string; secret: string },
+  consumerKey: string,
+): ConsumerRecord | undefined {
+  const attributes = JSON.parse(row.attributes) as { consumerKey?: unknown; name?: unknown; callbackUrls?: unknown };
+  if (attributes.consumerKey !== consumerKey) return undefined;
+  return {
+    id: row.id,
+    consumerKey,
+    ...(typeof attributes.name === "string" && { name: attributes.name }),
+    callbackUrls: Array.isArray(attributes.callbackUrls)
+      ? attributes.callbackUrls.filter((u): u is string => typeof u === "string")
+      : [],
+    secret: row.secret,
+  };
+}
+
 export async function findConsumerByKey(db: Kysely<Schema>, consumerKey: string): Promise<ConsumerRecord | undefined> {
   const rows = await consumerQuery(db, consumerKey.toLowerCase());
   for (const row of rows) {
-    const attributes = JSON.parse(row.attributes) as { consumerKey?: unknown; name?: unknown; callbackUrls?: unknown };
-    if (attributes.consumerKey !== consumerKey) continue;
-    return {
-      id: row.id,
-      consumerKey,
-      ...(typeof attributes.name === "string" && { name: attributes.name }),
-      callbackUrls: Array.isArray(attributes.callbackUrls)
-        ? attributes.callbackUrls.filter((u): u is string => typeof u === "string")
-        : [],
-      secret: row.secret,
-    };
+    const consumer = toConsumer(row, consumerKey);
+    if (consumer) return consumer;
   }
   return undefined;
 }
 
-const nonceInsert = precompiled(
+const nonceInsert = precompiledWrite(
   (db, consumer_id, token, nonce, ts, expires_at) =>
     db
       .insertInto("oauth_nonces")
       .values({ consumer_id, token, nonce, ts, expires_at })
-      .onConflict((oc) => oc.doNothing())
-      .returning("nonce"),
+      .onConflict((oc) => oc.doNothing()),
   5,
 );
 
-/** Records a (consumer, token, nonce, timestamp); false when it was already there. */
-export async function recordNonce(
-  db: Kysely<Schema>,
-  row: { consumer_id: string; token: string; nonce: string; ts: string; expires_at: string },
-): Promise<boolean> {
-  const inserted = await nonceInsert(db, row.consumer_id, row.token, row.nonce, row.ts, row.expires_at);
-  return inserted.length === 1;
+export interface NonceRow {
+  consumer_id: string;
+  token: string;
+  nonce: string;
+  ts: string;
+  expires_at: string;
 }
+
+/**
+ * Records a (consumer, token, nonce, timestamp); false when it was already there. The primary
+ * key decides, on every instance alike; concurrent requests share one commit (group-commit.ts),
+ * and within a transaction the row joins it.
+ */
+export const recordNonce = groupCommit(
+  async (db: Kysely<Schema>, row: NonceRow): Promise<boolean> =>
+    (await nonceInsert(db, row.consumer_id, row.token, row.nonce, row.ts, row.expires_at)) === 1,
+);
 
 /** Drops nonces whose timestamps can no longer be accepted, and temporary credentials past use. */
 export async function pruneOAuth(db: Kysely<Schema>, nowIso: string): Promise<void> {
@@ -121,7 +139,11 @@ export async function insertToken(db: Kysely<Schema>, row: TokenRow): Promise<vo
   await db.insertInto("oauth_tokens").values(row).execute();
 }
 
-/** Token credentials with their session and their user's current state, in one read. */
+/**
+ * Token credentials with their session, their user's current state and their consumer, in one
+ * indexed read: what a signed request needs, read afresh on every request (as a Bearer token's
+ * session is), so that a revocation anywhere is seen at once.
+ */
 const tokenQuery = precompiled(
   (db, token) =>
     db
@@ -129,6 +151,8 @@ const tokenQuery = precompiled(
       .innerJoin("sessions as s", "s.id", "t.session_id")
       .innerJoin("resources", "resources.id", "t.user_id")
       .leftJoin("credentials", "credentials.user_id", "t.user_id")
+      .innerJoin("resources as c", "c.id", "t.consumer_id")
+      .innerJoin("resource_secrets as cs", "cs.resource_id", "t.consumer_id")
       .select([
         "t.token",
         "t.secret",
@@ -136,6 +160,8 @@ const tokenQuery = precompiled(
         "t.session_id",
         "s.expires_at",
         "s.revoked_at",
+        "c.attributes as consumer_attributes",
+        "cs.secret as consumer_secret",
         ...ACCOUNT_COLUMNS,
       ])
       .where("t.token", "=", token),
@@ -144,6 +170,17 @@ const tokenQuery = precompiled(
 
 export async function findToken(db: Kysely<Schema>, token: string) {
   return (await tokenQuery(db, token))[0];
+}
+
+/** The consumer a token row was issued to, when its key is exactly `consumerKey`. */
+export function consumerOfToken(
+  row: { consumer_id: string; consumer_attributes: string; consumer_secret: string },
+  consumerKey: string,
+): ConsumerRecord | undefined {
+  return toConsumer(
+    { id: row.consumer_id, attributes: row.consumer_attributes, secret: row.consumer_secret },
+    consumerKey,
+  );
 }
 
 /** Live token credentials (not revoked, not expired), newest first. */

@@ -1,5 +1,40 @@
-import { type Compilable, CompiledQuery, type Kysely } from "kysely";
+import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from "kysely";
 import type { Schema } from "./schema.js";
+
+interface Entry {
+  sql: string;
+  slots: (number | { value: unknown })[];
+}
+
+/**
+ * The compiled text depends only on the dialect, and a transaction shares its database's
+ * adapter (a transaction object is new each time): keyed by the adapter, a query compiled for
+ * the database serves its transactions too.
+ */
+const cacheKey = (db: Kysely<Schema>): object => db.getExecutor().adapter;
+
+function compiler<Row, Args extends string[]>(
+  build: (db: Kysely<Schema>, ...markers: Args) => Compilable<Row>,
+  arity: Args["length"],
+): (db: Kysely<Schema>, args: Args) => Promise<QueryResult<Row>> {
+  const cache = new WeakMap<object, Entry>();
+  const markers = Array.from({ length: arity }, (_, i) => `\u0000bizctl-marker-${i}\u0000`) as Args;
+  return async (db, args) => {
+    const key = cacheKey(db);
+    let entry = cache.get(key);
+    if (!entry) {
+      const compiled = build(db, ...markers).compile();
+      const slots = compiled.parameters.map((p) => {
+        const index = markers.indexOf(p as string);
+        return index >= 0 ? index : { value: p };
+      });
+      entry = { sql: compiled.sql, slots };
+      cache.set(key, entry);
+    }
+    const parameters = entry.slots.map((slot) => (typeof slot === "number" ? args[slot] : slot.value));
+    return db.executeQuery<Row>(CompiledQuery.raw(entry.sql, parameters));
+  };
+}
 
 /**
  * A query built and compiled once per database, then run with new values: on the per-request
@@ -11,21 +46,15 @@ export function precompiled<Row, Args extends string[]>(
   build: (db: Kysely<Schema>, ...markers: Args) => Compilable<Row>,
   arity: Args["length"],
 ): (db: Kysely<Schema>, ...args: Args) => Promise<Row[]> {
-  const cache = new WeakMap<Kysely<Schema>, { sql: string; slots: (number | { value: unknown })[] }>();
-  const markers = Array.from({ length: arity }, (_, i) => `\u0000bizctl-marker-${i}\u0000`) as Args;
-  return async (db, ...args) => {
-    let entry = cache.get(db);
-    if (!entry) {
-      const compiled = build(db, ...markers).compile();
-      const slots = compiled.parameters.map((p) => {
-        const index = markers.indexOf(p as string);
-        return index >= 0 ? index : { value: p };
-      });
-      entry = { sql: compiled.sql, slots };
-      cache.set(db, entry);
-    }
-    const parameters = entry.slots.map((slot) => (typeof slot === "number" ? args[slot] : slot.value));
-    const result = await db.executeQuery<Row>(CompiledQuery.raw(entry.sql, parameters));
-    return result.rows;
-  };
+  const run = compiler(build, arity);
+  return async (db, ...args) => (await run(db, args)).rows;
+}
+
+/** precompiled() for a write whose outcome is how many rows it changed (no RETURNING to read back). */
+export function precompiledWrite<Args extends string[]>(
+  build: (db: Kysely<Schema>, ...markers: Args) => Compilable<unknown>,
+  arity: Args["length"],
+): (db: Kysely<Schema>, ...args: Args) => Promise<number> {
+  const run = compiler(build, arity);
+  return async (db, ...args) => Number((await run(db, args)).numAffectedRows ?? 0n);
 }
