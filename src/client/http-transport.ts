@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { setFlagsFromString } from "node:v8";
 import type { Dispatcher } from "undici";
 // undici's index loads every dispatcher, fetch, WebSocket and the mocks (1 MB parsed at each start);
 // a CLI call needs a Pool and request() only
@@ -6,6 +7,14 @@ import undiciRequest from "undici/lib/api/api-request.js";
 import Pool from "undici/lib/dispatcher/pool.js";
 import { NetworkError } from "./errors.js";
 import { flattenHeaders, type Transport, type TransportRequest, type TransportResponse } from "./transport.js";
+
+// undici parses HTTP with llhttp compiled to WebAssembly. By default V8 compiles it twice: a quick
+// baseline (Liftoff) to start with, then every function again with its optimising compiler
+// (TurboFan) on background threads, which took a third of the instructions of a whole
+// `events list` and competes for the cores the command runs on. A CLI parses a few responses and
+// exits, so the baseline code is all it needs. The flag is read when a module is compiled (on the
+// first connection), and this process compiles no other WebAssembly.
+setFlagsFromString("--liftoff-only");
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
 const RETRY_STATUS = new Set([429, 502, 503, 504]);

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import type { Kysely } from "kysely";
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Store } from "../store/database.js";
 import {
   claimMail,
@@ -105,17 +105,29 @@ function describeError(error: unknown): string {
 
 /**
  * nodemailer over SMTP when a URL is given (smtp:// with STARTTLS when offered, smtps:// for TLS);
- * otherwise each message is written as an .eml file into the outbox directory.
+ * otherwise each message is written as an .eml file into the outbox directory. nodemailer is the
+ * largest package of the server: a process without the sender loop (an embedded CLI command, which
+ * mostly sends nothing) loads it with its first message; one with the loop loads it at once, in the
+ * background, so that its first attempt takes as long as any other.
  */
-function createTransport(options: MailerOptions): (message: MailMessage) => Promise<string> {
+function createTransport(options: MailerOptions, preload: boolean): (message: MailMessage) => Promise<string> {
+  let transport: Promise<Transporter> | undefined;
+  const load = () => {
+    transport ??= import("nodemailer").then(({ default: nodemailer }) =>
+      // the URL's own parameters (?connectionTimeout=…) still win over these
+      options.smtpUrl
+        ? nodemailer.createTransport({ url: options.smtpUrl, ...SMTP_TIMEOUTS })
+        : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" }),
+    );
+    return transport;
+  };
+  // a failure to load is reported by the first attempt that needs it
+  if (preload) load().catch(() => {});
   if (options.smtpUrl) {
-    // the URL's own parameters (?connectionTimeout=…) still win over these
-    const smtp = nodemailer.createTransport({ url: options.smtpUrl, ...SMTP_TIMEOUTS });
-    return async (message) => String((await smtp.sendMail({ from: options.from, ...message })).messageId);
+    return async (message) => String((await (await load()).sendMail({ from: options.from, ...message })).messageId);
   }
-  const stream = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
   return async (message) => {
-    const info = await stream.sendMail({ from: options.from, ...message });
+    const info = await (await load()).sendMail({ from: options.from, ...message });
     mkdirSync(options.outboxDir, { recursive: true, mode: 0o700 });
     const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${crypto.randomUUID().slice(0, 8)}.eml`;
     writeFileSync(join(options.outboxDir, name), info.message as Buffer, { mode: 0o600 });
@@ -138,7 +150,7 @@ export function createMailer(options: MailerOptions): Mailer {
     retentionMs: options.retentionMs ?? MAIL_DEFAULTS.retentionMs,
   };
   const loop = options.loop ?? false;
-  const deliver = createTransport(options);
+  const deliver = createTransport(options, loop);
   const claimer = crypto.randomUUID();
   const pending = new Set<Promise<void>>();
   // what this app queued: the messages a closing app still owes a first attempt
