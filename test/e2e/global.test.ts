@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bizctl, type Env, errorOf, makeSandbox, ROOT, type Sandbox, show } from "../helpers/cli.js";
+import { BIN, bizctl, type Env, errorOf, makeSandbox, ROOT, type Sandbox, show } from "../helpers/cli.js";
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
 
@@ -135,5 +135,18 @@ describe("global behaviour (no server involved)", () => {
     expect(await complete("events", "")).toEqual(expect.arrayContaining(["list", "get", "create", "update", "delete"]));
     expect(await complete("--json", "events", "list", "--pa")).toEqual(["--page", "--page-size"]);
     expect(await complete("auth", "change-password", "--pass")).toEqual(["--password-stdin"]);
+  });
+  it("a reader that closes the pipe early ends the command quietly, exit 0", async () => {
+    // `true` reads nothing and exits at once, so every write bizctl makes meets a closed pipe
+    const { stdout, stderr } = await execa(
+      "bash",
+      ["-c", `node "$0" completion bash | true; echo "$\{PIPESTATUS[0]}"`, BIN],
+      {
+        extendEnv: false,
+        env,
+      },
+    );
+    expect(stderr).toBe("");
+    expect(stdout.trim()).toBe("0");
   });
 });
