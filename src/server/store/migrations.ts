@@ -227,7 +227,8 @@ const migrations: Record<string, Migration> = {
       // serve (plans in docs/events-keyset.md). -startsAt keeps code ascending as its tie-breaker,
       // so it needs its own mixed-direction index; a type filter compares lower(type).
       await sql`create index events_starts_at_desc_idx on events (starts_at desc, code_key)`.execute(db);
-      await sql`create index events_type_keyset_idx on events (lower(type), starts_at, code_key)`.execute(db);
+      // type itself last: the filter also tests `type is not null`, so the filtered count reads the index alone
+      await sql`create index events_type_keyset_idx on events (lower(type), starts_at, code_key, type)`.execute(db);
       // the unfiltered total of every page-based list: a count(*) of a million rows is a scan;
       // triggers keep it exact in the writing transaction, whoever writes
       await sql`create table events_count (id integer primary key check (id = 1), n bigint not null)`.execute(db);
