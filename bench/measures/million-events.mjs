@@ -1,9 +1,10 @@
 // 8. A million events: the same reads at BENCH_EVENTS_SMALL (1 000) and BENCH_EVENTS (1 000 000)
 // events, each on its own data dir (made by `server init`, then seeded straight into SQLite by
 // bench/seed-events.mts with BENCH_USERS users at the large size, pro rata at the small one) and
-// its own `server start`. Each read is the median wall time of sequential requests over HTTP after
-// a warm-up; the ratio large / small must stay <= 1.5x. `events export` runs through the binary
-// against each server: its rate, and its peak RSS, which must stay flat.
+// its own `server start`, both up at once. Each read is the median wall time of sequential
+// requests over HTTP after a warm-up, alternating between the two servers; the ratio large / small
+// must stay <= 1.5x. `events export` runs through the binary against each server: its rate, and
+// its peak RSS, which must stay flat.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
@@ -81,43 +82,65 @@ export async function measureMillionEvents({ base }, dir) {
   const sizes = [small, large];
   const deepLarge = Math.min(DEEP_PAGE, Math.ceil(large / PAGE_SIZE));
   const deepSmall = Math.min(DEEP_PAGE, Math.ceil(small / PAGE_SIZE));
-  const results = [];
-  for (const events of sizes) {
-    const fixture = await prepare(base, dir, events, Math.max(1, Math.round((users * events) / large)));
-    try {
-      const { server, headers } = fixture;
-      const url = (query) => `${server.url}${EVENTS_PATH}${query}`;
+  const fixtures = [];
+  try {
+    for (const events of sizes) {
+      const fixture = await prepare(base, dir, events, Math.max(1, Math.round((users * events) / large)));
+      fixtures.push(fixture);
+      const url = (query) => `${fixture.server.url}${EVENTS_PATH}${query}`;
       // the deep page: page 5 000 of 100 (or the last one there is), reached by the cursor of the page before
       const deep = Math.min(DEEP_PAGE, Math.ceil(events / PAGE_SIZE));
-      const before = await get(url(`?pagesize=${PAGE_SIZE}&page=${deep - 1}`), headers);
+      const before = await get(url(`?pagesize=${PAGE_SIZE}&page=${deep - 1}`), fixture.headers);
       const cursorPage = nextLink(before.response);
       if (!cursorPage) throw new Error(`page ${deep - 1} of ${events} events has no next link`);
-      const reads = [
-        ["GET one event by code", url("/EV-0000500")],
-        ["first page, default order", url("")],
-        ['first page, filter=type eq "webinar"', url(`?filter=${encodeURIComponent('type eq "webinar"')}`)],
-        ["first page, order=-startsAt", url("?order=-startsAt")],
-        [
-          `deep page of ${PAGE_SIZE} by cursor (page ${thousands(deepLarge)}; the last, ${deepSmall}, at the small size)`,
-          `${server.url}${cursorPage}`,
+      Object.assign(fixture, {
+        events,
+        offsetUrl: url(`?pagesize=${PAGE_SIZE}&page=${deep}`),
+        reads: [
+          ["GET one event by code", url("/EV-0000500")],
+          ["first page, default order", url("")],
+          ['first page, filter=type eq "webinar"', url(`?filter=${encodeURIComponent('type eq "webinar"')}`)],
+          ["first page, order=-startsAt", url("?order=-startsAt")],
+          [
+            `deep page of ${PAGE_SIZE} by cursor (page ${thousands(deepLarge)}; the last, ${deepSmall}, at the small size)`,
+            `${fixture.server.url}${cursorPage}`,
+          ],
         ],
-      ];
-      progress(`timing ${reads.length} reads at ${thousands(events)} events`);
-      const medians = [];
-      for (const [, target] of reads) medians.push(await timeGets(target, headers, requests, 20));
-      // what the cursor saves: the same deep page by offset (informational, a few requests)
-      const offset = await timeGets(url(`?pagesize=${PAGE_SIZE}&page=${deep}`), headers, 5, 1);
-      progress(`events export at ${thousands(events)} events`);
-      const exported = await exportAll(fixture.env);
-      if (exported.lines !== events) throw new Error(`export wrote ${exported.lines} events, not ${events}`);
-      results.push({ events, reads, medians, offset, exported, seedSeconds: fixture.seedSeconds });
-    } finally {
-      await stop(fixture.server.child);
+        medians: [],
+      });
     }
+    // both servers stay up and each read alternates between them, so that the machine's load
+    // drifting during the run weighs on both sizes alike
+    progress(
+      `timing ${fixtures[0].reads.length} reads, alternating ${thousands(small)} and ${thousands(large)} events`,
+    );
+    for (let i = 0; i < fixtures[0].reads.length; i++) {
+      const times = fixtures.map(() => []);
+      for (let n = 0; n < 20 + requests; n++) {
+        for (const [f, fixture] of fixtures.entries()) {
+          const started = performance.now();
+          await get(fixture.reads[i][1], fixture.headers);
+          if (n >= 20) times[f].push(performance.now() - started);
+        }
+      }
+      for (const [f, fixture] of fixtures.entries()) fixture.medians.push(median(times[f]));
+    }
+    for (const fixture of fixtures) {
+      // what the cursor saves: the same deep page by offset (informational, a few requests)
+      fixture.offset = await timeGets(fixture.offsetUrl, fixture.headers, 5, 1);
+      progress(`events export at ${thousands(fixture.events)} events`);
+      fixture.exported = await exportAll(fixture.env);
+      if (fixture.exported.lines !== fixture.events) {
+        throw new Error(`export wrote ${fixture.exported.lines} events, not ${fixture.events}`);
+      }
+    }
+  } finally {
+    for (const fixture of fixtures) await stop(fixture.server.child);
   }
+  const results = fixtures;
   const [a, b] = results;
   console.log(
-    `\n8. A million events: sequential GETs over HTTP (Bearer) to \`server start\` on SQLite, median of ${requests} after a warm-up,\n` +
+    `\n8. A million events: sequential GETs over HTTP (Bearer) to \`server start\` on SQLite, alternating sizes, median of ${requests} after a warm-up,\n` +
       `   at ${thousands(small)} then ${thousands(large)} events (${thousands(users)} users at the large size); seeding took ${a.seedSeconds.toFixed(1)} s and ${b.seedSeconds.toFixed(1)} s`,
   );
   const rows = a.reads.map(([label], i) => {
