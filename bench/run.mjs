@@ -11,6 +11,8 @@
 //   5. measures/renew-password.mjs  renewPassword timing, existing against unknown user
 //   6. measures/oauth.mjs           OAuth-signed against Bearer throughput on the event read
 //   7. measures/workers.mjs         `server start --workers 2` against `--workers 1` on the event read
+//   8. measures/million-events.mjs  reads and export at 1 000 and 1 000 000 events (seeded straight into SQLite)
+//   9. measures/json-server.mjs     GET by id and POST create against json-server 0.17 (installed into the temp dir)
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;
@@ -23,6 +25,9 @@
 //   (sections 2, 6 and 7), BENCH_FILTER_USERS (100000) users at the large size, BENCH_FILTER_SMALL (1000) at the
 //   small one, BENCH_FILTER_EQ (200) / BENCH_FILTER_CO (30) requests per filter and size,
 //   BENCH_RENEW_REQUESTS (200) renewPassword requests per kind;
+//   BENCH_EVENTS (1000000) events at the large size, BENCH_EVENTS_SMALL (1000) at the small one,
+//   BENCH_USERS (100000) users at the large size, BENCH_EVENT_REQUESTS (200) requests per read and size;
+//   BENCH_JSON_RECORDS (10000) records in json-server's db.json;
 //   BENCH_ONLY (e.g. "throughput,workers") runs only the named measures after the set-up.
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -33,6 +38,8 @@ import { summary } from "./lib/report.mjs";
 import { gitState, setUp } from "./lib/setup.mjs";
 import { measureFilters } from "./measures/filters.mjs";
 import { measureImports } from "./measures/imports.mjs";
+import { measureJsonServer } from "./measures/json-server.mjs";
+import { measureMillionEvents } from "./measures/million-events.mjs";
 import { measureOAuth } from "./measures/oauth.mjs";
 import { measureRenewPassword } from "./measures/renew-password.mjs";
 import { measureStartup } from "./measures/startup.mjs";
@@ -75,6 +82,8 @@ try {
   if (wanted("renew-password")) await measureRenewPassword(setup, workDir);
   if (wanted("oauth")) await measureOAuth(setup);
   if (wanted("workers")) await measureWorkers(setup, workDir);
+  if (wanted("million-events")) await measureMillionEvents(setup, workDir);
+  if (wanted("json-server")) await measureJsonServer(setup, workDir);
   summary();
   console.log(`\n(total ${((Date.now() - startedAt) / 1000).toFixed(0)} s)`);
 } catch (error) {

@@ -1,7 +1,9 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/context.js";
+import { printPages } from "../../cli/stream-output.js";
+import { EVENT_FIELDS } from "../../contract/events.js";
 import { examples, withContext } from "../shared.js";
-import { listEvents } from "./list.js";
+import { eventPages } from "./list.js";
 
 export function register(group: Command, io: Context["io"]): void {
   group
@@ -18,9 +20,10 @@ export function register(group: Command, io: Context["io"]): void {
     )
     .action(
       withContext(io, async (ctx, options: { order?: string; filter?: string }) => {
-        const rows = await listEvents(ctx, { ...options, all: true });
-        ctx.info(`Exported ${rows.length} event(s).`);
-        await ctx.print(rows);
+        const count = await printPages(ctx, eventPages(ctx, { ...options, all: true }), {
+          csvColumns: [...EVENT_FIELDS],
+        });
+        ctx.info(`Exported ${count} event(s).`);
       }),
     );
 }

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/context.js";
 import { Progress } from "../../cli/progress.js";
+import { printPages } from "../../cli/stream-output.js";
 import * as events from "../../contract/events.js";
 import { examples, wholeNumber, withContext } from "../shared.js";
 import { EVENT_COLUMNS } from "./columns.js";
@@ -13,7 +14,18 @@ interface Options {
   all?: boolean;
 }
 
-export async function listEvents(ctx: Context, options: Options): Promise<unknown[]> {
+/** The cursor of a response's Link `next`, if it has one. */
+function nextCursor(link: string | undefined): string | undefined {
+  const next = link?.split(/,\s*(?=<)/).find((part) => /;\s*rel="next"/.test(part));
+  const target = next && /^<([^>]*)>/.exec(next.trim())?.[1];
+  return target ? (new URL(target, "http://link.invalid").searchParams.get("cursor") ?? undefined) : undefined;
+}
+
+/**
+ * The pages of the list from --page on: the first by number, then each by the cursor of the
+ * previous page's Link `next`, so that no page costs a scan of those before it.
+ */
+export async function* eventPages(ctx: Context, options: Options): AsyncGenerator<unknown[]> {
   const page = wholeNumber(options.page, "--page", 1, 999_999_999);
   const pageSize = wholeNumber(options.pageSize, "--page-size", 1, events.EVENT_PAGE_SIZE.max);
   ctx.requireCredential();
@@ -24,20 +36,22 @@ export async function listEvents(ctx: Context, options: Options): Promise<unknow
     fields: ctx.globals.fields,
     filter: options.filter,
   };
-  if (!options.all) {
-    const { data } = await client.call(events.listEvents, { query: { ...query, page } });
-    return data.data;
-  }
-  const rows: unknown[] = [];
   const progress = new Progress(ctx, "events");
-  for (let n = Number(page ?? 1); ; n++) {
-    const { data } = await client.call(events.listEvents, { query: { ...query, page: String(n) } });
-    rows.push(...data.data);
-    progress.update(rows.length, data.total);
-    if (n >= data.totalPages) break;
-  }
+  let cursor: string | undefined;
+  let total: number | undefined;
+  let seen = 0;
+  do {
+    const { data, headers } = await client.call(events.listEvents, {
+      query: cursor ? { ...query, cursor } : { ...query, page },
+    });
+    total ??= data.total;
+    seen += data.data.length;
+    yield data.data;
+    if (!options.all) return;
+    progress.update(seen, total);
+    cursor = nextCursor(headers.link);
+  } while (cursor);
   progress.done();
-  return rows;
 }
 
 export function register(group: Command, io: Context["io"]): void {
@@ -60,5 +74,11 @@ export function register(group: Command, io: Context["io"]): void {
         "bizctl events list --all --json | jq '.[].code'",
       ),
     )
-    .action(withContext(io, async (ctx, options: Options) => ctx.print(await listEvents(ctx, options), EVENT_COLUMNS)));
+    .action(
+      withContext(io, async (ctx, options: Options) => {
+        const pages = eventPages(ctx, options);
+        if (options.all) await printPages(ctx, pages, { columns: EVENT_COLUMNS, csvColumns: [...events.EVENT_FIELDS] });
+        else for await (const page of pages) await ctx.print(page, EVENT_COLUMNS);
+      }),
+    );
 }

@@ -6,18 +6,24 @@ import type { ServiceContext } from "../services/context.js";
 import * as events from "../services/events.js";
 import { registerRoute } from "./register.js";
 
-/** RFC 8288 links to the first, previous, next and last page, keeping the other parameters. */
-function pageLinks(query: events.ListQuery, page: number, totalPages: number): string {
-  const link = (target: number, rel: string) => {
-    const params = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined) as [string, string][]);
+/**
+ * RFC 8288 links, keeping the other parameters: first, prev and last by page number, next by
+ * cursor (with its page number, for people) so that following next never re-reads what came
+ * before. A cursor page knows no last page: it has no total.
+ */
+function pageLinks(query: events.ListQuery, page: number, totalPages: number | undefined, next?: string): string {
+  const link = (target: number, rel: string, cursor?: string) => {
+    const { cursor: _previous, ...kept } = query;
+    const params = new URLSearchParams(Object.entries(kept).filter(([, v]) => v !== undefined) as [string, string][]);
     params.set("page", String(target));
+    if (cursor) params.set("cursor", cursor);
     return `<${contract.EVENTS_PATH}?${params}>; rel="${rel}"`;
   };
-  const last = Math.max(totalPages, 1);
+  const last = totalPages === undefined ? undefined : Math.max(totalPages, 1);
   const links = [link(1, "first")];
-  if (page > 1) links.push(link(Math.min(page - 1, last), "prev"));
-  if (page < last) links.push(link(page + 1, "next"));
-  links.push(link(last, "last"));
+  if (page > 1) links.push(link(last === undefined ? page - 1 : Math.min(page - 1, last), "prev"));
+  if (next) links.push(link(page + 1, "next", next));
+  if (last !== undefined) links.push(link(last, "last"));
   return links.join(", ");
 }
 
@@ -30,9 +36,9 @@ function withEtag(reply: FastifyReply, result: events.Versioned<unknown>) {
 
 export function eventRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   registerRoute(app, ctx, contract.listEvents, async (request, reply) => {
-    const page = await events.listEvents(ctx, request.query);
-    reply.header("link", pageLinks(request.query, page.page, page.totalPages));
-    return page;
+    const { body, next } = await events.listEvents(ctx, request.query);
+    reply.header("link", pageLinks(request.query, body.page, body.totalPages, next));
+    return body;
   });
   registerRoute(app, ctx, contract.getEvent, async (request, reply) =>
     withEtag(reply, await events.getEvent(ctx, request.params.code, request.query)),

@@ -18,6 +18,7 @@ import type { EventRow, SortKey } from "../store/events-repo.js";
 import * as repo from "../store/events-repo.js";
 import type { EventsTable } from "../store/schema.js";
 import type { Principal, ServiceContext } from "./context.js";
+import { type CursorQuery, decodeCursor, encodeCursor } from "./event-cursor.js";
 
 type EventInputBody = Static<typeof EventInput>;
 export type EventRepresentation = Static<typeof Event>;
@@ -43,6 +44,7 @@ export interface ListQuery {
   pagesize?: string;
   fields?: string;
   filter?: string;
+  cursor?: string;
 }
 
 export function parseOrder(order: string | undefined): SortKey[] {
@@ -180,21 +182,37 @@ export interface Versioned<T> {
   etag: string;
 }
 
+/**
+ * One page of the list. With `page` (or nothing) it is the page-th page by offset, with the exact
+ * `total` and `totalPages`. With `cursor` (from the previous page's Link `next`) it continues
+ * after the previous page's last row through the index, whatever the depth, and leaves out
+ * `total` and `totalPages`: counting would cost the very scan the cursor avoids.
+ * Either way `next` is the cursor of the following page, when there is one (for the Link header).
+ */
 export async function listEvents(ctx: ServiceContext, query: ListQuery) {
-  const { sort, page, pagesize, fields, where } = parseListQuery(query, ctx.store.dialect);
-  const { rows, total } = await repo.listEvents(ctx.store.db, {
+  const { sort, page: pageParam, pagesize, fields, where } = parseListQuery(query, ctx.store.dialect);
+  const db = ctx.store.db;
+  const keyset: CursorQuery = { sort, filter: query.filter, pagesize };
+  const resumed = query.cursor === undefined ? undefined : decodeCursor(query.cursor, keyset);
+  if (resumed && query.page !== undefined && pageParam !== resumed.page) {
+    throw invalid(`page ${pageParam} does not match the cursor's page ${resumed.page}.`, "/query/page");
+  }
+  const page = resumed?.page ?? pageParam;
+  // one row more than the page tells whether a next page exists
+  const rows = await repo.listEvents(db, {
     where,
     sort,
-    limit: pagesize,
-    offset: (page - 1) * pagesize,
+    limit: pagesize + 1,
+    ...(resumed ? { after: resumed.after } : { offset: (page - 1) * pagesize }),
   });
-  return {
-    data: rows.map((row) => toRepresentation(row, fields)),
-    page,
-    pagesize,
-    total,
-    totalPages: Math.ceil(total / pagesize),
-  };
+  const more = rows.length > pagesize;
+  if (more) rows.length = pagesize;
+  const last = rows[rows.length - 1];
+  const next = more && last ? encodeCursor(keyset, page + 1, last) : undefined;
+  const data = rows.map((row) => toRepresentation(row, fields));
+  if (resumed) return { body: { data, page, pagesize }, next };
+  const total = await repo.countEvents(db, where);
+  return { body: { data, page, pagesize, total, totalPages: Math.ceil(total / pagesize) }, next };
 }
 
 export async function getEvent(

@@ -40,21 +40,81 @@ export async function deleteEvent(db: Kysely<Schema>, code: string, expectedVers
   return Number(result.numDeletedRows) === 1;
 }
 
-export async function listEvents(
-  db: Kysely<Schema>,
-  options: { where?: RawBuilder<unknown>; sort: SortKey[]; limit: number; offset: number },
-): Promise<{ rows: EventRow[]; total: number }> {
-  const where = (options.where ?? sql`1=1`) as RawBuilder<boolean>;
-  let query = db.selectFrom("events").selectAll().where(where);
+/** Columns that never hold NULL: their order needs no NULLS clause, which lets SQLite walk an index. */
+const NOT_NULL = new Set<keyof EventsTable>(["code_key", "name", "starts_at", "created_at", "updated_at"]);
+
+export type KeyValue = string | number | null;
+
+/**
+ * Rows strictly after `last` in the order `sort` (the keyset of the previous page's last row):
+ * for each key, the earlier keys equal and this one beyond, with NULLs last ascending and first
+ * descending as the list orders them. A NOT NULL leading key also bounds the range on its own,
+ * so that the planner seeks into the index rather than filtering it.
+ */
+function after(sort: SortKey[], last: KeyValue[]): RawBuilder<boolean> {
+  const alternatives: RawBuilder<unknown>[] = [];
+  sort.forEach((key, i) => {
+    const ref = sql.ref(key.column);
+    const value = last[i] ?? null;
+    let beyond: RawBuilder<unknown> | undefined;
+    if (key.descending) beyond = value === null ? sql`${ref} is not null` : sql`${ref} < ${value}`;
+    else if (value !== null)
+      beyond = NOT_NULL.has(key.column) ? sql`${ref} > ${value}` : sql`(${ref} > ${value} or ${ref} is null)`;
+    if (!beyond) return;
+    const equal = sort
+      .slice(0, i)
+      .map((k, j) => (last[j] === null ? sql`${sql.ref(k.column)} is null` : sql`${sql.ref(k.column)} = ${last[j]}`));
+    alternatives.push(sql`(${sql.join([...equal, beyond], sql` and `)})`);
+  });
+  if (alternatives.length === 0) return sql<boolean>`1 = 0`;
+  const any = sql<boolean>`(${sql.join(alternatives, sql` or `)})`;
+  const [lead] = sort;
+  const leadValue = last[0] ?? null;
+  if (!lead || leadValue === null || !NOT_NULL.has(lead.column)) return any;
+  const bound = lead.descending
+    ? sql`${sql.ref(lead.column)} <= ${leadValue}`
+    : sql`${sql.ref(lead.column)} >= ${leadValue}`;
+  return sql<boolean>`${bound} and ${any}`;
+}
+
+export interface ListOptions {
+  where?: RawBuilder<unknown>;
+  sort: SortKey[];
+  limit: number;
+  /** page-based: rows to skip */
+  offset?: number;
+  /** keyset: the sort keys of the last row already seen */
+  after?: KeyValue[];
+}
+
+/** The query of one page of rows, in the ordering `after` continues from (tests read its plan). */
+export function listEventsQuery(db: Kysely<Schema>, options: ListOptions) {
+  let query = db.selectFrom("events").selectAll();
+  if (options.where) query = query.where(options.where as RawBuilder<boolean>);
+  if (options.after) query = query.where(after(options.sort, options.after));
   // a missing value sorts last in ascending order (SCIM's rule, kept for every list)
   for (const key of options.sort) {
-    query = query.orderBy(key.column, (ob) => (key.descending ? ob.desc().nullsFirst() : ob.asc().nullsLast()));
+    query = query.orderBy(key.column, (ob) => {
+      const direction = key.descending ? ob.desc() : ob.asc();
+      if (NOT_NULL.has(key.column)) return direction;
+      return key.descending ? direction.nullsFirst() : direction.nullsLast();
+    });
   }
-  const rows = await query.limit(options.limit).offset(options.offset).execute();
-  const count = await db
-    .selectFrom("events")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where(where)
-    .executeTakeFirstOrThrow();
-  return { rows, total: Number(count.n) };
+  if (options.offset) query = query.offset(options.offset);
+  return query.limit(options.limit);
+}
+
+export async function listEvents(db: Kysely<Schema>, options: ListOptions): Promise<EventRow[]> {
+  return listEventsQuery(db, options).execute();
+}
+
+/** Without a filter, the trigger-kept count (no scan); with one, a count over the filter's index or scan. */
+export async function countEvents(db: Kysely<Schema>, where?: RawBuilder<unknown>): Promise<number> {
+  if (!where) {
+    const row = await db.selectFrom("events_count").select("n").where("id", "=", 1).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+  let query = db.selectFrom("events").select((eb) => eb.fn.countAll<number>().as("n"));
+  if (where) query = query.where(where as RawBuilder<boolean>);
+  return Number((await query.executeTakeFirstOrThrow()).n);
 }

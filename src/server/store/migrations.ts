@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from "kysely";
 import type { Schema } from "./schema.js";
 
 /** Migrations are code, not files, so that the bundled CLI carries them. Append only. */
@@ -219,6 +219,34 @@ const migrations: Record<string, Migration> = {
     async up(db: Kysely<unknown>) {
       await db.schema.alterTable("credentials").addColumn("last_login_at", "text").execute();
       await db.schema.alterTable("credentials").addColumn("password_changed_at", "text").execute();
+    },
+  },
+  "0008_events_keyset": {
+    async up(db: Kysely<unknown>) {
+      // keyset pages walk an index in the list's order: these are the orders 0001's indexes do not
+      // serve (plans in docs/events-keyset.md). -startsAt keeps code ascending as its tie-breaker,
+      // so it needs its own mixed-direction index; a type filter compares lower(type).
+      await sql`create index events_starts_at_desc_idx on events (starts_at desc, code_key)`.execute(db);
+      // type itself last: the filter also tests `type is not null`, so the filtered count reads the index alone
+      await sql`create index events_type_keyset_idx on events (lower(type), starts_at, code_key, type)`.execute(db);
+      // the unfiltered total of every page-based list: a count(*) of a million rows is a scan;
+      // triggers keep it exact in the writing transaction, whoever writes
+      await sql`create table events_count (id integer primary key check (id = 1), n bigint not null)`.execute(db);
+      await sql`insert into events_count (id, n) select 1, count(*) from events`.execute(db);
+      if (db.getExecutor().adapter instanceof PostgresAdapter) {
+        await sql`create function events_count_change() returns trigger language plpgsql as $$
+          begin
+            update events_count set n = n + (case when tg_op = 'INSERT' then 1 else -1 end) where id = 1;
+            return null;
+          end $$`.execute(db);
+        await sql`create trigger events_count_change after insert or delete on events
+          for each row execute function events_count_change()`.execute(db);
+      } else {
+        await sql`create trigger events_count_insert after insert on events
+          begin update events_count set n = n + 1 where id = 1; end`.execute(db);
+        await sql`create trigger events_count_delete after delete on events
+          begin update events_count set n = n - 1 where id = 1; end`.execute(db);
+      }
     },
   },
 };

@@ -1,0 +1,28 @@
+// A data dir of its own (`server init`), its `server start`, and a CLI profile logged in to it:
+// for the measures that must not touch the shared fixture's data.
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { BIN, LISTENING, PASSWORD } from "./config.mjs";
+import { run, startBackground } from "./processes.mjs";
+
+/** `seed(dataDir)`, when given, runs between `server init` and `server start`. */
+export async function freshServer(base, dir, name, seed) {
+  const dataDir = join(dir, name);
+  const env = { ...base, BIZCTL_CONFIG_DIR: join(dir, `${name}-config`), BIZCTL_DATA_DIR: dataDir };
+  await mkdir(dataDir, { recursive: true });
+  await run([BIN, "server", "init", "--data-dir", dataDir, "--password-stdin"], { env, input: `${PASSWORD}\n` });
+  const seeded = seed ? await seed(dataDir, env) : undefined;
+  const server = await startBackground(
+    `bizctl server (${name})`,
+    [BIN, "server", "start", "--port", "0", "--data-dir", dataDir],
+    {
+      env,
+      pattern: LISTENING,
+      logFile: join(dir, `${name}.log`),
+    },
+  );
+  await run([BIN, "profile", "add", "b", "--server", server.url, "--use"], { env });
+  await run([BIN, "auth", "login", "--user", "admin", "--password-stdin"], { env, input: `${PASSWORD}\n` });
+  const token = (await run([BIN, "auth", "token"], { env })).stdout.trim();
+  return { env, server, headers: { authorization: `Bearer ${token}` }, seeded };
+}

@@ -1,0 +1,188 @@
+// 8. A million events: the same reads at BENCH_EVENTS_SMALL (1 000) and BENCH_EVENTS (1 000 000)
+// events, each on its own data dir (made by `server init`, then seeded straight into SQLite by
+// bench/seed-events.mts with BENCH_USERS users at the large size, pro rata at the small one) and
+// its own `server start`, both up at once. Each read is the median wall time of sequential
+// requests over HTTP after a warm-up, alternating between the two servers; the ratio large / small
+// must stay <= 1.5x. `events export` runs through the binary against each server: its rate, and
+// its peak RSS, which must stay flat.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { join } from "node:path";
+import { BIN, knob, NODE, ROOT } from "../lib/config.mjs";
+import { freshServer } from "../lib/fresh-server.mjs";
+import { run, stop, track } from "../lib/processes.mjs";
+import { info, median, ms2, progress, ratio, table, thousands, verdict } from "../lib/report.mjs";
+
+const SEED_SCRIPT = join(ROOT, "bench", "seed-events.mts");
+const MAX_RSS = join(ROOT, "bench", "lib", "max-rss.mjs");
+const EVENTS_PATH = "/api/crm/v1/events";
+const PAGE_SIZE = 100;
+const DEEP_PAGE = 5000;
+
+/** a data dir of `events` events and `users` users, its server, a logged-in CLI profile and a token */
+async function prepare(base, dir, events, users) {
+  const fixture = await freshServer(base, dir, `events-${events}`, async (dataDir, env) => {
+    progress(`seeding ${thousands(events)} events and ${thousands(users)} users`);
+    const args = ["--import", "tsx", SEED_SCRIPT, dataDir, String(events), String(users)];
+    return JSON.parse((await run(args, { env })).stdout);
+  });
+  return { ...fixture, seedSeconds: fixture.seeded.seconds };
+}
+
+async function get(url, headers) {
+  const response = await fetch(url, { headers });
+  const body = await response.text();
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${body.slice(0, 300)}`);
+  return { response, body };
+}
+
+/** median and p90 wall time of `requests` sequential GETs after `warmups` */
+async function timeGets(url, headers, requests, warmups) {
+  const times = [];
+  for (let i = 0; i < warmups + requests; i++) {
+    const started = performance.now();
+    await get(url, headers);
+    if (i >= warmups) times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+const nextLink = (response) => /<([^>]*)>; rel="next"/.exec(response.headers.get("link") ?? "")?.[1];
+
+/** `events export -o ndjson` through the binary: events written, seconds, peak RSS (MB) */
+async function exportAll(env) {
+  const started = performance.now();
+  const child = track(
+    spawn(NODE, ["--import", MAX_RSS, BIN, "events", "export", "-o", "ndjson"], {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
+  let lines = 0;
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+  });
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const [code] = await once(child, "close");
+  if (code !== 0) throw new Error(`events export exited with ${code}: ${stderr.slice(-1000)}`);
+  const rss = Number(/BENCH_MAX_RSS_KB=(\d+)/.exec(stderr)?.[1]);
+  return { lines, seconds: (performance.now() - started) / 1000, rssMb: rss / 1024 };
+}
+
+export async function measureMillionEvents({ base }, dir) {
+  const large = knob("BENCH_EVENTS", 1_000_000);
+  const small = Math.min(knob("BENCH_EVENTS_SMALL", 1_000), large);
+  const users = knob("BENCH_USERS", 100_000);
+  const requests = knob("BENCH_EVENT_REQUESTS", 200);
+  const sizes = [small, large];
+  const deepLarge = Math.min(DEEP_PAGE, Math.ceil(large / PAGE_SIZE));
+  const deepSmall = Math.min(DEEP_PAGE, Math.ceil(small / PAGE_SIZE));
+  const fixtures = [];
+  try {
+    for (const events of sizes) {
+      const fixture = await prepare(base, dir, events, Math.max(1, Math.round((users * events) / large)));
+      fixtures.push(fixture);
+      const url = (query) => `${fixture.server.url}${EVENTS_PATH}${query}`;
+      // the deep page: page 5 000 of 100 (or the last one there is), reached by the cursor of the page before
+      const deep = Math.min(DEEP_PAGE, Math.ceil(events / PAGE_SIZE));
+      const before = await get(url(`?pagesize=${PAGE_SIZE}&page=${deep - 1}`), fixture.headers);
+      const cursorPage = nextLink(before.response);
+      if (!cursorPage) throw new Error(`page ${deep - 1} of ${events} events has no next link`);
+      Object.assign(fixture, {
+        events,
+        offsetUrl: url(`?pagesize=${PAGE_SIZE}&page=${deep}`),
+        reads: [
+          ["GET one event by code", url("/EV-0000500")],
+          ["first page, default order", url("")],
+          ['first page, filter=type eq "webinar"', url(`?filter=${encodeURIComponent('type eq "webinar"')}`)],
+          ["first page, order=-startsAt", url("?order=-startsAt")],
+          [
+            `deep page of ${PAGE_SIZE} by cursor (page ${thousands(deepLarge)}; the last, ${deepSmall}, at the small size)`,
+            `${fixture.server.url}${cursorPage}`,
+          ],
+        ],
+        medians: [],
+      });
+    }
+    // both servers stay up and each read alternates between them, so that the machine's load
+    // drifting during the run weighs on both sizes alike
+    progress(
+      `timing ${fixtures[0].reads.length} reads, alternating ${thousands(small)} and ${thousands(large)} events`,
+    );
+    for (let i = 0; i < fixtures[0].reads.length; i++) {
+      const times = fixtures.map(() => []);
+      for (let n = 0; n < 20 + requests; n++) {
+        for (const [f, fixture] of fixtures.entries()) {
+          const started = performance.now();
+          await get(fixture.reads[i][1], fixture.headers);
+          if (n >= 20) times[f].push(performance.now() - started);
+        }
+      }
+      for (const [f, fixture] of fixtures.entries()) fixture.medians.push(median(times[f]));
+    }
+    for (const fixture of fixtures) {
+      // what the cursor saves: the same deep page by offset (informational, a few requests)
+      fixture.offset = await timeGets(fixture.offsetUrl, fixture.headers, 5, 1);
+      progress(`events export at ${thousands(fixture.events)} events`);
+      fixture.exported = await exportAll(fixture.env);
+      if (fixture.exported.lines !== fixture.events) {
+        throw new Error(`export wrote ${fixture.exported.lines} events, not ${fixture.events}`);
+      }
+    }
+  } finally {
+    for (const fixture of fixtures) await stop(fixture.server.child);
+  }
+  const results = fixtures;
+  const [a, b] = results;
+  console.log(
+    `\n8. A million events: sequential GETs over HTTP (Bearer) to \`server start\` on SQLite, alternating sizes, median of ${requests} after a warm-up,\n` +
+      `   at ${thousands(small)} then ${thousands(large)} events (${thousands(users)} users at the large size); seeding took ${a.seedSeconds.toFixed(1)} s and ${b.seedSeconds.toFixed(1)} s`,
+  );
+  const rows = a.reads.map(([label], i) => {
+    const value = b.medians[i] / a.medians[i];
+    return [
+      label,
+      ms2(a.medians[i]),
+      ms2(b.medians[i]),
+      ratio(value),
+      verdict(`${label}: ${thousands(large)} / ${thousands(small)} events`, value, "<=", 1.5),
+    ];
+  });
+  rows.push([
+    `the same deep page by offset (page=${deepLarge} / ${deepSmall})`,
+    ms2(a.offset),
+    ms2(b.offset),
+    ratio(b.offset / a.offset),
+    info(`deep page by offset: ${thousands(large)} / ${thousands(small)} events`, b.offset / a.offset),
+  ]);
+  console.log(
+    table(
+      ["read", `median at ${thousands(small)}`, `median at ${thousands(large)}`, "ratio", "target"],
+      rows,
+      [1, 2, 3],
+    ),
+  );
+  const rate = (e) => `${thousands(Math.round(e.lines / e.seconds))} events/s`;
+  const rssRatio = b.exported.rssMb / a.exported.rssMb;
+  console.log(
+    table(
+      ["events export -o ndjson (remote)", `at ${thousands(small)}`, `at ${thousands(large)}`, "ratio", "target"],
+      [
+        ["rate", rate(a.exported), rate(b.exported), "", ""],
+        [
+          "peak RSS of the CLI",
+          `${a.exported.rssMb.toFixed(0)} MB`,
+          `${b.exported.rssMb.toFixed(0)} MB`,
+          ratio(rssRatio),
+          verdict(`events export peak RSS: ${thousands(large)} / ${thousands(small)} events`, rssRatio, "<=", 1.5),
+        ],
+      ],
+      [1, 2, 3],
+    ),
+  );
+}

@@ -1,0 +1,141 @@
+// Seeds a data dir made by `server init` with EVENTS events and USERS users, straight into its
+// SQLite file (better-sqlite3: one transaction, prepared multi-row inserts, in chunks), writing the
+// rows the server itself keeps: events; for users the resources row, its indexed values
+// (flattenValues, the app's own function) and a password-less credential.
+// Usage: node --import tsx bench/seed-events.mts DATA_DIR EVENTS USERS
+// Events are EV-0000001 …: five types in turn, about three per start minute (ties on startsAt).
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { flattenValues } from "../src/server/store/resources-repo.js";
+
+const [dataDir, eventsText, usersText] = process.argv.slice(2);
+if (!dataDir) throw new Error("usage: node --import tsx bench/seed-events.mts DATA_DIR EVENTS USERS");
+const EVENTS = Number(eventsText);
+const USERS = Number(usersText);
+const CHUNK = 500;
+export const TYPES = ["webinar", "meeting", "conference", "call", "visit"];
+
+const db = new Database(join(dataDir, "bizctl.db"), { fileMustExist: true });
+db.pragma("journal_mode = WAL");
+db.pragma("synchronous = OFF");
+
+/** `insert ... values (?, ...), (?, ...)` for `rows` rows, prepared once per size. */
+function inserter(table: string, columns: string[]) {
+  const statements = new Map<number, Database.Statement>();
+  const row = `(${columns.map(() => "?").join(", ")})`;
+  return (rows: unknown[][]) => {
+    if (rows.length === 0) return;
+    let statement = statements.get(rows.length);
+    if (!statement) {
+      statement = db.prepare(
+        `insert into ${table} (${columns.join(", ")}) values ${Array(rows.length).fill(row).join(", ")}`,
+      );
+      statements.set(rows.length, statement);
+    }
+    statement.run(rows.flat());
+  };
+}
+
+const EVENT_COLUMNS = [
+  "code_key",
+  "code",
+  "name",
+  "description",
+  "type",
+  "starts_at",
+  "ends_at",
+  "all_day",
+  "location",
+  "organizer",
+  "attendees",
+  "tags",
+  "custom_fields",
+  "created_at",
+  "updated_at",
+  "created_by",
+  "version",
+];
+const insertEvents = inserter("events", EVENT_COLUMNS);
+const insertResources = inserter("resources", [
+  "id",
+  "resource_type",
+  "external_id",
+  "display_name",
+  "user_name_key",
+  "attributes",
+  "created_at",
+  "updated_at",
+  "version",
+]);
+const insertValues = inserter("resource_values", ["resource_id", "path", "elem", "kind", "text_value", "num_value"]);
+const insertCredentials = inserter("credentials", [
+  "user_id",
+  "password_hash",
+  "first_login",
+  "failed_logins",
+  "updated_at",
+]);
+
+const base = Date.parse("2027-01-01T00:00:00Z");
+const minutes = Math.max(1, Math.ceil(EVENTS / 3));
+const now = new Date().toISOString();
+
+function eventRow(i: number): unknown[] {
+  const code = `EV-${String(i).padStart(7, "0")}`;
+  const startsAt = base + ((i * 7919) % minutes) * 60_000;
+  return [
+    code.toLowerCase(),
+    code,
+    `Event ${i}`,
+    null,
+    TYPES[i % TYPES.length],
+    new Date(startsAt).toISOString(),
+    new Date(startsAt + 3_600_000).toISOString(),
+    0,
+    `Room ${i % 50}`,
+    `organizer-${i % 100}`,
+    JSON.stringify([{ name: "Ann", email: "ann@example.com" }]),
+    JSON.stringify(["bench"]),
+    null,
+    now,
+    now,
+    "admin",
+    1,
+  ];
+}
+
+const started = performance.now();
+db.transaction(() => {
+  for (let i = 1; i <= EVENTS; i += CHUNK) {
+    const rows: unknown[][] = [];
+    for (let j = i; j < Math.min(i + CHUNK, EVENTS + 1); j++) rows.push(eventRow(j));
+    insertEvents(rows);
+  }
+  for (let i = 0; i < USERS; i += CHUNK) {
+    const resources: unknown[][] = [];
+    const values: unknown[][] = [];
+    const credentials: unknown[][] = [];
+    for (let j = i; j < Math.min(i + CHUNK, USERS); j++) {
+      const userName = `user-${String(j).padStart(6, "0")}`;
+      const id = crypto.randomUUID();
+      const attributes = {
+        userName,
+        displayName: `User ${j}`,
+        active: true,
+        roles: [{ value: "member" }],
+        emails: [{ value: `${userName}@example.com`, type: "work" }],
+      };
+      resources.push([id, "User", null, attributes.displayName, userName, JSON.stringify(attributes), now, now, 1]);
+      for (const v of flattenValues(attributes)) values.push([id, v.path, v.elem, v.kind, v.text_value, v.num_value]);
+      credentials.push([id, null, 1, 0, now]);
+    }
+    insertResources(resources);
+    for (let k = 0; k < values.length; k += CHUNK) insertValues(values.slice(k, k + CHUNK));
+    insertCredentials(credentials);
+  }
+})();
+db.pragma("wal_checkpoint(TRUNCATE)");
+db.close();
+process.stdout.write(
+  `${JSON.stringify({ events: EVENTS, users: USERS, seconds: (performance.now() - started) / 1000 })}\n`,
+);

@@ -1,0 +1,55 @@
+import { once } from "node:events";
+import type { Context } from "./context.js";
+import { render } from "./output.js";
+
+/**
+ * Prints a list that arrives page by page, writing each page as it comes so that memory stays
+ * flat however long the list: NDJSON and YAML pages simply follow one another, a JSON array is
+ * opened once and closed at the end (the same bytes as printing the whole array), and CSV writes
+ * its header once, with `csvColumns` as the columns since the later pages are not known yet.
+ * A table needs every row to size its columns, so it is the one format printed at the end.
+ */
+export async function printPages(
+  ctx: Context,
+  pages: AsyncIterable<unknown[]>,
+  options: { columns?: string[]; csvColumns: string[] },
+): Promise<number> {
+  const format = ctx.format();
+  let count = 0;
+  if (format === "table") {
+    const rows: unknown[] = [];
+    for await (const page of pages) rows.push(...page);
+    await ctx.print(rows, options.columns);
+    return rows.length;
+  }
+  const stdout = ctx.io.stdout;
+  const write = async (text: string) => {
+    if (text && !stdout.write(text)) await once(stdout, "drain");
+  };
+  const renderPage = (rows: unknown[]) =>
+    render(rows, {
+      format,
+      fields: format === "csv" ? (ctx.fields() ?? options.csvColumns) : ctx.fields(),
+      columns: options.columns,
+      width: stdout.columns ?? 100,
+      color: ctx.color,
+      terminal: Boolean(stdout.isTTY),
+    });
+  for await (const page of pages) {
+    if (page.length === 0) continue;
+    const text = await renderPage(page);
+    if (format === "json") {
+      // "[\n  a,\n  b\n]\n": the elements without the brackets, comma-joined across pages
+      const elements = text.slice(2, -3);
+      await write(count === 0 ? `[\n${elements}` : `,\n${elements}`);
+    } else if (format === "csv" && count > 0) {
+      await write(text.slice(text.indexOf("\n") + 1));
+    } else {
+      await write(text);
+    }
+    count += page.length;
+  }
+  if (count === 0) await write(await renderPage([]));
+  else if (format === "json") await write("\n]\n");
+  return count;
+}

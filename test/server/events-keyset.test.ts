@@ -1,0 +1,191 @@
+// Keyset pages of the events list: the Link `next` cursor, on SQLite and on PostgreSQL.
+import { CompiledQuery, sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseListQuery } from "../../src/server/services/events.js";
+import { listEventsQuery } from "../../src/server/store/events-repo.js";
+import { startPostgresTestServer } from "../helpers/postgres.js";
+import {
+  ADMIN_PASSWORD,
+  ADMIN_USER,
+  bearer,
+  loginToken,
+  problemOf,
+  startTestServer,
+  type TestServer,
+} from "../helpers/server.js";
+
+const EVENTS = "/api/crm/v1/events";
+const TYPES = ["webinar", "Webinar", "call", null];
+
+/** 23 events: four per start time (ties), every fourth without a type, some without an end */
+const SEED = Array.from({ length: 23 }, (_, i) => ({
+  code: `K-${String((i * 7) % 23).padStart(2, "0")}`,
+  name: `Event ${i % 5}`,
+  startsAt: `2027-03-${String(1 + Math.floor(i / 4)).padStart(2, "0")}T10:00:00Z`,
+  ...(TYPES[i % 4] && { type: TYPES[i % 4] }),
+  ...(i % 3 === 0 && { endsAt: "2027-04-01T10:00:00Z" }),
+}));
+
+interface Page {
+  data: { code: string }[];
+  page: number;
+  pagesize: number;
+  total?: number;
+  totalPages?: number;
+}
+
+const nextOf = (link: string) => /<([^>]*)>; rel="next"/.exec(link)?.[1];
+
+describe.each([
+  ["SQLite", () => startTestServer()],
+  ["PostgreSQL", () => startPostgresTestServer()],
+])("events list cursor pages (%s)", (_name, start) => {
+  let server: TestServer;
+  let auth: Record<string, string>;
+  beforeAll(async () => {
+    server = await start();
+    auth = bearer(await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
+    for (const event of SEED) {
+      const response = await server.app.inject({ method: "POST", url: EVENTS, headers: auth, payload: event });
+      if (response.statusCode !== 201) throw new Error(response.body);
+    }
+  });
+  afterAll(async () => server?.close());
+
+  const get = (url: string) => server.app.inject({ method: "GET", url, headers: auth });
+
+  /** follows next from the first page; every page's codes */
+  async function walk(query: string): Promise<string[][]> {
+    const pages: string[][] = [];
+    let url: string | undefined = `${EVENTS}?${query}`;
+    while (url) {
+      const response = await get(url);
+      expect(response.statusCode, response.body).toBe(200);
+      const body = response.json() as Page;
+      pages.push(body.data.map((e) => e.code));
+      if (pages.length > 1) {
+        // a cursor page: numbered, without the total it would have to count
+        expect(body.page).toBe(pages.length);
+        expect(body).not.toHaveProperty("total");
+        expect(body).not.toHaveProperty("totalPages");
+        expect(new URL(url, "http://x").searchParams.get("cursor")).toBeTruthy();
+      }
+      url = nextOf(String(response.headers.link));
+      if (pages.length > 30) throw new Error("the cursor does not advance");
+    }
+    return pages;
+  }
+
+  it.each([
+    ["the default order", ""],
+    ["-startsAt (ties on startsAt, code ascending)", "order=-startsAt"],
+    ["type, NULLs last", "order=type"],
+    ["-type,-startsAt, NULLs first", "order=-type,-startsAt"],
+    ["endsAt,-name, mostly NULL", "order=endsAt,-name"],
+    ["name,-code", "order=name,-code"],
+    ["a type filter", `filter=${encodeURIComponent('type eq "webinar"')}`],
+    ["a filter and -startsAt", `filter=${encodeURIComponent('type ne "call"')}&order=-startsAt`],
+  ])("walks every event exactly once, in order, with %s", async (_label, query) => {
+    const whole = (await get(`${EVENTS}?pagesize=100${query ? `&${query}` : ""}`)).json() as Page;
+    const pages = await walk(`pagesize=3${query ? `&${query}` : ""}`);
+    expect(pages.flat()).toEqual(whole.data.map((e) => e.code));
+    expect(pages.length).toBe(Math.max(1, Math.ceil(whole.data.length / 3)));
+    expect(pages.slice(0, -1).every((p) => p.length === 3)).toBe(true);
+  });
+
+  it("keeps page, prev and the other parameters in the links of a cursor page; no last", async () => {
+    const first = await get(`${EVENTS}?pagesize=5&order=-startsAt`);
+    const second = await get(nextOf(String(first.headers.link))!);
+    const links = String(second.headers.link);
+    expect(links).not.toContain('rel="last"');
+    const prev = /<([^>]*)>; rel="prev"/.exec(links)?.[1];
+    expect(new URL(prev!, "http://x").searchParams.get("page")).toBe("1");
+    const next = new URL(nextOf(links)!, "http://x").searchParams;
+    expect([next.get("page"), next.get("pagesize"), next.get("order")]).toEqual(["3", "5", "-startsAt"]);
+  });
+
+  it.each([
+    ["another order", "&order=name"],
+    ["another filter", `&filter=${encodeURIComponent('type eq "call"')}`],
+    ["another pagesize", "&pagesize=4"],
+    ["a page other than its own", "&page=7"],
+  ])("refuses a cursor with %s as 400 validation_failed", async (_label, change) => {
+    const first = await get(`${EVENTS}?pagesize=3`);
+    const cursor = new URL(nextOf(String(first.headers.link))!, "http://x").searchParams.get("cursor")!;
+    const query = `cursor=${cursor}${change.includes("pagesize") ? "" : "&pagesize=3"}${change}`;
+    const problem = problemOf(await get(`${EVENTS}?${query}`), 400, "validation_failed");
+    expect(problem.errors?.[0]?.path).toMatch(/^\/query\/(cursor|page)$/);
+  });
+
+  it.each([
+    ["not base64url", "!!!"],
+    ["not JSON", Buffer.from("hello").toString("base64url")],
+    ["the wrong number of keys", Buffer.from(JSON.stringify({ q: "x", p: 2, k: ["a"] })).toString("base64url")],
+    ["an object as a key", Buffer.from(JSON.stringify({ q: "x", p: 2, k: [{}, "a"] })).toString("base64url")],
+    ["page 1", Buffer.from(JSON.stringify({ q: "x", p: 1, k: ["a", "b"] })).toString("base64url")],
+  ])("refuses a tampered cursor (%s) as 400 validation_failed", async (_label, cursor) => {
+    const problem = problemOf(await get(`${EVENTS}?cursor=${cursor}`), 400, "validation_failed");
+    expect(problem.errors).toContainEqual(expect.objectContaining({ path: "/query/cursor" }));
+  });
+
+  it("refuses a cursor whose digest was edited to fit", async () => {
+    const first = await get(`${EVENTS}?pagesize=3`);
+    const cursor = new URL(nextOf(String(first.headers.link))!, "http://x").searchParams.get("cursor")!;
+    const decoded = JSON.parse(Buffer.from(cursor, "base64url").toString());
+    const edited = Buffer.from(JSON.stringify({ ...decoded, q: "AAAAAAAAAAAAAAAA" })).toString("base64url");
+    problemOf(await get(`${EVENTS}?pagesize=3&cursor=${edited}`), 400, "validation_failed");
+  });
+
+  it("counts the unfiltered total from the trigger-kept count, exact after creates and deletes", async () => {
+    const total = async () => ((await get(EVENTS)).json() as Page).total;
+    expect(await total()).toBe(SEED.length);
+    const created = await server.app.inject({
+      method: "POST",
+      url: EVENTS,
+      headers: auth,
+      payload: { code: "K-extra", name: "x", startsAt: "2027-05-01T00:00:00Z" },
+    });
+    expect(await total()).toBe(SEED.length + 1);
+    const deleted = await server.app.inject({
+      method: "DELETE",
+      url: `${EVENTS}/K-extra`,
+      headers: { ...auth, "if-match": String(created.headers.etag) },
+    });
+    expect(deleted.statusCode).toBe(204);
+    expect(await total()).toBe(SEED.length);
+  });
+
+  /** the plan of a cursor page's query in this order and filter */
+  async function plan(query: { order?: string; filter?: string }): Promise<string> {
+    const { db, dialect } = server.app.services.store;
+    const { sort, where } = parseListQuery(query, dialect);
+    const after = sort.map((key) => (key.column === "starts_at" ? "2027-03-03T10:00:00.000Z" : "k-05"));
+    const compiled = listEventsQuery(db, { sort, where, limit: 21, after }).compile();
+    if (dialect === "sqlite") {
+      const rows = await db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
+      );
+      return rows.rows.map((r) => r.detail).join("\n");
+    }
+    // on a few rows a scan and a sort are cheapest: ask whether an index can serve the order at all
+    return db.transaction().execute(async (trx) => {
+      for (const setting of ["enable_seqscan", "enable_bitmapscan", "enable_sort"]) {
+        await sql`select set_config(${setting}, 'off', true)`.execute(trx);
+      }
+      const rows = await trx.executeQuery<{ "QUERY PLAN": string }>(
+        CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]),
+      );
+      return rows.rows.map((r) => r["QUERY PLAN"]).join("\n");
+    });
+  }
+
+  it.each([
+    ["the default order", {}, "events_starts_at_idx"],
+    ["-startsAt", { order: "-startsAt" }, "events_starts_at_desc_idx"],
+    ["a type filter", { filter: 'type eq "webinar"' }, "events_type_keyset_idx"],
+  ])("reads a cursor page in %s from an index, without a scan or a sort", async (_label, query, index) => {
+    const text = await plan(query);
+    expect(text).toContain(index);
+    expect(text).not.toMatch(/SCAN events\b(?! USING)|TEMP B-TREE|Seq Scan|Sort/);
+  });
+});
