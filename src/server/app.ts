@@ -23,6 +23,7 @@ import { authRoutes } from "./routes/auth.js";
 import { eventRoutes } from "./routes/events.js";
 import { resourceRoutes } from "./routes/resources.js";
 import { serviceRoutes } from "./routes/service.js";
+import { sessionRoutes } from "./routes/sessions.js";
 import type { ServiceContext } from "./services/context.js";
 import { openKeyStorage } from "./services/key-storage.js";
 import { KeyRing } from "./services/keys.js";
@@ -244,6 +245,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   authRoutes(app, services, { rateLimit: options.loginRateLimit ?? DEFAULTS.loginRateLimit });
   eventRoutes(app, services);
   resourceRoutes(app, services);
+  sessionRoutes(app, services);
   oauthRoutes(app, services);
   await app.ready();
   services.mailer.start();

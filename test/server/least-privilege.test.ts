@@ -39,6 +39,7 @@ interface Cell {
   target: TestAdmin;
   /** the target's representation as an admin reads it */
   representation: Json;
+  admin: Call;
 }
 
 interface Operation {
@@ -73,6 +74,20 @@ const everyTarget = (outcome: Outcome): Record<TargetKind, Outcome> => ({
   admin: outcome,
   self: outcome,
 });
+
+/** The target logged in elsewhere, so that signing it out has a session to end. */
+const targetLoggedIn = async (server: TestServer, target: TestAdmin) => {
+  await loginToken(server.app, target.userName, target.password);
+};
+
+/** One open session of the target (the caller's own when the target is the caller), as an admin lists them. */
+async function aSessionOf(cell: Cell): Promise<string> {
+  const { sessions } = (await cell.admin("GET", `/Resources/${cell.target.id}/sessions`)).json() as {
+    sessions: { id: string }[];
+  };
+  if (!sessions[0]) throw new Error("the target has no open session");
+  return sessions[0].id;
+}
 
 const OPERATIONS: Operation[] = [
   {
@@ -113,6 +128,19 @@ const OPERATIONS: Operation[] = [
     },
     run: (cell) => cell.call("POST", `/auth/unlock/${cell.target.id}`),
     // members may not call unlock at all (the contract's access rule)
+    expect: { admin: everyTarget(204), support: supportOnOrdinary(204), member: everyTarget(FORBIDDEN) },
+  },
+  {
+    name: "sign out every session",
+    prepare: targetLoggedIn,
+    run: (cell) => cell.call("DELETE", `/Resources/${cell.target.id}/sessions`),
+    // members may not call it at all (the contract's access rule); an admin may end its own too
+    expect: { admin: everyTarget(200), support: supportOnOrdinary(200), member: everyTarget(FORBIDDEN) },
+  },
+  {
+    name: "sign out one session",
+    prepare: targetLoggedIn,
+    run: async (cell) => cell.call("DELETE", `/Resources/${cell.target.id}/sessions/${await aSessionOf(cell)}`),
     expect: { admin: everyTarget(204), support: supportOnOrdinary(204), member: everyTarget(FORBIDDEN) },
   },
   {
@@ -188,7 +216,7 @@ describe("least privilege: operation × caller's role × target's roles", () => 
           const call = caller(server.app, await loginToken(server.app, me.userName, me.password));
           const representation = (await admin("GET", `/Resources/${target.id}`)).json() as Json;
           const before = await accountRows(server, target.id);
-          const response = await operation.run({ call, target, representation });
+          const response = await operation.run({ call, target, representation, admin });
           if (typeof outcome === "number") {
             expect(response.statusCode, response.body.slice(0, 300)).toBe(outcome);
           } else {

@@ -12,6 +12,8 @@ import { type ListOptions, listOptions, listResources } from "../resources/list.
 import { updateResource } from "../resources/update.js";
 import { collect, examples, tolerating, withContext } from "../shared.js";
 import { resolveUser } from "./resolve.js";
+import * as sessions from "./sessions.js";
+import * as signOut from "./sign-out.js";
 
 const USER_COLUMNS = ["id", "userName", "displayName", "active", "roles", "firstLogin", "locked"];
 const ROLES = ["admin", "support", "member"];
@@ -279,4 +281,6 @@ export function register(program: Command, io: Context["io"]): void {
         );
       }),
     );
+  sessions.register(group, io);
+  signOut.register(group, io);
 }

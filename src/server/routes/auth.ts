@@ -28,7 +28,13 @@ export function authRoutes(app: FastifyInstance, ctx: ServiceContext, options: A
     app,
     ctx,
     contract.login,
-    async (request) => accounts.login(ctx, request.body.userName, request.body.password),
+    async (request) =>
+      accounts.login(ctx, request.body.userName, request.body.password, {
+        // request.ip honours --trust-proxy as the rate limiter's key does (which masks IPv6 to a
+        // subnet: not what a person reading the session list wants to see)
+        ip: request.ip,
+        userAgent: request.headers["user-agent"],
+      }),
     loginLimit,
   );
   registerRoute(

@@ -221,6 +221,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable("credentials").addColumn("password_changed_at", "text").execute();
     },
   },
+  "0010_session_details": {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("sessions").addColumn("client_ip", "text").execute();
+      await db.schema.alterTable("sessions").addColumn("user_agent", "text").execute();
+      await db.schema.alterTable("sessions").addColumn("last_used_at", "text").execute();
+    },
+  },
 };
 
 class InlineProvider implements MigrationProvider {
