@@ -47,9 +47,9 @@ _bizctl_words() {
     "resources create") words="--type --set --file --if-not-exists --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources update") words="--set --file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources delete") words="--ignore-not-found --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
-    "users") words="list create get update set-roles delete set-password disable enable unlock sessions sign-out --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users") words="list create get update set-roles delete set-password disable enable unlock invite sessions sign-out --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users list") words="--filter --sort-by --sort-order --start-index --count --all --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
-    "users create") words="--user-name --email --role --set --file --password-stdin --no-password --if-not-exists --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users create") words="--user-name --email --role --set --file --password-stdin --no-password --invite --if-not-exists --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users get") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users update") words="--set --file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users set-roles") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -58,6 +58,7 @@ _bizctl_words() {
     "users disable") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users enable") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users unlock") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users invite") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users sessions") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users sign-out") words="--session --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "events") words="list get create update delete import export --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -70,7 +71,7 @@ _bizctl_words() {
     "events export") words="--order --filter --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server") words="init start migrate backup outbox mail-queue rotate-key recover-admin --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server init") words="--data-dir --database --secret-key-file --admin-user --admin-email --password-stdin --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
-    "server start") words="--data-dir --database --secret-key-file --host --port --public-url --smtp-url --mail-from --login-rate-limit --redis-url --redis-prefix --token-ttl --log-level --workers --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "server start") words="--data-dir --database --secret-key-file --host --port --public-url --smtp-url --mail-from --login-rate-limit --redis-url --redis-prefix --token-ttl --invite-ttl --log-level --workers --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server migrate") words="--data-dir --database --secret-key-file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server backup") words="--data-dir --database --secret-key-file --force --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server outbox") words="list show --data-dir --database --secret-key-file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;

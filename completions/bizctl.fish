@@ -442,7 +442,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from users' -a 'list create get update set-roles delete set-password disable enable unlock sessions sign-out'
+complete -c bizctl -n '__fish_seen_subcommand_from users' -a 'list create get update set-roles delete set-password disable enable unlock invite sessions sign-out'
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l server
@@ -480,6 +480,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l file
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l password-stdin
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l no-password
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l invite
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l if-not-exists
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l profile
@@ -594,6 +595,18 @@ complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l server
@@ -772,6 +785,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcom
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l redis-url
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l redis-prefix
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l token-ttl
+complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l invite-ttl
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l log-level
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l workers
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l trust-proxy

@@ -2,6 +2,7 @@ export * as auth from "./auth.js";
 export * from "./common.js";
 export * from "./errors.js";
 export * as events from "./events.js";
+export * as invitations from "./invitations.js";
 export * as oauth from "./oauth.js";
 export * as resources from "./resources.js";
 export * from "./route.js";
@@ -10,6 +11,7 @@ export * as sessions from "./sessions.js";
 
 import { authRoutes } from "./auth.js";
 import { eventRoutes } from "./events.js";
+import { invitationRoutes } from "./invitations.js";
 import { oauthRoutes } from "./oauth.js";
 import { resourceRoutes } from "./resources.js";
 import type { RouteEntry } from "./route.js";
@@ -24,4 +26,5 @@ export const allRoutes: readonly RouteEntry[] = [
   ...resourceRoutes,
   ...oauthRoutes,
   ...sessionRoutes,
+  ...invitationRoutes,
 ];

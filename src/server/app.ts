@@ -21,6 +21,7 @@ import { installSecurityHeaders } from "./plugins/security-headers.js";
 import { ProblemError } from "./problems.js";
 import { authRoutes } from "./routes/auth.js";
 import { eventRoutes } from "./routes/events.js";
+import { invitationRoutes } from "./routes/invitations.js";
 import { resourceRoutes } from "./routes/resources.js";
 import { serviceRoutes } from "./routes/service.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -161,6 +162,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     allowPlaintextOverHttp: options.allowPlaintextOverHttp ?? false,
     linkBase: () => publicUrl ?? listenUrl ?? DEFAULTS.linkBase,
     resetTokenTtlSeconds: options.resetTokenTtlSeconds ?? DEFAULTS.resetTokenTtlSeconds,
+    inviteTtlSeconds: options.inviteTtlSeconds ?? DEFAULTS.inviteTtlSeconds,
     log,
     mailer: createMailer({
       store,
@@ -246,6 +248,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   eventRoutes(app, services);
   resourceRoutes(app, services);
   sessionRoutes(app, services);
+  invitationRoutes(app, services);
   oauthRoutes(app, services);
   await app.ready();
   services.mailer.start();

@@ -144,6 +144,23 @@ const OPERATIONS: Operation[] = [
     expect: { admin: everyTarget(204), support: supportOnOrdinary(204), member: everyTarget(FORBIDDEN) },
   },
   {
+    name: "send an invitation",
+    // an invitation needs an address and a first password still to choose
+    prepare: async (_server, target, admin) => {
+      const current = (await admin("GET", `/Resources/${target.id}`)).json() as Json;
+      const emails = [{ value: `${target.userName}@example.com`, primary: true }];
+      const response = await admin("PUT", `/Resources/${target.id}`, { ...current, emails, password: TEMP_PASSWORD });
+      if (response.statusCode !== 200) throw new Error(response.body);
+    },
+    run: (cell) => cell.call("POST", `/Resources/${cell.target.id}/invitation`),
+    // the caller's own account has a password of its own: an invitation is for a first one
+    expect: {
+      admin: { ...everyTarget(202), self: [409, "conflict"] },
+      support: supportOnOrdinary(202),
+      member: everyTarget(FORBIDDEN),
+    },
+  },
+  {
     name: "change roles",
     run: (cell) => put(cell, { roles: [{ value: "member" }, { value: "support" }] }),
     expect: {
@@ -171,7 +188,7 @@ const OPERATIONS: Operation[] = [
 const CALLERS: CallerRole[] = ["admin", "support", "member"];
 const TARGETS: TargetKind[] = ["member", "support", "admin", "self"];
 
-/** The rows that make up an account: its resource, credentials and sessions. */
+/** The rows that make up an account: its resource, credentials, sessions and reset or invitation links. */
 async function accountRows(server: TestServer, id: string): Promise<string> {
   const db = server.app.services.store.db;
   const resource = await db.selectFrom("resources").selectAll().where("id", "=", id).execute();
@@ -185,7 +202,13 @@ async function accountRows(server: TestServer, id: string): Promise<string> {
     .execute();
   const credentials = await db.selectFrom("credentials").selectAll().where("user_id", "=", id).execute();
   const sessions = await db.selectFrom("sessions").selectAll().where("user_id", "=", id).orderBy("id").execute();
-  return JSON.stringify({ resource, values, credentials, sessions });
+  const links = await db
+    .selectFrom("password_resets")
+    .selectAll()
+    .where("user_id", "=", id)
+    .orderBy("token_hash")
+    .execute();
+  return JSON.stringify({ resource, values, credentials, sessions, links });
 }
 
 describe("least privilege: operation × caller's role × target's roles", () => {

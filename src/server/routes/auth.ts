@@ -48,8 +48,8 @@ export function authRoutes(app: FastifyInstance, ctx: ServiceContext, options: A
     await recovery.resetPassword(ctx, request.body.token, request.body.newPassword);
     return reply.status(204).send();
   });
-  registerRoute(app, ctx, contract.resetPasswordPage, async (_request, reply) => {
-    const page = resetPage();
+  registerRoute(app, ctx, contract.resetPasswordPage, async (request, reply) => {
+    const page = resetPage(request.query.invitation === "1" ? "invitation" : "reset");
     return reply.header("content-security-policy", page.csp).type("text/html; charset=utf-8").send(page.html);
   });
   registerRoute(app, ctx, contract.unlock, async (request, reply) => {

@@ -228,6 +228,12 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable("sessions").addColumn("last_used_at", "text").execute();
     },
   },
+  "0011_support_invitations": {
+    async up(db: Kysely<unknown>) {
+      // an invitation is a single-use link like a reset, so it shares the table and PUT /resetPassword
+      await db.schema.alterTable("password_resets").addColumn("purpose", "text").execute();
+    },
+  },
 };
 
 class InlineProvider implements MigrationProvider {

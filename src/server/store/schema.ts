@@ -79,6 +79,8 @@ export interface PasswordResetsTable {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  /** null for a reset link, 'invitation' for an invitation's: the same single-use link, another mail */
+  purpose: string | null;
 }
 
 /** Every (consumer, token, nonce, timestamp) accepted, kept until the timestamp leaves the window. */
