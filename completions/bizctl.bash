@@ -15,7 +15,7 @@ _bizctl_words() {
   local words=""
   case "$1" in
     "") words="auth oauth resources users events server profile api completion help --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
-    "auth") words="login logout status token first-login change-password renew-password reset-password --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "auth") words="login logout status token first-login change-password renew-password reset-password sessions sign-out --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth login") words="--user --password-stdin --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth logout") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth status") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -24,6 +24,8 @@ _bizctl_words() {
     "auth change-password") words="--password-stdin --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth renew-password") words="--user --email --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth reset-password") words="--token --password-stdin --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "auth sessions") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "auth sign-out") words="--others --session --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "oauth") words="consumers request-token authorize access-token flow whoami call tokens --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "oauth consumers") words="create list get delete --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "oauth consumers create") words="--name --callback --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -45,9 +47,9 @@ _bizctl_words() {
     "resources create") words="--type --set --file --if-not-exists --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources update") words="--set --file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources delete") words="--ignore-not-found --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
-    "users") words="list create get update set-roles delete set-password disable enable unlock --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users") words="list create get update set-roles delete set-password disable enable unlock invite sessions sign-out --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users list") words="--filter --sort-by --sort-order --start-index --count --all --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
-    "users create") words="--user-name --email --role --set --file --password-stdin --no-password --if-not-exists --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users create") words="--user-name --email --role --set --file --password-stdin --no-password --invite --if-not-exists --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users get") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users update") words="--set --file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users set-roles") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -56,6 +58,9 @@ _bizctl_words() {
     "users disable") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users enable") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "users unlock") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users invite") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users sessions") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users sign-out") words="--session --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "events") words="list get create update delete import export --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "events list") words="--order --page --page-size --filter --all --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "events get") words="--version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -66,7 +71,7 @@ _bizctl_words() {
     "events export") words="--order --filter --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server") words="init start migrate backup outbox mail-queue rotate-key recover-admin --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server init") words="--data-dir --database --secret-key-file --admin-user --admin-email --password-stdin --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
-    "server start") words="--data-dir --database --secret-key-file --host --port --public-url --smtp-url --mail-from --login-rate-limit --redis-url --redis-prefix --token-ttl --log-level --workers --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
+    "server start") words="--data-dir --database --secret-key-file --host --port --public-url --smtp-url --mail-from --login-rate-limit --redis-url --redis-prefix --token-ttl --invite-ttl --log-level --workers --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server migrate") words="--data-dir --database --secret-key-file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server backup") words="--data-dir --database --secret-key-file --force --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;
     "server outbox") words="list show --data-dir --database --secret-key-file --version --profile --server --output --json --fields --no-color --quiet --verbose --yes --no-input --help" ;;

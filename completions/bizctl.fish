@@ -13,7 +13,7 @@ complete -c bizctl -n '__fish_use_subcommand' -l verbose
 complete -c bizctl -n '__fish_use_subcommand' -l yes
 complete -c bizctl -n '__fish_use_subcommand' -l no-input
 complete -c bizctl -n '__fish_use_subcommand' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from auth' -a 'login logout status token first-login change-password renew-password reset-password'
+complete -c bizctl -n '__fish_seen_subcommand_from auth' -a 'login logout status token first-login change-password renew-password reset-password sessions sign-out'
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l server
@@ -129,6 +129,32 @@ complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_se
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l others
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l session
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -a 'consumers request-token authorize access-token flow whoami call tokens'
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l profile
@@ -416,7 +442,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from users' -a 'list create get update set-roles delete set-password disable enable unlock'
+complete -c bizctl -n '__fish_seen_subcommand_from users' -a 'list create get update set-roles delete set-password disable enable unlock invite sessions sign-out'
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l server
@@ -454,6 +480,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l file
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l password-stdin
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l no-password
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l invite
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l if-not-exists
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l profile
@@ -568,6 +595,43 @@ complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l session
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from events' -a 'list get create update delete import export'
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l profile
@@ -721,6 +785,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcom
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l redis-url
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l redis-prefix
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l token-ttl
+complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l invite-ttl
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l log-level
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l workers
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l trust-proxy

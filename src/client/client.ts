@@ -73,6 +73,10 @@ export function problemOf(response: TransportResponse, body: unknown): ProblemDo
   };
 }
 
+declare const BIZCTL_VERSION: string;
+/** Names the CLI in the server's session list (`auth sessions`), so a person can tell sessions apart. */
+const USER_AGENT = `bizctl/${typeof BIZCTL_VERSION === "string" ? BIZCTL_VERSION : "0.0.0-dev"}`;
+
 /** Calls contract operations over any transport; a non-2xx answer throws ApiError. */
 export class ApiClient {
   constructor(
@@ -110,7 +114,7 @@ export class ApiClient {
   }
 
   private async request(method: string, path: string, body: unknown, extra: Record<string, string>) {
-    const headers: Record<string, string> = { accept: "application/json", ...extra };
+    const headers: Record<string, string> = { accept: "application/json", "user-agent": USER_AGENT, ...extra };
     const authorization = extra.authorization ?? this.options.authorization?.();
     if (authorization) headers.authorization = authorization;
     let payload: string | undefined;

@@ -137,7 +137,10 @@ export const resetPasswordPage = defineRoute({
   summary: "The page a reset link opens: a form that sets the new password through PUT /resetPassword",
   tags: ["auth"],
   access: { public: true },
-  query: Type.Object({ token: Type.Optional(Type.String({ maxLength: 512 })) }),
+  query: Type.Object({
+    token: Type.Optional(Type.String({ maxLength: 512 })),
+    invitation: Type.Optional(Type.String({ maxLength: 8, description: "1: the words of an invitation" })),
+  }),
   responses: { 200: Type.String({ description: "text/html" }) },
 });
 

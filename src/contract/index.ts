@@ -2,17 +2,21 @@ export * as auth from "./auth.js";
 export * from "./common.js";
 export * from "./errors.js";
 export * as events from "./events.js";
+export * as invitations from "./invitations.js";
 export * as oauth from "./oauth.js";
 export * as resources from "./resources.js";
 export * from "./route.js";
 export * as service from "./service.js";
+export * as sessions from "./sessions.js";
 
 import { authRoutes } from "./auth.js";
 import { eventRoutes } from "./events.js";
+import { invitationRoutes } from "./invitations.js";
 import { oauthRoutes } from "./oauth.js";
 import { resourceRoutes } from "./resources.js";
 import type { RouteEntry } from "./route.js";
 import { serviceRoutes } from "./service.js";
+import { sessionRoutes } from "./sessions.js";
 
 /** Every operation the server registers and the client may call. */
 export const allRoutes: readonly RouteEntry[] = [
@@ -21,4 +25,6 @@ export const allRoutes: readonly RouteEntry[] = [
   ...eventRoutes,
   ...resourceRoutes,
   ...oauthRoutes,
+  ...sessionRoutes,
+  ...invitationRoutes,
 ];

@@ -21,8 +21,10 @@ import { installSecurityHeaders } from "./plugins/security-headers.js";
 import { ProblemError } from "./problems.js";
 import { authRoutes } from "./routes/auth.js";
 import { eventRoutes } from "./routes/events.js";
+import { invitationRoutes } from "./routes/invitations.js";
 import { resourceRoutes } from "./routes/resources.js";
 import { serviceRoutes } from "./routes/service.js";
+import { sessionRoutes } from "./routes/sessions.js";
 import type { ServiceContext } from "./services/context.js";
 import { openKeyStorage } from "./services/key-storage.js";
 import { KeyRing } from "./services/keys.js";
@@ -160,6 +162,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     allowPlaintextOverHttp: options.allowPlaintextOverHttp ?? false,
     linkBase: () => publicUrl ?? listenUrl ?? DEFAULTS.linkBase,
     resetTokenTtlSeconds: options.resetTokenTtlSeconds ?? DEFAULTS.resetTokenTtlSeconds,
+    inviteTtlSeconds: options.inviteTtlSeconds ?? DEFAULTS.inviteTtlSeconds,
     log,
     mailer: createMailer({
       store,
@@ -244,6 +247,8 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   authRoutes(app, services, { rateLimit: options.loginRateLimit ?? DEFAULTS.loginRateLimit });
   eventRoutes(app, services);
   resourceRoutes(app, services);
+  sessionRoutes(app, services);
+  invitationRoutes(app, services);
   oauthRoutes(app, services);
   await app.ready();
   services.mailer.start();

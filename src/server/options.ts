@@ -25,6 +25,8 @@ export interface ServerOptions {
   smtpUrl?: string;
   mailFrom?: string;
   resetTokenTtlSeconds?: number;
+  /** how long an invitation link works (`--invite-ttl`) */
+  inviteTtlSeconds?: number;
   /** per-client requests per window on login and renewPassword */
   loginRateLimit?: { max: number; timeWindowMs: number };
   /**
@@ -62,6 +64,7 @@ export const DEFAULTS = {
   passwordMinLength: 15,
   bodyLimitBytes: 1024 * 1024,
   resetTokenTtlSeconds: 30 * 60,
+  inviteTtlSeconds: 72 * 3600,
   mailFrom: "bizctl <no-reply@localhost>",
   loginRateLimit: { max: 30, timeWindowMs: 60_000 },
   redisPrefix: "bizctl:rl:",

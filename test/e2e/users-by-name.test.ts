@@ -48,6 +48,9 @@ describe.each(MODES)("users by id, name or e-mail (%s)", (mode) => {
     { verb: "disable", args: (ref) => ["users", "disable", ref, "--json"], check: (u) => expect(u.active).toBe(false) },
     { verb: "enable", args: (ref) => ["users", "enable", ref, "--json"], check: (u) => expect(u.active).toBe(true) },
     { verb: "unlock", args: (ref) => ["users", "unlock", ref] },
+    { verb: "sessions", args: (ref) => ["users", "sessions", ref, "--json"], check: (out) => expect(out).toEqual([]) },
+    { verb: "sign-out", args: (ref) => ["users", "sign-out", ref] },
+    { verb: "invite", args: (ref) => ["users", "invite", ref] },
     { verb: "delete", args: (ref) => ["users", "delete", ref, "--yes"] },
   ];
 

@@ -39,6 +39,7 @@ interface Cell {
   target: TestAdmin;
   /** the target's representation as an admin reads it */
   representation: Json;
+  admin: Call;
 }
 
 interface Operation {
@@ -73,6 +74,20 @@ const everyTarget = (outcome: Outcome): Record<TargetKind, Outcome> => ({
   admin: outcome,
   self: outcome,
 });
+
+/** The target logged in elsewhere, so that signing it out has a session to end. */
+const targetLoggedIn = async (server: TestServer, target: TestAdmin) => {
+  await loginToken(server.app, target.userName, target.password);
+};
+
+/** One open session of the target (the caller's own when the target is the caller), as an admin lists them. */
+async function aSessionOf(cell: Cell): Promise<string> {
+  const { sessions } = (await cell.admin("GET", `/Resources/${cell.target.id}/sessions`)).json() as {
+    sessions: { id: string }[];
+  };
+  if (!sessions[0]) throw new Error("the target has no open session");
+  return sessions[0].id;
+}
 
 const OPERATIONS: Operation[] = [
   {
@@ -116,6 +131,36 @@ const OPERATIONS: Operation[] = [
     expect: { admin: everyTarget(204), support: supportOnOrdinary(204), member: everyTarget(FORBIDDEN) },
   },
   {
+    name: "sign out every session",
+    prepare: targetLoggedIn,
+    run: (cell) => cell.call("DELETE", `/Resources/${cell.target.id}/sessions`),
+    // members may not call it at all (the contract's access rule); an admin may end its own too
+    expect: { admin: everyTarget(200), support: supportOnOrdinary(200), member: everyTarget(FORBIDDEN) },
+  },
+  {
+    name: "sign out one session",
+    prepare: targetLoggedIn,
+    run: async (cell) => cell.call("DELETE", `/Resources/${cell.target.id}/sessions/${await aSessionOf(cell)}`),
+    expect: { admin: everyTarget(204), support: supportOnOrdinary(204), member: everyTarget(FORBIDDEN) },
+  },
+  {
+    name: "send an invitation",
+    // an invitation needs an address and a first password still to choose
+    prepare: async (_server, target, admin) => {
+      const current = (await admin("GET", `/Resources/${target.id}`)).json() as Json;
+      const emails = [{ value: `${target.userName}@example.com`, primary: true }];
+      const response = await admin("PUT", `/Resources/${target.id}`, { ...current, emails, password: TEMP_PASSWORD });
+      if (response.statusCode !== 200) throw new Error(response.body);
+    },
+    run: (cell) => cell.call("POST", `/Resources/${cell.target.id}/invitation`),
+    // the caller's own account has a password of its own: an invitation is for a first one
+    expect: {
+      admin: { ...everyTarget(202), self: [409, "conflict"] },
+      support: supportOnOrdinary(202),
+      member: everyTarget(FORBIDDEN),
+    },
+  },
+  {
     name: "change roles",
     run: (cell) => put(cell, { roles: [{ value: "member" }, { value: "support" }] }),
     expect: {
@@ -143,7 +188,7 @@ const OPERATIONS: Operation[] = [
 const CALLERS: CallerRole[] = ["admin", "support", "member"];
 const TARGETS: TargetKind[] = ["member", "support", "admin", "self"];
 
-/** The rows that make up an account: its resource, credentials and sessions. */
+/** The rows that make up an account: its resource, credentials, sessions and reset or invitation links. */
 async function accountRows(server: TestServer, id: string): Promise<string> {
   const db = server.app.services.store.db;
   const resource = await db.selectFrom("resources").selectAll().where("id", "=", id).execute();
@@ -157,7 +202,13 @@ async function accountRows(server: TestServer, id: string): Promise<string> {
     .execute();
   const credentials = await db.selectFrom("credentials").selectAll().where("user_id", "=", id).execute();
   const sessions = await db.selectFrom("sessions").selectAll().where("user_id", "=", id).orderBy("id").execute();
-  return JSON.stringify({ resource, values, credentials, sessions });
+  const links = await db
+    .selectFrom("password_resets")
+    .selectAll()
+    .where("user_id", "=", id)
+    .orderBy("token_hash")
+    .execute();
+  return JSON.stringify({ resource, values, credentials, sessions, links });
 }
 
 describe("least privilege: operation × caller's role × target's roles", () => {
@@ -188,7 +239,7 @@ describe("least privilege: operation × caller's role × target's roles", () => 
           const call = caller(server.app, await loginToken(server.app, me.userName, me.password));
           const representation = (await admin("GET", `/Resources/${target.id}`)).json() as Json;
           const before = await accountRows(server, target.id);
-          const response = await operation.run({ call, target, representation });
+          const response = await operation.run({ call, target, representation, admin });
           if (typeof outcome === "number") {
             expect(response.statusCode, response.body.slice(0, 300)).toBe(outcome);
           } else {

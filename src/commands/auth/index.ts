@@ -6,11 +6,24 @@ import * as login from "./login.js";
 import * as logout from "./logout.js";
 import * as renewPassword from "./renew-password.js";
 import * as resetPassword from "./reset-password.js";
+import * as sessions from "./sessions.js";
+import * as signOut from "./sign-out.js";
 import * as status from "./status.js";
 import * as token from "./token.js";
 
 export function register(program: Command, io: Context["io"]): void {
   const group = program.command("auth").description("log in and out, passwords, the stored token");
-  for (const verb of [login, logout, status, token, firstLogin, changePassword, renewPassword, resetPassword])
+  for (const verb of [
+    login,
+    logout,
+    status,
+    token,
+    firstLogin,
+    changePassword,
+    renewPassword,
+    resetPassword,
+    sessions,
+    signOut,
+  ])
     verb.register(group, io);
 }

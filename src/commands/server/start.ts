@@ -11,6 +11,7 @@ interface Options extends StorageFlags {
   port: string;
   publicUrl?: string;
   tokenTtl: string;
+  inviteTtl: string;
   smtpUrl?: string;
   mailFrom?: string;
   loginRateLimit: string;
@@ -58,6 +59,7 @@ async function start(ctx: Context, options: Options): Promise<void> {
     ...instanceOptions(options, ctx.io.env),
     publicUrl: options.publicUrl,
     tokenTtlSeconds: integer(options.tokenTtl, "--token-ttl", 60, 30 * 24 * 3600),
+    inviteTtlSeconds: integer(options.inviteTtl, "--invite-ttl", 1, 30 * 24 * 3600),
     trustProxy: options.trustProxy,
     allowPlaintextOverHttp: options.allowPlaintextOverHttp,
     smtpUrl: options.smtpUrl,
@@ -124,6 +126,11 @@ export function register(group: Command, io: Context["io"]): void {
     )
     .addOption(
       new Option("--token-ttl <seconds>", "lifetime of access tokens").env("BIZCTL_TOKEN_TTL").default("28800"),
+    )
+    .addOption(
+      new Option("--invite-ttl <seconds>", "how long an invitation link works (default 72 hours)")
+        .env("BIZCTL_INVITE_TTL")
+        .default("259200"),
     )
     .addOption(new Option("--log-level <level>", "pino log level").env("BIZCTL_LOG_LEVEL").default("info"))
     .addOption(

@@ -11,9 +11,12 @@ import { createResource } from "../resources/create.js";
 import { type ListOptions, listOptions, listResources } from "../resources/list.js";
 import { updateResource } from "../resources/update.js";
 import { collect, examples, tolerating, withContext } from "../shared.js";
+import * as invite from "./invite.js";
 import { resolveUser } from "./resolve.js";
+import * as sessions from "./sessions.js";
+import * as signOut from "./sign-out.js";
 
-const USER_COLUMNS = ["id", "userName", "displayName", "active", "roles", "firstLogin", "locked"];
+const USER_COLUMNS = ["id", "userName", "displayName", "active", "roles", "firstLogin", "locked", "invited"];
 const ROLES = ["admin", "support", "member"];
 
 interface CreateOptions {
@@ -24,6 +27,7 @@ interface CreateOptions {
   file?: string;
   passwordStdin?: boolean;
   password?: boolean;
+  invite?: boolean;
   ifNotExists?: boolean;
 }
 
@@ -55,8 +59,14 @@ async function createUser(ctx: Context, options: CreateOptions): Promise<void> {
     (ctx.canPrompt() ? await promptText(ctx.io, "User name") : undefined);
   if (!userName) throw new UsageError("A user needs a name.", "pass --user-name NAME");
   checkRoles(options.role ?? []);
+  if (options.invite && options.passwordStdin) {
+    throw new UsageError("--invite and --password-stdin exclude each other: the invited user chooses the password.");
+  }
+  if (options.invite && !options.email && !Array.isArray(record.emails)) {
+    throw new UsageError("An invitation needs an e-mail address.", "pass --email ADDR");
+  }
   const secret =
-    options.password === false
+    options.password === false || options.invite
       ? undefined
       : await temporaryPassword(ctx, { passwordStdin: options.passwordStdin, generate: true });
   const { data: user, created } = await createResource(
@@ -73,6 +83,11 @@ async function createUser(ctx: Context, options: CreateOptions): Promise<void> {
   );
   // an existing user keeps its password: nothing was set, nothing to show
   if (!created) return ctx.print(user, USER_COLUMNS);
+  if (options.invite) {
+    // a second request: should it fail, the user exists and 'users invite' sends it again
+    await invite.sendInvitation(ctx, { id: String(user.id), userName });
+    return ctx.print({ ...user, invited: true }, USER_COLUMNS);
+  }
   if (secret?.generated) {
     ctx.info(
       `Its one-time password is in the output below, shown once; ${userName} must change it at the first login.`,
@@ -149,11 +164,13 @@ export function register(program: Command, io: Context["io"]): void {
     .option("--file <file>", "attributes as JSON or YAML ('-' for stdin)")
     .option("--password-stdin", "read the temporary password from stdin instead of generating one")
     .option("--no-password", "no password: the user sets one through a reset link")
+    .option("--invite", "no password: mail an invitation whose link sets the first one (needs --email)")
     .option("--if-not-exists", "a user of that name already there is success: it is printed, unchanged")
     .addHelpText(
       "after",
       examples(
         "bizctl users create --user-name jdoe --email jdoe@example.com --role member",
+        "bizctl users create --user-name asmith --email asmith@example.com --invite",
         'bizctl users create --user-name jdoe --set emails=\'[{"value":"jdoe@example.com","primary":true}]\' --role support',
       ),
     )
@@ -279,4 +296,7 @@ export function register(program: Command, io: Context["io"]): void {
         );
       }),
     );
+  invite.register(group, io);
+  sessions.register(group, io);
+  signOut.register(group, io);
 }

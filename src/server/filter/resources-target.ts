@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import { SCHEMA_URN } from "../../contract/resources.js";
+import { INVITED } from "../store/resources-repo.js";
 import { type Condition, type FilterTarget, invalidFilter, type Literal, type ValueColumns } from "./compile.js";
 
 /** Attributes kept in columns of `resources r` (indexed); the others are looked up in resource_values. */
@@ -38,6 +39,11 @@ function accountColumns(nowIso: string): Record<string, ValueColumns> {
     firstlogin: {
       kind: "b",
       text: credential(sql`case c.first_login when 1 then 'true' else 'false' end`),
+      num: sql`null`,
+    },
+    invited: {
+      kind: "b",
+      text: sql`(case when r.resource_type <> 'User' then null when (${INVITED}) = 1 then 'true' else 'false' end)`,
       num: sql`null`,
     },
     opensessions: {

@@ -28,7 +28,13 @@ export function authRoutes(app: FastifyInstance, ctx: ServiceContext, options: A
     app,
     ctx,
     contract.login,
-    async (request) => accounts.login(ctx, request.body.userName, request.body.password),
+    async (request) =>
+      accounts.login(ctx, request.body.userName, request.body.password, {
+        // request.ip honours --trust-proxy as the rate limiter's key does (which masks IPv6 to a
+        // subnet: not what a person reading the session list wants to see)
+        ip: request.ip,
+        userAgent: request.headers["user-agent"],
+      }),
     loginLimit,
   );
   registerRoute(
@@ -42,8 +48,8 @@ export function authRoutes(app: FastifyInstance, ctx: ServiceContext, options: A
     await recovery.resetPassword(ctx, request.body.token, request.body.newPassword);
     return reply.status(204).send();
   });
-  registerRoute(app, ctx, contract.resetPasswordPage, async (_request, reply) => {
-    const page = resetPage();
+  registerRoute(app, ctx, contract.resetPasswordPage, async (request, reply) => {
+    const page = resetPage(request.query.invitation === "1" ? "invitation" : "reset");
     return reply.header("content-security-policy", page.csp).type("text/html; charset=utf-8").send(page.html);
   });
   registerRoute(app, ctx, contract.unlock, async (request, reply) => {

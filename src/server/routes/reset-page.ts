@@ -5,7 +5,29 @@ import { randomBytes } from "node:crypto";
  * so that the Content-Security-Policy can forbid everything else. The token never enters the
  * HTML: the script reads it from the address bar.
  */
-export function resetPage(): { html: string; csp: string } {
+const WORDING = {
+  reset: {
+    title: "Choose a new password",
+    button: "Set the new password",
+    done: "Your password was changed. You can now log in with it; every earlier session has ended.",
+    noToken: "This link has no reset token. Ask for a new reset e-mail.",
+    spent: "This link cannot be used: it was already used or it has expired. Ask for a new reset e-mail.",
+  },
+  invitation: {
+    title: "Set your password",
+    button: "Set your password",
+    done: "Your password is set. You can now log in with your user name and this password.",
+    noToken: "This link has no invitation token. Ask your administrator to send the invitation again.",
+    spent:
+      "This invitation cannot be used: it was already used, replaced by a newer one, or it has expired. Ask your administrator to send it again.",
+  },
+} as const;
+
+export type ResetPageVariant = keyof typeof WORDING;
+
+/** The same page and PUT serve a reset link and an invitation; only the words differ. */
+export function resetPage(variant: ResetPageVariant = "reset"): { html: string; csp: string } {
+  const words = WORDING[variant];
   const nonce = randomBytes(16).toString("base64");
   const csp = [
     "default-src 'none'",
@@ -22,7 +44,7 @@ export function resetPage(): { html: string; csp: string } {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>Choose a new password · bizctl</title>
+<title>${words.title} · bizctl</title>
 <style nonce="${nonce}">
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1b1f24; }
   h1 { font-size: 1.4rem; }
@@ -39,14 +61,14 @@ export function resetPage(): { html: string; csp: string } {
 </head>
 <body>
 <main>
-<h1>Choose a new password</h1>
+<h1>${words.title}</h1>
 <form id="reset" novalidate>
   <label for="password">New password</label>
   <input id="password" name="password" type="password" autocomplete="new-password" required minlength="1" aria-describedby="policy">
   <p class="hint" id="policy">Use a long passphrase (at least 15 characters) that you do not use anywhere else.</p>
   <label for="repeat">Repeat the new password</label>
   <input id="repeat" name="repeat" type="password" autocomplete="new-password" required>
-  <button id="submit" type="submit">Set the new password</button>
+  <button id="submit" type="submit">${words.button}</button>
 </form>
 <div id="result" role="status" aria-live="polite"></div>
 </main>
@@ -57,7 +79,7 @@ export function resetPage(): { html: string; csp: string } {
   const button = document.getElementById("submit");
   const token = new URLSearchParams(location.search).get("token") || "";
   const show = (kind, text) => { result.className = kind; result.textContent = text; };
-  if (!token) show("error", "This link has no reset token. Ask for a new reset e-mail.");
+  if (!token) show("error", ${JSON.stringify(words.noToken)});
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const newPassword = form.password.value;
@@ -72,12 +94,12 @@ export function resetPage(): { html: string; csp: string } {
       });
       if (response.status === 204) {
         form.hidden = true;
-        return show("ok", "Your password was changed. You can now log in with it; every earlier session has ended.");
+        return show("ok", ${JSON.stringify(words.done)});
       }
       const problem = await response.json().catch(() => ({}));
       if (problem.code === "invalid_reset_token") {
         form.hidden = true;
-        return show("error", "This link cannot be used: it was already used or it has expired. Ask for a new reset e-mail.");
+        return show("error", ${JSON.stringify(words.spent)});
       }
       show("error", problem.detail || "The password could not be changed (HTTP " + response.status + ").");
     } catch {

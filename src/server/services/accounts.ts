@@ -9,6 +9,7 @@ import {
   pruneSessions,
   revokeSession,
   revokeUserSessions,
+  touchSession,
 } from "../store/sessions-repo.js";
 import {
   countUsers,
@@ -43,7 +44,22 @@ function backoffSeconds(failures: number): number {
   return Math.min(LOCKOUT.firstSeconds * 2 ** (failures - LOCKOUT.threshold), LOCKOUT.maxSeconds);
 }
 
-export async function login(ctx: ServiceContext, userName: string, password: string) {
+/** Where a login comes from, recorded on its session. */
+export interface LoginClient {
+  ip?: string;
+  userAgent?: string;
+}
+
+/** A user agent is kept for a person to recognise a session, not in full. */
+const USER_AGENT_MAX = 256;
+
+/**
+ * "Last used" is refreshed when it is older than this, so a busy session costs one write a
+ * minute, not one per request (the session read on every request stays a read).
+ */
+export const SESSION_TOUCH_MS = 60_000;
+
+export async function login(ctx: ServiceContext, userName: string, password: string, client: LoginClient = {}) {
   const account = await findAccountByUserName(ctx.store.db, userName);
   const hash = account?.credential.passwordHash;
   if (!account || !hash || !account.active) {
@@ -78,7 +94,14 @@ export async function login(ctx: ServiceContext, userName: string, password: str
     { sub: account.id, jti: sessionId, roles: account.roles },
     ctx.tokenTtlSeconds,
   );
-  await createSession(ctx.store.db, { id: sessionId, userId: account.id, createdAt: now, expiresAt });
+  await createSession(ctx.store.db, {
+    id: sessionId,
+    userId: account.id,
+    createdAt: now,
+    expiresAt,
+    ...(client.ip && { clientIp: client.ip }),
+    ...(client.userAgent && { userAgent: client.userAgent.slice(0, USER_AGENT_MAX) }),
+  });
   await pruneSessions(ctx.store.db, now);
   return {
     token,
@@ -98,6 +121,10 @@ export async function authenticateBearer(ctx: ServiceContext, token: string): Pr
   }
   const account = toAccount(row);
   if (!account.active) throw new ProblemError("token_revoked", "The account is disabled.");
+  const now = ctx.clock().getTime();
+  if (!row.last_used_at || now - Date.parse(row.last_used_at) >= SESSION_TOUCH_MS) {
+    await touchSession(ctx.store.db, claims.jti, new Date(now));
+  }
   return {
     userId: account.id,
     userName: account.userName,

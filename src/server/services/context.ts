@@ -20,6 +20,7 @@ export interface ServiceContext {
   linkBase: () => string;
   mailer: Mailer;
   resetTokenTtlSeconds: number;
+  inviteTtlSeconds: number;
   log: () => FastifyBaseLogger;
   /** development only: accept PLAINTEXT OAuth signatures over plain HTTP */
   allowPlaintextOverHttp?: boolean;

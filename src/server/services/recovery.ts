@@ -15,15 +15,16 @@ const ACCEPTED = {
   detail: "If the account exists and has an e-mail address, a reset link is on its way to it.",
 };
 
-const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
-const escapeHtml = (text: string) =>
+export const escapeHtml = (text: string) =>
   text.replace(
     /[&<>"']/g,
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
   );
 
-async function recipient(ctx: ServiceContext, db: Kysely<Schema>, userId: string) {
+/** The user's name and primary e-mail, if it is an active User with one. */
+export async function recipient(ctx: ServiceContext, db: Kysely<Schema>, userId: string) {
   const row = await findResource(db, userId);
   if (row?.resource_type !== "User") return undefined;
   const attributes = JSON.parse(row.attributes) as {
@@ -93,7 +94,7 @@ export async function resetPassword(ctx: ServiceContext, token: string, newPassw
   const tokenHash = hashToken(token);
   const pending = await ctx.store.db
     .selectFrom("password_resets")
-    .select(["user_id", "expires_at", "used_at"])
+    .select(["user_id", "expires_at", "used_at", "purpose"])
     .where("token_hash", "=", tokenHash)
     .executeTakeFirst();
   const now = ctx.clock();
@@ -113,6 +114,8 @@ export async function resetPassword(ctx: ServiceContext, token: string, newPassw
     await saveCredential(trx, account.id, { passwordHash, firstLogin: false, failedLogins: 0, lockedUntil: null }, now);
     await revokeUserSessions(trx, account.id, now);
     await voidResetTokens(trx, account.id, now);
+    // the first password, set through an invitation, changed nothing the user must be warned of
+    if (pending.purpose === "invitation") return;
     const to = await recipient(ctx, trx, account.id);
     if (!to) return;
     const text = `Hello ${to.userName},\n\nyour bizctl password was changed through a reset link at ${now.toISOString()}, and every session was ended. If this was not you, tell your administrator at once.\n`;

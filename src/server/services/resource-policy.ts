@@ -14,6 +14,7 @@ export type ResourceAction =
   | "setActive"
   | "unlock"
   | "endSessions"
+  | "invite"
   | "readAccountState";
 
 /**
@@ -53,6 +54,8 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
     setActive: ["admin", "support:ordinary"],
     unlock: ["admin", "support:ordinary"],
     endSessions: ["admin", "support:ordinary"],
+    // an invitation lets its holder set the first password: as much as setting a temporary one
+    invite: ["admin", "support:ordinary"],
     readAccountState: ["admin", "support"],
   },
   OAuthConsumer: {
@@ -65,6 +68,7 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
     setActive: NONE,
     unlock: NONE,
     endSessions: NONE,
+    invite: NONE,
     readAccountState: NONE,
   },
   custom: {
@@ -77,6 +81,7 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
     setActive: NONE,
     unlock: NONE,
     endSessions: NONE,
+    invite: NONE,
     readAccountState: NONE,
   },
 };
@@ -103,6 +108,7 @@ const ACTION_WORDS: Record<ResourceAction, string> = {
   setActive: "enable or disable",
   unlock: "unlock",
   endSessions: "end the sessions of",
+  invite: "send an invitation to",
   readAccountState: "see the account state of",
 };
 

@@ -67,7 +67,15 @@ function typeOf(body: Attributes): string {
 }
 
 /** A User's account state: read-only, shown to admin and support, filterable (`locked eq true`). */
-const ACCOUNT_STATE = ["locked", "lockedUntil", "failedLogins", "lastLogin", "passwordChangedAt", "openSessions"];
+const ACCOUNT_STATE = [
+  "locked",
+  "lockedUntil",
+  "failedLogins",
+  "lastLogin",
+  "passwordChangedAt",
+  "openSessions",
+  "invited",
+];
 
 /** What a client sends beside the attributes: the type, schemas, and the read-only members. */
 const ENVELOPE = [
@@ -94,6 +102,7 @@ function accountState(ctx: ServiceContext, row: repo.ResourceWithLogin): Attribu
     ...(row.last_login_at && { lastLogin: row.last_login_at }),
     ...(row.password_changed_at && { passwordChangedAt: row.password_changed_at }),
     openSessions: Number(row.open_sessions ?? 0),
+    invited: Number(row.invited ?? 0) === 1,
   };
 }
 
@@ -356,6 +365,7 @@ export async function replaceResource(
     last_login_at: _lastLogin,
     password_changed_at: _passwordChanged,
     open_sessions: _openSessions,
+    invited: _invited,
     ...currentRow
   } = current;
   const row: repo.ResourceRow = {

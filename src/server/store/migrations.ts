@@ -249,6 +249,19 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
+  "0010_session_details": {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("sessions").addColumn("client_ip", "text").execute();
+      await db.schema.alterTable("sessions").addColumn("user_agent", "text").execute();
+      await db.schema.alterTable("sessions").addColumn("last_used_at", "text").execute();
+    },
+  },
+  "0011_support_invitations": {
+    async up(db: Kysely<unknown>) {
+      // an invitation is a single-use link like a reset, so it shares the table and PUT /resetPassword
+      await db.schema.alterTable("password_resets").addColumn("purpose", "text").execute();
+    },
+  },
 };
 
 class InlineProvider implements MigrationProvider {

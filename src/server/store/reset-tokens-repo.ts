@@ -3,7 +3,7 @@ import type { Schema } from "./schema.js";
 
 export async function saveResetToken(
   db: Kysely<Schema>,
-  row: { tokenHash: string; userId: string; createdAt: Date; expiresAt: Date },
+  row: { tokenHash: string; userId: string; createdAt: Date; expiresAt: Date; purpose?: "invitation" },
 ): Promise<void> {
   await db
     .insertInto("password_resets")
@@ -13,6 +13,7 @@ export async function saveResetToken(
       created_at: row.createdAt.toISOString(),
       expires_at: row.expiresAt.toISOString(),
       used_at: null,
+      purpose: row.purpose ?? null,
     })
     .execute();
 }
@@ -32,6 +33,17 @@ export async function consumeResetToken(db: Kysely<Schema>, tokenHash: string, n
     .where("used_at", "is", null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1 ? row.user_id : undefined;
+}
+
+/** A new invitation voids the older ones: only the latest link works. */
+export async function voidInvitations(db: Kysely<Schema>, userId: string, now: Date): Promise<void> {
+  await db
+    .updateTable("password_resets")
+    .set({ used_at: now.toISOString() })
+    .where("user_id", "=", userId)
+    .where("purpose", "=", "invitation")
+    .where("used_at", "is", null)
+    .execute();
 }
 
 /** A completed reset voids the user's other outstanding links. */

@@ -88,7 +88,12 @@ export type ResourceWithLogin = ResourceRow & {
   last_login_at?: string | null;
   password_changed_at?: string | null;
   open_sessions?: number | string | null;
+  /** 1 while an invitation was sent and its link not used (nor voided by a reset) */
+  invited?: number | string | null;
 };
+
+/** Whether `resources r` has an invitation whose link is unused (an expired one too: it awaits a resend). */
+export const INVITED = sql<number>`case when exists (select 1 from password_resets p where p.user_id = r.id and p.purpose = 'invitation' and p.used_at is null) then 1 else 0 end`;
 
 /** The resource and its account state; `nowIso` decides which sessions are still open. */
 function withAccount(db: Kysely<Schema>, nowIso: string) {
@@ -101,7 +106,8 @@ function withAccount(db: Kysely<Schema>, nowIso: string) {
       sql<number>`(select count(*) from sessions s where s.user_id = r.id and s.revoked_at is null and s.expires_at > ${nowIso})`.as(
         "open_sessions",
       ),
-    );
+    )
+    .select(sql<number>`(${INVITED})`.as("invited"));
 }
 
 export async function findResource(

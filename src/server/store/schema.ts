@@ -31,6 +31,11 @@ export interface SessionsTable {
   created_at: string;
   expires_at: string;
   revoked_at: string | null;
+  /** where the login came from (the rate limiter's address) and what it said it was */
+  client_ip: string | null;
+  user_agent: string | null;
+  /** refreshed at most once a minute (SESSION_TOUCH_MS), not on every request */
+  last_used_at: string | null;
 }
 
 export interface EventsTable {
@@ -74,6 +79,8 @@ export interface PasswordResetsTable {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  /** null for a reset link, 'invitation' for an invitation's: the same single-use link, another mail */
+  purpose: string | null;
 }
 
 /** Every (consumer, token, nonce, timestamp) accepted, kept until the timestamp leaves the window. */

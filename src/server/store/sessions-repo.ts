@@ -5,7 +5,7 @@ import { ACCOUNT_COLUMNS } from "./users-repo.js";
 
 export async function createSession(
   db: Kysely<Schema>,
-  session: { id: string; userId: string; createdAt: Date; expiresAt: Date },
+  session: { id: string; userId: string; createdAt: Date; expiresAt: Date; clientIp?: string; userAgent?: string },
 ): Promise<void> {
   await db
     .insertInto("sessions")
@@ -15,6 +15,9 @@ export async function createSession(
       created_at: session.createdAt.toISOString(),
       expires_at: session.expiresAt.toISOString(),
       revoked_at: null,
+      client_ip: session.clientIp ?? null,
+      user_agent: session.userAgent ?? null,
+      last_used_at: session.createdAt.toISOString(),
     })
     .execute();
 }
@@ -25,7 +28,7 @@ const liveSessionQuery = precompiled(
       .selectFrom("sessions")
       .innerJoin("resources", "resources.id", "sessions.user_id")
       .leftJoin("credentials", "credentials.user_id", "sessions.user_id")
-      .select(["sessions.revoked_at", ...ACCOUNT_COLUMNS])
+      .select(["sessions.revoked_at", "sessions.last_used_at", ...ACCOUNT_COLUMNS])
       .where("sessions.id", "=", id),
   1,
 );
@@ -44,19 +47,58 @@ export async function revokeSession(db: Kysely<Schema>, id: string, now: Date): 
     .execute();
 }
 
+/** Ends one open session of a user; false when the user has no such open session. */
+export async function revokeSessionOf(db: Kysely<Schema>, userId: string, id: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable("sessions")
+    .set({ revoked_at: now.toISOString() })
+    .where("id", "=", id)
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", now.toISOString())
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+const touchQuery = precompiled(
+  (db, id, at) => db.updateTable("sessions").set({ last_used_at: at }).where("id", "=", id),
+  2,
+);
+
+/** Records that a session was used; the caller decides how often (not on every request). */
+export async function touchSession(db: Kysely<Schema>, id: string, at: Date): Promise<void> {
+  await touchQuery(db, id, at.toISOString());
+}
+
+/** The open sessions of a user, newest first. */
+export async function listOpenSessions(db: Kysely<Schema>, userId: string, now: Date) {
+  return db
+    .selectFrom("sessions")
+    .select(["id", "created_at", "last_used_at", "expires_at", "client_ip", "user_agent"])
+    .where("user_id", "=", userId)
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", now.toISOString())
+    .orderBy("created_at", "desc")
+    .orderBy("id")
+    .execute();
+}
+
 export async function revokeUserSessions(
   db: Kysely<Schema>,
   userId: string,
   now: Date,
   keepSessionId?: string,
-): Promise<void> {
+): Promise<number> {
   let query = db
     .updateTable("sessions")
     .set({ revoked_at: now.toISOString() })
     .where("user_id", "=", userId)
-    .where("revoked_at", "is", null);
+    .where("revoked_at", "is", null)
+    // an expired session's token is refused anyway; leaving it keeps the count of what was ended true
+    .where("expires_at", ">", now.toISOString());
   if (keepSessionId) query = query.where("id", "!=", keepSessionId);
-  await query.execute();
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /** Expired sessions are kept a day for audit, then dropped; called opportunistically at login. */

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorOf, initAndLogin, json, login, MODES, type Session, show } from "../helpers/cli.js";
+
+/**
+ * Sessions through the binary (issue 14, part 4): staff list and end a user's sessions, a user
+ * lists its own (the current one marked) and ends the others; an ended session's token is
+ * refused by the very next command.
+ */
+
+const TEMPORARY = "ochre violin summit 4478 tundra";
+const MEMBER_PASSWORD = "velvet harbour quartz 6620 meadow";
+
+interface SessionRow {
+  id: string;
+  current?: boolean;
+  clientIp?: string;
+  userAgent?: string;
+  created: string;
+  expires: string;
+}
+
+describe.each(MODES)("sessions (%s)", (mode) => {
+  let s: Session;
+  let counter = 0;
+
+  beforeAll(async () => {
+    s = await initAndLogin(mode);
+  });
+  afterAll(async () => s?.close());
+
+  /** A member with an e-mail, logged in on `devices` config dirs of its own. */
+  async function memberOn(devices: number) {
+    const userName = `sess${++counter}`;
+    const created = await s.run(
+      ["users", "create", "--user-name", userName, "--email", `${userName}@example.com`, "--password-stdin"],
+      {
+        input: `${TEMPORARY}\n`,
+      },
+    );
+    expect(created.exitCode, show(created)).toBe(0);
+    const envs = [];
+    for (let i = 0; i < devices; i++) {
+      const env = await s.newConfig(`${userName}-${i}`);
+      // the first login replaces the temporary password (which ends no session of the others: none yet)
+      const result =
+        i === 0 ? await login(env, userName, TEMPORARY, MEMBER_PASSWORD) : await login(env, userName, MEMBER_PASSWORD);
+      expect(result.exitCode, show(result)).toBe(0);
+      envs.push(env);
+    }
+    return { userName, email: `${userName}@example.com`, envs };
+  }
+
+  it("auth sessions marks the current one and names the CLI; sign-out --others leaves only it", async () => {
+    const { envs } = await memberOn(3);
+    const [laptop, phone, tablet] = envs;
+    const listed = await s.run(["auth", "sessions", "--json"], { env: laptop });
+    expect(listed.exitCode, show(listed)).toBe(0);
+    const rows = json<SessionRow[]>(listed);
+    expect(rows).toHaveLength(3);
+    expect(rows.filter((r) => r.current)).toHaveLength(1);
+    expect(rows.every((r) => r.userAgent?.startsWith("bizctl/") && r.clientIp)).toBe(true);
+
+    const out = await s.run(["auth", "sign-out", "--others"], { env: laptop });
+    expect(out.exitCode, show(out)).toBe(0);
+    expect(out.stderr).toContain("Ended 2 other sessions");
+    for (const env of [phone, tablet]) {
+      const refused = await s.run(["events", "list"], { env });
+      expect(refused.exitCode, show(refused)).toBe(4);
+      expect(errorOf(refused).code).toBe("token_revoked");
+    }
+    const still = await s.run(["auth", "sessions", "--json"], { env: laptop });
+    expect(json<SessionRow[]>(still).map((r) => r.current)).toEqual([true]);
+  });
+
+  it("auth sign-out --session ends that one; this very session is left to auth logout", async () => {
+    const { envs } = await memberOn(2);
+    const [mine, other] = envs;
+    const rows = json<SessionRow[]>(await s.run(["auth", "sessions", "--json"], { env: mine }));
+    const current = rows.find((r) => r.current)!;
+    const self = await s.run(["auth", "sign-out", "--session", current.id], { env: mine });
+    expect(self.exitCode, show(self)).toBe(2);
+    expect(errorOf(self).hint).toContain("auth logout");
+    const ended = await s.run(["auth", "sign-out", "--session", rows.find((r) => !r.current)!.id], { env: mine });
+    expect(ended.exitCode, show(ended)).toBe(0);
+    expect((await s.run(["events", "list"], { env: other })).exitCode).toBe(4);
+    expect((await s.run(["events", "list"], { env: mine })).exitCode).toBe(0);
+    const neither = await s.run(["auth", "sign-out"], { env: mine });
+    expect(neither.exitCode, show(neither)).toBe(2);
+  });
+
+  it("users sessions and users sign-out, by e-mail, one session or all", async () => {
+    const { email, userName, envs } = await memberOn(2);
+    const listed = await s.run(["users", "sessions", email, "--json"]);
+    expect(listed.exitCode, show(listed)).toBe(0);
+    const rows = json<SessionRow[]>(listed);
+    expect(rows).toHaveLength(2);
+    const oneOut = await s.run(["users", "sign-out", userName, "--session", rows[0]!.id]);
+    expect(oneOut.exitCode, show(oneOut)).toBe(0);
+    const outcomes = await Promise.all(envs.map(async (env) => (await s.run(["events", "list"], { env })).exitCode));
+    expect(outcomes.sort()).toEqual([0, 4]);
+    const allOut = await s.run(["users", "sign-out", email]);
+    expect(allOut.exitCode, show(allOut)).toBe(0);
+    expect(allOut.stderr).toContain(`Ended 1 session of ${userName}`);
+    for (const env of envs) expect((await s.run(["events", "list"], { env })).exitCode).toBe(4);
+    const unknown = await s.run(["users", "sign-out", userName, "--session", "no-such-session"]);
+    expect(unknown.exitCode, show(unknown)).toBe(3);
+  });
+});
