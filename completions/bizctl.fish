@@ -7,6 +7,7 @@ complete -c bizctl -n '__fish_use_subcommand' -l server
 complete -c bizctl -n '__fish_use_subcommand' -l output
 complete -c bizctl -n '__fish_use_subcommand' -l json
 complete -c bizctl -n '__fish_use_subcommand' -l fields
+complete -c bizctl -n '__fish_use_subcommand' -l query
 complete -c bizctl -n '__fish_use_subcommand' -l no-color
 complete -c bizctl -n '__fish_use_subcommand' -l quiet
 complete -c bizctl -n '__fish_use_subcommand' -l verbose
@@ -20,6 +21,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from auth' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l verbose
@@ -34,6 +36,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcom
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l verbose
@@ -46,6 +49,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subcommand_from auth' -l verbose
@@ -58,6 +62,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l verbose
@@ -70,6 +75,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcom
 complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcommand_from auth' -l verbose
@@ -82,6 +88,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_
 complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_subcommand_from auth' -l verbose
@@ -95,6 +102,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_s
 complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_seen_subcommand_from auth' -l verbose
@@ -109,6 +117,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_se
 complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_seen_subcommand_from auth' -l verbose
@@ -123,6 +132,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_se
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l verbose
@@ -136,6 +146,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l verbose
@@ -149,6 +160,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_su
 complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l verbose
@@ -163,6 +175,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l verbose
@@ -175,6 +188,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l verbose
@@ -187,6 +201,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcomma
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from oauth' -l verbose
@@ -199,6 +214,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from oauth' -l verbose
@@ -215,6 +231,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_see
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l verbose
@@ -227,6 +244,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_su
 complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_subcommand_from oauth' -l verbose
@@ -245,6 +263,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l verbose
@@ -260,6 +279,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l verbose
@@ -272,6 +292,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l verbose
@@ -285,6 +306,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l verbose
@@ -298,6 +320,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from oauth' -l verbose
@@ -311,6 +334,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l verbose
@@ -323,6 +347,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l verbose
@@ -336,6 +361,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from resources' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from resources' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l verbose
@@ -355,6 +381,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from resources' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from resources' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from resources' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from resources' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from resources' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from resources' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from resources' -l verbose
@@ -367,6 +394,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcomma
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from resources' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from resources' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from resources' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from resources' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from resources' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from resources' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from resources' -l verbose
@@ -383,6 +411,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l verbose
@@ -397,6 +426,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l verbose
@@ -410,6 +440,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l verbose
@@ -423,6 +454,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from users' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l verbose
@@ -441,6 +473,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from users' -l verbose
@@ -461,6 +494,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l verbose
@@ -473,6 +507,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcomma
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from users' -l verbose
@@ -487,6 +522,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from users' -l verbose
@@ -499,6 +535,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_su
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l verbose
@@ -512,6 +549,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l verbose
@@ -526,6 +564,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l verbose
@@ -538,6 +577,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subc
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l verbose
@@ -550,6 +590,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l verbose
@@ -562,6 +603,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l verbose
@@ -575,6 +617,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from events' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l verbose
@@ -592,6 +635,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l verbose
@@ -604,6 +648,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcomma
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l verbose
@@ -619,6 +664,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l verbose
@@ -633,6 +679,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l verbose
@@ -646,6 +693,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l verbose
@@ -658,6 +706,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l verbose
@@ -672,6 +721,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l verbose
@@ -685,6 +735,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from server' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l verbose
@@ -703,6 +754,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l verbose
@@ -731,6 +783,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcom
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l verbose
@@ -746,6 +799,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subc
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l verbose
@@ -762,6 +816,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from server' -l verbose
@@ -778,6 +833,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l verbose
@@ -794,6 +850,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l verbose
@@ -811,6 +868,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l verbose
@@ -828,6 +886,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_s
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l verbose
@@ -845,6 +904,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_s
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l verbose
@@ -862,6 +922,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_see
 complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l verbose
@@ -875,6 +936,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from profile' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from profile' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -l verbose
@@ -887,6 +949,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from profile' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from profile' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from profile' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from profile' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from profile' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from profile' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from profile' -l verbose
@@ -901,6 +964,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcomma
 complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcommand_from profile' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcommand_from profile' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcommand_from profile' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcommand_from profile' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcommand_from profile' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcommand_from profile' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcommand_from profile' -l verbose
@@ -913,6 +977,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcomma
 complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcommand_from profile' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcommand_from profile' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcommand_from profile' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcommand_from profile' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcommand_from profile' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcommand_from profile' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcommand_from profile' -l verbose
@@ -925,6 +990,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l verbose
@@ -937,6 +1003,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l verbose
@@ -944,12 +1011,16 @@ complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l data
+complete -c bizctl -n '__fish_seen_subcommand_from api' -l header
+complete -c bizctl -n '__fish_seen_subcommand_from api' -l include
+complete -c bizctl -n '__fish_seen_subcommand_from api' -l paginate
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from api' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l verbose
@@ -962,6 +1033,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from completion' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from completion' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from completion' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from completion' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from completion' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from completion' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from completion' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from completion' -l verbose
@@ -974,6 +1046,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from help' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from help' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l verbose

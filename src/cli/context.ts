@@ -3,6 +3,7 @@ import { ApiError, NetworkError } from "../client/errors.js";
 import { EMBEDDED, type Profile, ProfileStore, type StoredToken } from "../config/profiles.js";
 import { checkServer, createClient, sameServer, type Target, targetOf, uninitialisedEmbedded } from "./compose.js";
 import { AuthError, CliError, EXIT, UsageError } from "./errors.js";
+import { checkFields } from "./fields.js";
 import { type IO, writeLine } from "./io.js";
 import { FORMATS, type Format, render } from "./output.js";
 import { promptConfirm } from "./prompts.js";
@@ -15,6 +16,7 @@ export interface GlobalOptions {
   output?: string | string[];
   json?: boolean;
   fields?: string;
+  query?: string;
   color?: boolean;
   quiet?: boolean;
   verbose?: boolean;
@@ -68,6 +70,8 @@ export class Context {
   constructor(
     readonly io: IO,
     readonly globals: GlobalOptions,
+    /** the command's group (`events`, `users`...): whose records `--fields` is checked against */
+    readonly group?: string,
   ) {}
 
   get profiles(): ProfileStore {
@@ -191,9 +195,12 @@ export class Context {
 
   /** Results go to stdout, and nothing else does. */
   async print(data: unknown, columns?: string[]): Promise<void> {
+    const fields = this.fields();
+    checkFields(fields, data, this.group);
     const text = await render(data, {
       format: this.format(),
-      fields: this.fields(),
+      fields,
+      query: this.globals.query,
       columns,
       width: this.io.stdout.columns ?? 100,
       color: this.color,

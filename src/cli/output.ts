@@ -1,4 +1,5 @@
 import { commonJs, importYaml } from "./lazy-modules.js";
+import { applyQuery } from "./query.js";
 import { needsJsonEscape, terminalJson, terminalText } from "./terminal-text.js";
 
 export const FORMATS = ["table", "json", "ndjson", "csv", "yaml"] as const;
@@ -18,6 +19,8 @@ export interface RenderOptions {
    * format is exact. Tables always show the visible form: they are for people.
    */
   terminal?: boolean;
+  /** `--query`: a JMESPath expression applied to the selected data before it is rendered */
+  query?: string;
 }
 
 type Row = Record<string, unknown>;
@@ -26,7 +29,7 @@ type Row = Record<string, unknown>;
  * The value at a dotted path; through an array, the values of its elements (`emails.value` is
  * every e-mail address), undefined when there are none.
  */
-function pick(value: unknown, path: string): unknown {
+export function pick(value: unknown, path: string): unknown {
   const parts = path.split(".");
   const walk = (current: unknown, index: number): unknown => {
     if (index === parts.length) return current;
@@ -114,6 +117,10 @@ async function table(data: unknown, options: RenderOptions): Promise<string> {
   const { Chalk } = await import("chalk");
   const chalk = new Chalk({ level: options.color ? 1 : 0 });
   const style = { head: [], border: [] };
+  if (Array.isArray(data) && !data.every(isRecord)) {
+    // a --query result such as ["a","b"] or [["a",1]]: one line per element, cells tab-separated
+    return data.map((element) => `${terminalText([element].flat().map(cell).join("\t"))}\n`).join("");
+  }
   if (Array.isArray(data)) {
     if (data.length === 0) return "";
     const rows = data as Row[];
@@ -143,12 +150,19 @@ async function table(data: unknown, options: RenderOptions): Promise<string> {
   return `${terminalText(cell(data), { newlines: true })}\n`;
 }
 
+const isRecord = (value: unknown): value is Row => value !== null && typeof value === "object" && !Array.isArray(value);
+
 async function csv(data: unknown, options: RenderOptions): Promise<string> {
   const { stringify } = commonJs(await import("csv-stringify/sync"));
-  const rows = (Array.isArray(data) ? data : [data]) as Row[];
-  const columns = options.fields ?? [...new Set(rows.flatMap((r) => Object.keys(r ?? {})))];
   // CSV has no escapes for control characters: on a terminal it is a display, piped it is data
   const shown = (text: string) => (options.terminal ? terminalText(text, { newlines: true }) : text);
+  if (!(Array.isArray(data) ? data : [data]).every(isRecord)) {
+    // a --query result of values or lists of values: one row each, no header
+    const values = Array.isArray(data) ? data : [data];
+    return stringify(values.map((element) => [element].flat().map((v) => shown(cell(v)))));
+  }
+  const rows = (Array.isArray(data) ? data : [data]) as Row[];
+  const columns = options.fields ?? [...new Set(rows.flatMap((r) => Object.keys(r ?? {})))];
   return stringify(
     rows.map((row) => columns.map((c) => shown(cell(pick(row, c))))),
     { header: true, columns: columns.map(shown) },
@@ -176,7 +190,12 @@ async function yaml(data: unknown, terminal: boolean): Promise<string> {
 export async function render(data: unknown, options: RenderOptions): Promise<string> {
   // JSON.stringify(undefined) is undefined whatever its type says
   const json = (text: string | undefined) => (options.terminal && text !== undefined ? terminalJson(text) : `${text}`);
-  const projected = Array.isArray(data) ? data.map((d) => project(d, options.fields)) : project(data, options.fields);
+  let projected = Array.isArray(data) ? data.map((d) => project(d, options.fields)) : project(data, options.fields);
+  if (options.query !== undefined) {
+    projected = await applyQuery(options.query, projected);
+    // the expression chose the shape: the command's columns and --fields no longer describe it
+    options = { ...options, fields: undefined, columns: undefined };
+  }
   switch (options.format) {
     case "json":
       return `${json(JSON.stringify(projected, null, 2))}\n`;

@@ -8,6 +8,7 @@ import {
   OAuthConsumerInput,
   RESOURCES_PATH,
   SCHEMA_URN,
+  USER_ACCOUNT_STATE,
   UserInput,
 } from "../../contract/resources.js";
 import { compileFilter } from "../filter/compile.js";
@@ -67,7 +68,7 @@ function typeOf(body: Attributes): string {
 }
 
 /** A User's account state: read-only, shown to admin and support, filterable (`locked eq true`). */
-const ACCOUNT_STATE = ["locked", "lockedUntil", "failedLogins", "lastLogin", "passwordChangedAt", "openSessions"];
+const ACCOUNT_STATE: readonly string[] = USER_ACCOUNT_STATE;
 
 /** What a client sends beside the attributes: the type, schemas, and the read-only members. */
 const ENVELOPE = [
