@@ -24,6 +24,14 @@ export interface GlobalOptions {
   input?: boolean;
 }
 
+/** A page of a list that has more after it: what the footer says. */
+export interface MorePages {
+  shown: number;
+  total: number;
+  /** the flag that fetches the next page: `--page 2`, `--start-index 51` */
+  next: string;
+}
+
 export interface Credential {
   token: string;
   source: "BIZCTL_TOKEN" | "profile";
@@ -207,6 +215,18 @@ export class Context {
       terminal: Boolean(this.io.stdout.isTTY),
     });
     this.io.stdout.write(text);
+  }
+
+  /**
+   * A list: the records on stdout; on stderr, that there are none ("No events."), or on a
+   * terminal how many of how many were shown and how to get the rest.
+   */
+  async printList(rows: unknown[], columns: string[] | undefined, noun: string, more?: MorePages): Promise<void> {
+    await this.print(rows, columns);
+    if (rows.length === 0) this.info(`No ${noun}.`);
+    else if (more && more.shown < more.total && this.io.stderr.isTTY) {
+      this.info(`${more.shown} of ${more.total}: ${more.next}, or --all`);
+    }
   }
 
   /** A text result (an e-mail, a token): exact when piped, control characters made visible on a terminal. */

@@ -98,25 +98,61 @@ function defaultColumns(rows: Row[]): string[] {
   return keys.slice(0, 8);
 }
 
-/** Shrinks the widest columns until the table fits the terminal (3 characters of border per column). */
-export function fitWidths(natural: number[], width: number): number[] {
-  const widths = natural.map((w) => Math.max(w, 3) + 2);
-  const budget = Math.max(width - 1 - widths.length, widths.length * 5);
+/** The columns a row is addressed by in the next command: never cut, so they can be copied. */
+export const isIdentifier = (column: string) => /(^|\.)(id|code)$|Id$/.test(column);
+
+/** Two spaces between columns, no borders and no rule under each row, as kubectl and gh print. */
+const GAP = 2;
+const COMPACT = {
+  chars: {
+    middle: " ".repeat(GAP),
+    ...Object.fromEntries(
+      [
+        "top",
+        "top-mid",
+        "top-left",
+        "top-right",
+        "bottom",
+        "bottom-mid",
+        "bottom-left",
+        "bottom-right",
+        "left",
+        "left-mid",
+        "mid",
+        "mid-mid",
+        "right",
+        "right-mid",
+      ].map((name) => [name, ""]),
+    ),
+  } as Record<string, string>,
+  style: { head: [], border: [], "padding-left": 0, "padding-right": 0, compact: true },
+};
+
+/**
+ * Shrinks the widest column that may give way until the row fits the terminal. Identifier
+ * columns keep their width: when the others are down to 5 characters the row is wider than the
+ * terminal rather than an id cut.
+ */
+export function fitWidths(natural: number[], width: number, fixed: boolean[] = []): number[] {
+  const widths = natural.map((w) => Math.max(w, 1));
+  const budget = width - 1 - GAP * (widths.length - 1);
   let total = widths.reduce((a, b) => a + b, 0);
   while (total > budget) {
-    const widest = widths.indexOf(Math.max(...widths));
-    if (widths[widest]! <= 5) break;
+    const candidates = widths.map((w, i) => (fixed[i] || w <= 5 ? -1 : w));
+    const widest = candidates.indexOf(Math.max(...candidates));
+    if ((candidates[widest] ?? -1) < 0) break;
     widths[widest]! -= 1;
     total -= 1;
   }
   return widths;
 }
 
+const trimLines = (text: string) => `${text.replace(/ +$/gm, "")}\n`;
+
 async function table(data: unknown, options: RenderOptions): Promise<string> {
   const { default: Table } = await import("cli-table3");
   const { Chalk } = await import("chalk");
   const chalk = new Chalk({ level: options.color ? 1 : 0 });
-  const style = { head: [], border: [] };
   if (Array.isArray(data) && !data.every(isRecord)) {
     // a --query result such as ["a","b"] or [["a",1]]: one line per element, cells tab-separated
     return data.map((element) => `${terminalText([element].flat().map(cell).join("\t"))}\n`).join("");
@@ -130,22 +166,23 @@ async function table(data: unknown, options: RenderOptions): Promise<string> {
     const body = rows.map((row) => columns.map((c) => terminalText(cell(pick(row, c)))));
     const natural = head.map((c, i) => Math.max(c.length, ...body.map((r) => (r[i] ?? "").length)));
     const t = new Table({
+      ...COMPACT,
       head: head.map((c) => chalk.bold(c)),
-      colWidths: fitWidths(natural, options.width),
-      style,
+      colWidths: fitWidths(natural, options.width, columns.map(isIdentifier)),
       wordWrap: false,
     });
     t.push(...body);
-    return `${t.toString()}\n`;
+    return trimLines(t.toString());
   }
   if (data !== null && typeof data === "object") {
     const entries = (
       options.fields ? options.fields.map((f) => [f, pick(data, f)] as const) : Object.entries(data as Row)
     ).map(([key, value]) => [terminalText(key), terminalText(cell(value), { newlines: true })] as const);
     const natural = [Math.max(...entries.map(([k]) => k.length)), Math.max(...entries.map(([, v]) => v.length))];
-    const t = new Table({ colWidths: fitWidths(natural, options.width), style, wordWrap: true });
+    // the names never give way; a long value wraps onto the lines below it
+    const t = new Table({ ...COMPACT, colWidths: fitWidths(natural, options.width, [true, false]), wordWrap: true });
     for (const [key, value] of entries) t.push([chalk.bold(key), value]);
-    return `${t.toString()}\n`;
+    return trimLines(t.toString());
   }
   return `${terminalText(cell(data), { newlines: true })}\n`;
 }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context, MorePages } from "../../cli/context.js";
 import { Progress } from "../../cli/progress.js";
 import * as events from "../../contract/events.js";
 import { examples, wholeNumber, withContext } from "../shared.js";
@@ -13,7 +13,24 @@ interface Options {
   all?: boolean;
 }
 
-export async function listEvents(ctx: Context, options: Options): Promise<unknown[]> {
+/** The next page after this one, from the page body's numbers; none when they are missing. */
+function morePages(body: {
+  data: unknown[];
+  page?: unknown;
+  totalPages?: unknown;
+  total?: unknown;
+}): MorePages | undefined {
+  const { page, totalPages, total } = body;
+  if (typeof page !== "number" || typeof totalPages !== "number" || typeof total !== "number") return undefined;
+  if (page >= totalPages) return undefined;
+  return { shown: body.data.length, total, next: `--page ${page + 1}` };
+}
+
+export async function listEvents(
+  ctx: Context,
+  options: Options,
+  onMore?: (more: MorePages | undefined) => void,
+): Promise<unknown[]> {
   const page = wholeNumber(options.page, "--page", 1, 999_999_999);
   const pageSize = wholeNumber(options.pageSize, "--page-size", 1, events.EVENT_PAGE_SIZE.max);
   ctx.requireCredential();
@@ -26,6 +43,7 @@ export async function listEvents(ctx: Context, options: Options): Promise<unknow
   };
   if (!options.all) {
     const { data } = await client.call(events.listEvents, { query: { ...query, page } });
+    onMore?.(morePages(data));
     return data.data;
   }
   const rows: unknown[] = [];
@@ -60,5 +78,13 @@ export function register(group: Command, io: Context["io"]): void {
         "bizctl events list --all --json | jq '.[].code'",
       ),
     )
-    .action(withContext(io, async (ctx, options: Options) => ctx.print(await listEvents(ctx, options), EVENT_COLUMNS)));
+    .action(
+      withContext(io, async (ctx, options: Options) => {
+        let more: MorePages | undefined;
+        const rows = await listEvents(ctx, options, (m) => {
+          more = m;
+        });
+        await ctx.printList(rows, EVENT_COLUMNS, "events", more);
+      }),
+    );
 }
