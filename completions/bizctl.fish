@@ -7,6 +7,7 @@ complete -c bizctl -n '__fish_use_subcommand' -l server
 complete -c bizctl -n '__fish_use_subcommand' -l output
 complete -c bizctl -n '__fish_use_subcommand' -l json
 complete -c bizctl -n '__fish_use_subcommand' -l fields
+complete -c bizctl -n '__fish_use_subcommand' -l query
 complete -c bizctl -n '__fish_use_subcommand' -l no-color
 complete -c bizctl -n '__fish_use_subcommand' -l quiet
 complete -c bizctl -n '__fish_use_subcommand' -l verbose
@@ -20,6 +21,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from auth' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l verbose
@@ -34,6 +36,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcom
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l verbose
@@ -46,6 +49,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from logout; and __fish_seen_subcommand_from auth' -l verbose
@@ -58,6 +62,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l verbose
@@ -70,6 +75,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcom
 complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from token; and __fish_seen_subcommand_from auth' -l verbose
@@ -82,6 +88,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_
 complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from first-login; and __fish_seen_subcommand_from auth' -l verbose
@@ -95,6 +102,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_s
 complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from change-password; and __fish_seen_subcommand_from auth' -l verbose
@@ -109,6 +117,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_se
 complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from renew-password; and __fish_seen_subcommand_from auth' -l verbose
@@ -123,6 +132,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_se
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from auth' -l verbose
@@ -135,6 +145,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_sub
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from auth' -l verbose
@@ -149,6 +160,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_sub
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l verbose
@@ -162,6 +174,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l verbose
@@ -175,6 +188,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_su
 complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l verbose
@@ -189,6 +203,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l verbose
@@ -201,6 +216,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l verbose
@@ -213,6 +229,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcomma
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from oauth' -l verbose
@@ -225,6 +242,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from oauth' -l verbose
@@ -241,6 +259,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_see
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l verbose
@@ -253,6 +272,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_su
 complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from authorize; and __fish_seen_subcommand_from oauth' -l verbose
@@ -271,6 +291,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l verbose
@@ -286,6 +307,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l verbose
@@ -298,6 +320,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l verbose
@@ -311,6 +334,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l verbose
@@ -324,6 +348,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from oauth' -l verbose
@@ -337,6 +362,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from oauth' -l verbose
@@ -349,6 +375,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l verbose
@@ -362,6 +389,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from resources' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from resources' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l verbose
@@ -381,6 +409,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from resources' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from resources' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from resources' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from resources' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from resources' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from resources' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from resources' -l verbose
@@ -393,6 +422,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcomma
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from resources' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from resources' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from resources' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from resources' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from resources' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from resources' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from resources' -l verbose
@@ -409,6 +439,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from resources' -l verbose
@@ -423,6 +454,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l verbose
@@ -436,6 +468,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l verbose
@@ -449,6 +482,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from users' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l verbose
@@ -467,6 +501,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from users' -l verbose
@@ -488,6 +523,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from users' -l verbose
@@ -500,6 +536,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcomma
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from users' -l verbose
@@ -514,6 +551,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from users' -l verbose
@@ -526,6 +564,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_su
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l verbose
@@ -539,6 +578,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l verbose
@@ -553,6 +593,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l verbose
@@ -565,6 +606,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subc
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l verbose
@@ -577,6 +619,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l verbose
@@ -589,6 +632,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from unlock; and __fish_seen_subcommand_from users' -l verbose
@@ -601,6 +645,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l verbose
@@ -613,6 +658,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_sub
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l verbose
@@ -626,6 +672,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_sub
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l verbose
@@ -639,6 +686,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from events' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l verbose
@@ -656,6 +704,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l verbose
@@ -668,6 +717,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcomma
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from get; and __fish_seen_subcommand_from events' -l verbose
@@ -683,6 +733,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from events' -l verbose
@@ -697,6 +748,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l verbose
@@ -710,6 +762,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l verbose
@@ -722,6 +775,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l verbose
@@ -736,6 +790,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l verbose
@@ -749,6 +804,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from server' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from server' -l verbose
@@ -767,6 +823,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from init; and __fish_seen_subcommand_from server' -l verbose
@@ -796,6 +853,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcom
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l verbose
@@ -811,6 +869,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subc
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from migrate; and __fish_seen_subcommand_from server' -l verbose
@@ -827,6 +886,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from server' -l verbose
@@ -843,6 +903,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from outbox; and __fish_seen_subcommand_from server' -l verbose
@@ -859,6 +920,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from server' -l verbose
@@ -876,6 +938,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from server' -l verbose
@@ -893,6 +956,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_s
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from mail-queue; and __fish_seen_subcommand_from server' -l verbose
@@ -910,6 +974,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_s
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from rotate-key; and __fish_seen_subcommand_from server' -l verbose
@@ -927,6 +992,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_see
 complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from recover-admin; and __fish_seen_subcommand_from server' -l verbose
@@ -940,6 +1006,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from profile' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from profile' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from profile' -l verbose
@@ -952,6 +1019,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from profile' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from profile' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from profile' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from profile' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from profile' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from profile' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from profile' -l verbose
@@ -966,6 +1034,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcomma
 complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcommand_from profile' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcommand_from profile' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcommand_from profile' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcommand_from profile' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcommand_from profile' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcommand_from profile' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from add; and __fish_seen_subcommand_from profile' -l verbose
@@ -978,6 +1047,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcomma
 complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcommand_from profile' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcommand_from profile' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcommand_from profile' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcommand_from profile' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcommand_from profile' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcommand_from profile' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from use; and __fish_seen_subcommand_from profile' -l verbose
@@ -990,6 +1060,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l verbose
@@ -1002,6 +1073,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l verbose
@@ -1009,12 +1081,16 @@ complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l data
+complete -c bizctl -n '__fish_seen_subcommand_from api' -l header
+complete -c bizctl -n '__fish_seen_subcommand_from api' -l include
+complete -c bizctl -n '__fish_seen_subcommand_from api' -l paginate
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from api' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from api' -l verbose
@@ -1027,6 +1103,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from completion' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from completion' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from completion' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from completion' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from completion' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from completion' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from completion' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from completion' -l verbose
@@ -1039,6 +1116,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from help' -l server
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l output
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l json
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from help' -l query
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l no-color
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l quiet
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l verbose

@@ -32,7 +32,8 @@ export function buildProgram(io: IO): Command {
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
     .option("--json", "same as -o json")
-    .option("--fields <list>", "comma-separated fields to show")
+    .option("--fields <list>", "comma-separated fields to show (dotted paths: name.givenName, emails.value)")
+    .option("--query <expr>", "JMESPath expression applied to the result before it is printed")
     .option("--no-color", "no colours (NO_COLOR is honoured too)")
     .option("-q, --quiet", "no messages on stderr, only results and errors")
     .option("--verbose", "trace HTTP calls on stderr (credentials masked)")

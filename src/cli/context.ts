@@ -3,6 +3,7 @@ import { ApiError, NetworkError } from "../client/errors.js";
 import { EMBEDDED, type Profile, ProfileStore, type StoredToken } from "../config/profiles.js";
 import { checkServer, createClient, sameServer, type Target, targetOf, uninitialisedEmbedded } from "./compose.js";
 import { AuthError, CliError, EXIT, UsageError } from "./errors.js";
+import { checkFields } from "./fields.js";
 import { type IO, writeLine } from "./io.js";
 import { FORMATS, type Format, render } from "./output.js";
 import { promptConfirm } from "./prompts.js";
@@ -15,11 +16,20 @@ export interface GlobalOptions {
   output?: string | string[];
   json?: boolean;
   fields?: string;
+  query?: string;
   color?: boolean;
   quiet?: boolean;
   verbose?: boolean;
   yes?: boolean;
   input?: boolean;
+}
+
+/** A page of a list that has more after it: what the footer says. */
+export interface MorePages {
+  shown: number;
+  total: number;
+  /** the flag that fetches the next page: `--page 2`, `--start-index 51` */
+  next: string;
 }
 
 export interface Credential {
@@ -68,6 +78,8 @@ export class Context {
   constructor(
     readonly io: IO,
     readonly globals: GlobalOptions,
+    /** the command's group (`events`, `users`...): whose records `--fields` is checked against */
+    readonly group?: string,
   ) {}
 
   get profiles(): ProfileStore {
@@ -191,15 +203,30 @@ export class Context {
 
   /** Results go to stdout, and nothing else does. */
   async print(data: unknown, columns?: string[]): Promise<void> {
+    const fields = this.fields();
+    checkFields(fields, data, this.group);
     const text = await render(data, {
       format: this.format(),
-      fields: this.fields(),
+      fields,
+      query: this.globals.query,
       columns,
       width: this.io.stdout.columns ?? 100,
       color: this.color,
       terminal: Boolean(this.io.stdout.isTTY),
     });
     this.io.stdout.write(text);
+  }
+
+  /**
+   * A list: the records on stdout; on stderr, that there are none ("No events."), or on a
+   * terminal how many of how many were shown and how to get the rest.
+   */
+  async printList(rows: unknown[], columns: string[] | undefined, noun: string, more?: MorePages): Promise<void> {
+    await this.print(rows, columns);
+    if (rows.length === 0) this.info(`No ${noun}.`);
+    else if (more && more.shown < more.total && this.io.stderr.isTTY) {
+      this.info(`${more.shown} of ${more.total}: ${more.next}, or --all`);
+    }
   }
 
   /** A text result (an e-mail, a token): exact when piped, control characters made visible on a terminal. */

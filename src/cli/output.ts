@@ -1,4 +1,5 @@
 import { commonJs, importYaml } from "./lazy-modules.js";
+import { applyQuery } from "./query.js";
 import { needsJsonEscape, terminalJson, terminalText } from "./terminal-text.js";
 
 export const FORMATS = ["table", "json", "ndjson", "csv", "yaml"] as const;
@@ -18,6 +19,8 @@ export interface RenderOptions {
    * format is exact. Tables always show the visible form: they are for people.
    */
   terminal?: boolean;
+  /** `--query`: a JMESPath expression applied to the selected data before it is rendered */
+  query?: string;
 }
 
 type Row = Record<string, unknown>;
@@ -26,7 +29,7 @@ type Row = Record<string, unknown>;
  * The value at a dotted path; through an array, the values of its elements (`emails.value` is
  * every e-mail address), undefined when there are none.
  */
-function pick(value: unknown, path: string): unknown {
+export function pick(value: unknown, path: string): unknown {
   const parts = path.split(".");
   const walk = (current: unknown, index: number): unknown => {
     if (index === parts.length) return current;
@@ -95,25 +98,65 @@ function defaultColumns(rows: Row[]): string[] {
   return keys.slice(0, 8);
 }
 
-/** Shrinks the widest columns until the table fits the terminal (3 characters of border per column). */
-export function fitWidths(natural: number[], width: number): number[] {
-  const widths = natural.map((w) => Math.max(w, 3) + 2);
-  const budget = Math.max(width - 1 - widths.length, widths.length * 5);
+/** The columns a row is addressed by in the next command: never cut, so they can be copied. */
+export const isIdentifier = (column: string) => /(^|\.)(id|code)$|Id$/.test(column);
+
+/** Two spaces between columns, no borders and no rule under each row, as kubectl and gh print. */
+const GAP = 2;
+const COMPACT = {
+  chars: {
+    middle: " ".repeat(GAP),
+    ...Object.fromEntries(
+      [
+        "top",
+        "top-mid",
+        "top-left",
+        "top-right",
+        "bottom",
+        "bottom-mid",
+        "bottom-left",
+        "bottom-right",
+        "left",
+        "left-mid",
+        "mid",
+        "mid-mid",
+        "right",
+        "right-mid",
+      ].map((name) => [name, ""]),
+    ),
+  } as Record<string, string>,
+  style: { head: [], border: [], "padding-left": 0, "padding-right": 0, compact: true },
+};
+
+/**
+ * Shrinks the widest column that may give way until the row fits the terminal. Identifier
+ * columns keep their width: when the others are down to 5 characters the row is wider than the
+ * terminal rather than an id cut.
+ */
+export function fitWidths(natural: number[], width: number, fixed: boolean[] = []): number[] {
+  const widths = natural.map((w) => Math.max(w, 1));
+  const budget = width - 1 - GAP * (widths.length - 1);
   let total = widths.reduce((a, b) => a + b, 0);
   while (total > budget) {
-    const widest = widths.indexOf(Math.max(...widths));
-    if (widths[widest]! <= 5) break;
+    const candidates = widths.map((w, i) => (fixed[i] || w <= 5 ? -1 : w));
+    const widest = candidates.indexOf(Math.max(...candidates));
+    if ((candidates[widest] ?? -1) < 0) break;
     widths[widest]! -= 1;
     total -= 1;
   }
   return widths;
 }
 
+const trimLines = (text: string) => `${text.replace(/ +$/gm, "")}\n`;
+
 async function table(data: unknown, options: RenderOptions): Promise<string> {
   const { default: Table } = await import("cli-table3");
   const { Chalk } = await import("chalk");
   const chalk = new Chalk({ level: options.color ? 1 : 0 });
-  const style = { head: [], border: [] };
+  if (Array.isArray(data) && !data.every(isRecord)) {
+    // a --query result such as ["a","b"] or [["a",1]]: one line per element, cells tab-separated
+    return data.map((element) => `${terminalText([element].flat().map(cell).join("\t"))}\n`).join("");
+  }
   if (Array.isArray(data)) {
     if (data.length === 0) return "";
     const rows = data as Row[];
@@ -123,32 +166,40 @@ async function table(data: unknown, options: RenderOptions): Promise<string> {
     const body = rows.map((row) => columns.map((c) => terminalText(cell(pick(row, c)))));
     const natural = head.map((c, i) => Math.max(c.length, ...body.map((r) => (r[i] ?? "").length)));
     const t = new Table({
+      ...COMPACT,
       head: head.map((c) => chalk.bold(c)),
-      colWidths: fitWidths(natural, options.width),
-      style,
+      colWidths: fitWidths(natural, options.width, columns.map(isIdentifier)),
       wordWrap: false,
     });
     t.push(...body);
-    return `${t.toString()}\n`;
+    return trimLines(t.toString());
   }
   if (data !== null && typeof data === "object") {
     const entries = (
       options.fields ? options.fields.map((f) => [f, pick(data, f)] as const) : Object.entries(data as Row)
     ).map(([key, value]) => [terminalText(key), terminalText(cell(value), { newlines: true })] as const);
     const natural = [Math.max(...entries.map(([k]) => k.length)), Math.max(...entries.map(([, v]) => v.length))];
-    const t = new Table({ colWidths: fitWidths(natural, options.width), style, wordWrap: true });
+    // the names never give way; a long value wraps onto the lines below it
+    const t = new Table({ ...COMPACT, colWidths: fitWidths(natural, options.width, [true, false]), wordWrap: true });
     for (const [key, value] of entries) t.push([chalk.bold(key), value]);
-    return `${t.toString()}\n`;
+    return trimLines(t.toString());
   }
   return `${terminalText(cell(data), { newlines: true })}\n`;
 }
 
+const isRecord = (value: unknown): value is Row => value !== null && typeof value === "object" && !Array.isArray(value);
+
 async function csv(data: unknown, options: RenderOptions): Promise<string> {
   const { stringify } = commonJs(await import("csv-stringify/sync"));
-  const rows = (Array.isArray(data) ? data : [data]) as Row[];
-  const columns = options.fields ?? [...new Set(rows.flatMap((r) => Object.keys(r ?? {})))];
   // CSV has no escapes for control characters: on a terminal it is a display, piped it is data
   const shown = (text: string) => (options.terminal ? terminalText(text, { newlines: true }) : text);
+  if (!(Array.isArray(data) ? data : [data]).every(isRecord)) {
+    // a --query result of values or lists of values: one row each, no header
+    const values = Array.isArray(data) ? data : [data];
+    return stringify(values.map((element) => [element].flat().map((v) => shown(cell(v)))));
+  }
+  const rows = (Array.isArray(data) ? data : [data]) as Row[];
+  const columns = options.fields ?? [...new Set(rows.flatMap((r) => Object.keys(r ?? {})))];
   return stringify(
     rows.map((row) => columns.map((c) => shown(cell(pick(row, c))))),
     { header: true, columns: columns.map(shown) },
@@ -176,7 +227,12 @@ async function yaml(data: unknown, terminal: boolean): Promise<string> {
 export async function render(data: unknown, options: RenderOptions): Promise<string> {
   // JSON.stringify(undefined) is undefined whatever its type says
   const json = (text: string | undefined) => (options.terminal && text !== undefined ? terminalJson(text) : `${text}`);
-  const projected = Array.isArray(data) ? data.map((d) => project(d, options.fields)) : project(data, options.fields);
+  let projected = Array.isArray(data) ? data.map((d) => project(d, options.fields)) : project(data, options.fields);
+  if (options.query !== undefined) {
+    projected = await applyQuery(options.query, projected);
+    // the expression chose the shape: the command's columns and --fields no longer describe it
+    options = { ...options, fields: undefined, columns: undefined };
+  }
   switch (options.format) {
     case "json":
       return `${json(JSON.stringify(projected, null, 2))}\n`;

@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
+import type { TSchema } from "@sinclair/typebox";
 import { UsageError } from "./errors.js";
 import { type IO, readStdin } from "./io.js";
-import { importYaml } from "./lazy-modules.js";
+import { commonJs, importYaml } from "./lazy-modules.js";
 
 export type Record_ = Record<string, unknown>;
 
@@ -114,4 +115,28 @@ export async function readRecordsFile(io: IO, file: string): Promise<Record_[]> 
     }
   });
   return records as Record_[];
+}
+
+/**
+ * A prompt's check of one field against the contract's schema for it, with the server's own
+ * validator (ajv and its formats), so that an answer the server would refuse (`tomorrow` for a
+ * date-time) is refused at the prompt, which asks again with the typed text kept.
+ */
+export async function fieldValidator(schema: TSchema, field: string): Promise<(answer: string) => true | string> {
+  const property = (schema.properties as Record<string, TSchema> | undefined)?.[field];
+  if (!property) return (answer) => (answer.trim() ? true : "required");
+  const [ajvModule, formats] = await Promise.all([import("ajv"), import("ajv-formats")]);
+  const ajv = new (commonJs(ajvModule).Ajv)({ strict: false, allErrors: false });
+  // the CommonJS export is the plugin itself, bundled or not
+  (formats.default as unknown as (instance: typeof ajv) => void)(ajv);
+  const check = ajv.compile(property);
+  return (answer) => {
+    if (!answer.trim()) return "required";
+    if (check(answer)) return true;
+    const issue = check.errors?.[0];
+    if (issue?.keyword === "format" && issue.params.format === "date-time") {
+      return "must be an RFC 3339 date-time such as 2027-01-10T09:00:00Z";
+    }
+    return `${field} ${issue?.message ?? "is not valid"}`;
+  };
 }

@@ -7,7 +7,8 @@ import { render } from "./output.js";
  * flat however long the list: NDJSON and YAML pages simply follow one another, a JSON array is
  * opened once and closed at the end (the same bytes as printing the whole array), and CSV writes
  * its header once, with `csvColumns` as the columns since the later pages are not known yet.
- * A table needs every row to size its columns, so it is the one format printed at the end.
+ * A table needs every row to size its columns, and a `--query` may look at the whole list
+ * (`length(@)`, `[-1]`), so those two are printed at the end.
  */
 export async function printPages(
   ctx: Context,
@@ -16,7 +17,7 @@ export async function printPages(
 ): Promise<number> {
   const format = ctx.format();
   let count = 0;
-  if (format === "table") {
+  if (format === "table" || ctx.globals.query !== undefined) {
     const rows: unknown[] = [];
     for await (const page of pages) rows.push(...page);
     await ctx.print(rows, options.columns);

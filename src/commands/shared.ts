@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { Context, type GlobalOptions } from "../cli/context.js";
 import { CliError, UsageError } from "../cli/errors.js";
+import { checkQuery } from "../cli/query.js";
 import { ApiError } from "../client/errors.js";
 
 export type Action<A extends unknown[]> = (ctx: Context, ...args: A) => Promise<void>;
@@ -15,14 +16,23 @@ export const openContexts: Context[] = [];
 export function withContext<A extends unknown[]>(io: Context["io"], action: Action<A>) {
   return async (...args: unknown[]) => {
     const command = args.at(-1) as Command;
-    const ctx = new Context(io, command.optsWithGlobals() as GlobalOptions);
+    const globals = command.optsWithGlobals() as GlobalOptions;
+    const ctx = new Context(io, globals, groupOf(command));
     openContexts.push(ctx);
     try {
+      await checkQuery(globals.query);
       await action(ctx, ...(args.slice(0, -1) as A));
     } catch (error) {
       throw ctx.explain(error);
     }
   };
+}
+
+/** The top-level command a command belongs to (`events` for `events list`). */
+function groupOf(command: Command): string {
+  let group = command;
+  while (group.parent?.parent) group = group.parent;
+  return group.name();
 }
 
 export function collect(value: string, previous: string[] = []): string[] {

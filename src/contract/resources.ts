@@ -14,6 +14,17 @@ export const BUILT_IN_TYPES = ["User", "OAuthConsumer"] as const;
  */
 export const USER_NAME_PATTERN = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]+$";
 
+/** A User's read-only account state, shown to admin and support beside its attributes. */
+export const USER_ACCOUNT_STATE = [
+  "locked",
+  "lockedUntil",
+  "failedLogins",
+  "lastLogin",
+  "passwordChangedAt",
+  "openSessions",
+  "invited",
+] as const;
+
 export const SCHEMA_URN = {
   user: "urn:ietf:params:scim:schemas:core:2.0:User",
   enterpriseUser: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User",

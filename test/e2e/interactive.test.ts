@@ -130,7 +130,7 @@ describe.each(MODES)("prompts on a terminal (%s)", (mode) => {
     );
     expect(result.error, result.output).toBeUndefined();
     expect(result.exitCode, result.output).toBe(0);
-    expect(result.output).toMatch(/│ name +│ Typed at a terminal +│/);
+    expect(result.output).toMatch(/name +Typed at a terminal\r?\n/);
     const event = await bizctl(["events", "get", "PTY-1"], { env });
     expect(json(event)).toMatchObject({ code: "PTY-1", name: "Typed at a terminal", startsAt: "2027-05-01T08:00:00Z" });
   });

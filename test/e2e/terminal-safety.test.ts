@@ -105,8 +105,8 @@ describe.each(MODES)("terminal safety (%s)", (mode) => {
       expectCleanRun(result);
       expect(result.raw).not.toMatch(RAW_CONTROL);
       expect(result.raw).not.toContain("\u001b");
-      expect(text(result)).toMatch(new RegExp(`│ name +│ ${escapeRegExp(SHOWN)} +│`));
-      expect(text(result)).toMatch(new RegExp(`│ location +│ ${escapeRegExp(SHOWN)} +│`));
+      expect(text(result)).toMatch(new RegExp(`name +${escapeRegExp(SHOWN)}\r?\n`));
+      expect(text(result)).toMatch(new RegExp(`location +${escapeRegExp(SHOWN)}\r?\n`));
     });
 
     it("events list: a table, with colours on, writes no byte but its own bold", async () => {
@@ -114,7 +114,7 @@ describe.each(MODES)("terminal safety (%s)", (mode) => {
       expectCleanRun(result);
       expect(result.raw).toMatch(BOLD);
       expect(result.raw.replace(BOLD, "")).not.toMatch(RAW_CONTROL);
-      expect(text(result)).toContain(`│ EVIL-1 │ ${SHOWN} │`);
+      expect(text(result)).toMatch(new RegExp(`EVIL-1 +${escapeRegExp(SHOWN)}`));
     });
 
     it("users list and resources get show a display name in the visible form", async () => {

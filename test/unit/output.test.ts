@@ -83,17 +83,49 @@ describe("tables, piped or not, are for people", () => {
   it("keep one line per record in a list: a newline in a value is shown", async () => {
     const text = await render([{ code: "A", name: "one\ntwo" }], options("table", true));
     expect(text).toContain("one^Jtwo");
-    expect(text.trim().split("\n")).toHaveLength(5);
+    expect(text.trim().split("\n")).toHaveLength(2);
   });
 
   it("lay out a multi-line value of one record on several lines, and show a CR", async () => {
     const text = await render({ code: "A", description: "one\r\ntwo\rthree" }, options("table", true));
-    expect(text).toMatch(/│ one +│\n.*│ two\^Mthree +│/);
+    expect(text).toMatch(/^description {2}one\n {13}two\^Mthree$/m);
   });
 
   it("show control characters in field names (custom attributes, --fields) too", async () => {
     const text = await render([{ "a\u001b[2J": 1 }], { ...options("table", true), fields: ["a\u001b[2J"] });
     expect(text).toContain("a^[[2J");
     expect(text).not.toMatch(RAW_CONTROL);
+  });
+});
+
+describe("compact tables that keep identifiers whole", () => {
+  const ID = "75da28cd-050f-473f-9351-bb6f6a544338";
+  const ROWS = [
+    { id: ID, userName: "a-rather-long-user-name", displayName: "A display name that is far too long to fit" },
+    { id: "u2", userName: "b", displayName: "B" },
+  ];
+
+  it.each([40, 60, 80, 120])("at %i columns the id is never cut, the other columns give way", async (width) => {
+    const text = await render(ROWS, { format: "table", width, color: false });
+    expect(text).toContain(ID);
+    const lines = text.trimEnd().split("\n");
+    expect(lines).toHaveLength(3);
+    // the others shrink (to 5 at least) before the row is let out wider than the terminal
+    if (width >= ID.length + 2 * (5 + 2)) for (const line of lines) expect(line.length).toBeLessThanOrEqual(width);
+  });
+
+  it("a code column is kept whole too, and a name column gives way with an ellipsis", async () => {
+    const code = "A-VERY-LONG-EVENT-CODE-2027-01";
+    const text = await render([{ code, name: "x".repeat(80) }], { format: "table", width: 50, color: false });
+    expect(text).toContain(code);
+    expect(text).toContain("…");
+  });
+
+  it("has no borders and no rule under each row: a header and one line a record", async () => {
+    const rows = Array.from({ length: 20 }, (_, i) => ({ code: `E${i}`, name: `Event ${i}` }));
+    const text = await render(rows, { format: "table", width: 80, color: false });
+    expect(text.trimEnd().split("\n")).toHaveLength(21);
+    expect(text).not.toMatch(/[│┌─┼└]/);
+    expect(text.split("\n")[0]).toBe("code  name");
   });
 });

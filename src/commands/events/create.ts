@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
 import { promptText } from "../../cli/prompts.js";
-import { type Record_, recordFromOptions } from "../../cli/record-input.js";
+import { fieldValidator, type Record_, recordFromOptions } from "../../cli/record-input.js";
 import * as events from "../../contract/events.js";
 import { collect, examples, tolerating, withContext } from "../shared.js";
 
@@ -11,12 +11,15 @@ const REQUIRED: [field: string, question: string][] = [
   ["startsAt", "Starts at (RFC 3339, e.g. 2027-01-10T09:00:00Z)"],
 ];
 
-/** Asks for the required fields that are missing, on a terminal; elsewhere names the flag. */
+/**
+ * Asks for the required fields that are missing, on a terminal; elsewhere names the flag. Each
+ * answer is checked against the contract's schema of that field before the next question.
+ */
 async function completeRecord(ctx: Context, record: Record_): Promise<Record_> {
   for (const [field, question] of REQUIRED) {
     if (record[field] !== undefined) continue;
     if (!ctx.canPrompt()) throw new UsageError(`The event needs '${field}'.`, `pass --set ${field}=...`);
-    record[field] = await promptText(ctx.io, question);
+    record[field] = await promptText(ctx.io, question, { validate: await fieldValidator(events.EventInput, field) });
   }
   return record;
 }

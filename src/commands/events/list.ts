@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context, MorePages } from "../../cli/context.js";
 import { Progress } from "../../cli/progress.js";
 import { printPages } from "../../cli/stream-output.js";
 import * as events from "../../contract/events.js";
@@ -14,6 +14,19 @@ interface Options {
   all?: boolean;
 }
 
+/** The next page after this one, from the page body's numbers; none when they are missing. */
+function morePages(body: {
+  data: unknown[];
+  page?: unknown;
+  totalPages?: unknown;
+  total?: unknown;
+}): MorePages | undefined {
+  const { page, totalPages, total } = body;
+  if (typeof page !== "number" || typeof totalPages !== "number" || typeof total !== "number") return undefined;
+  if (page >= totalPages) return undefined;
+  return { shown: body.data.length, total, next: `--page ${page + 1}` };
+}
+
 /** The cursor of a response's Link `next`, if it has one. */
 function nextCursor(link: string | undefined): string | undefined {
   const next = link?.split(/,\s*(?=<)/).find((part) => /;\s*rel="next"/.test(part));
@@ -25,7 +38,11 @@ function nextCursor(link: string | undefined): string | undefined {
  * The pages of the list from --page on: the first by number, then each by the cursor of the
  * previous page's Link `next`, so that no page costs a scan of those before it.
  */
-export async function* eventPages(ctx: Context, options: Options): AsyncGenerator<unknown[]> {
+export async function* eventPages(
+  ctx: Context,
+  options: Options,
+  onMore?: (more: MorePages | undefined) => void,
+): AsyncGenerator<unknown[]> {
   const page = wholeNumber(options.page, "--page", 1, 999_999_999);
   const pageSize = wholeNumber(options.pageSize, "--page-size", 1, events.EVENT_PAGE_SIZE.max);
   ctx.requireCredential();
@@ -46,8 +63,12 @@ export async function* eventPages(ctx: Context, options: Options): AsyncGenerato
     });
     total ??= data.total;
     seen += data.data.length;
+    if (!options.all) {
+      onMore?.(morePages(data));
+      yield data.data;
+      return;
+    }
     yield data.data;
-    if (!options.all) return;
     progress.update(seen, total);
     cursor = nextCursor(headers.link);
   } while (cursor);
@@ -76,9 +97,14 @@ export function register(group: Command, io: Context["io"]): void {
     )
     .action(
       withContext(io, async (ctx, options: Options) => {
-        const pages = eventPages(ctx, options);
-        if (options.all) await printPages(ctx, pages, { columns: EVENT_COLUMNS, csvColumns: [...events.EVENT_FIELDS] });
-        else for await (const page of pages) await ctx.print(page, EVENT_COLUMNS);
+        let more: MorePages | undefined;
+        const pages = eventPages(ctx, options, (m) => {
+          more = m;
+        });
+        if (options.all) {
+          const count = await printPages(ctx, pages, { columns: EVENT_COLUMNS, csvColumns: [...events.EVENT_FIELDS] });
+          if (count === 0) ctx.info("No events.");
+        } else for await (const page of pages) await ctx.printList(page, EVENT_COLUMNS, "events", more);
       }),
     );
 }

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context, MorePages } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
 import { Progress } from "../../cli/progress.js";
 import * as resources from "../../contract/resources.js";
@@ -16,7 +16,11 @@ export interface ListOptions {
   all?: boolean;
 }
 
-export async function listResources(ctx: Context, options: ListOptions): Promise<Record<string, unknown>[]> {
+export async function listResources(
+  ctx: Context,
+  options: ListOptions,
+  onMore?: (more: MorePages | undefined) => void,
+): Promise<Record<string, unknown>[]> {
   const startIndex = wholeNumber(options.startIndex, "--start-index", 1, 999_999_999);
   const count = wholeNumber(options.count, "--count", 0, resources.LIST_COUNT.max);
   ctx.requireCredential();
@@ -35,6 +39,13 @@ export async function listResources(ctx: Context, options: ListOptions): Promise
     const { data } = await client.call(resources.listResources, {
       query: { ...query, startindex: startIndex },
     });
+    const next = Number(data.startIndex) + data.Resources.length;
+    const total = Number(data.totalResults);
+    onMore?.(
+      Number.isFinite(next) && next <= total
+        ? { shown: data.Resources.length, total, next: `--start-index ${next}` }
+        : undefined,
+    );
     return data.Resources;
   }
   const rows: Record<string, unknown>[] = [];
@@ -76,8 +87,11 @@ export function register(group: Command, io: Context["io"]): void {
     )
     .action(
       withContext(io, async (ctx, options: ListOptions) => {
-        const rows = await listResources(ctx, options);
-        await ctx.print(rows, resourceColumns(rows));
+        let more: MorePages | undefined;
+        const rows = await listResources(ctx, options, (m) => {
+          more = m;
+        });
+        await ctx.printList(rows, resourceColumns(rows), "resources", more);
       }),
     );
 }

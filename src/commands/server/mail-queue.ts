@@ -18,7 +18,11 @@ async function mailQueue(ctx: Context, options: StorageFlags & { status?: string
     status: options.status as (typeof STATUSES)[number] | undefined,
     limit,
   });
-  await ctx.print(rows, ["id", "status", "to", "subject", "attempts", "nextAttemptAt", "lastError"]);
+  await ctx.printList(
+    rows,
+    ["id", "status", "to", "subject", "attempts", "nextAttemptAt", "lastError"],
+    "mails in the queue",
+  );
 }
 
 export function register(group: Command, io: Context["io"]): void {

@@ -80,7 +80,9 @@ export function register(group: Command, io: Context["io"]): void {
     return join(resolveDataDir({ dataDir }, ctx.io.env), "outbox");
   };
   outbox.action(
-    withContext(io, async (ctx) => ctx.print(await listOutbox(dirOf(ctx, outbox)), ["id", "to", "subject", "date"])),
+    withContext(io, async (ctx) =>
+      ctx.printList(await listOutbox(dirOf(ctx, outbox)), ["id", "to", "subject", "date"], "e-mails in the outbox"),
+    ),
   );
   const list = storageOptions(outbox.command("list"));
   list
@@ -89,7 +91,11 @@ export function register(group: Command, io: Context["io"]): void {
     .addHelpText("after", examples("bizctl server outbox list --to <e-mail>"))
     .action(
       withContext(io, async (ctx, options: { to?: string }) =>
-        ctx.print(await listOutbox(dirOf(ctx, list), options.to), ["id", "to", "subject", "date"]),
+        ctx.printList(
+          await listOutbox(dirOf(ctx, list), options.to),
+          ["id", "to", "subject", "date"],
+          "e-mails in the outbox",
+        ),
       ),
     );
   const show = storageOptions(outbox.command("show <id>"));

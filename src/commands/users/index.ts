@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context, MorePages } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
 import { readNewPassword } from "../../cli/passwords.js";
 import { promptText } from "../../cli/prompts.js";
@@ -150,9 +150,13 @@ export function register(program: Command, io: Context["io"]): void {
     .description("list users")
     .addHelpText("after", examples("bizctl users list", "bizctl users list --filter 'active eq false' --json"))
     .action(
-      withContext(io, async (ctx, options: ListOptions) =>
-        ctx.print(await listResources(ctx, { ...options, type: "User" }), USER_COLUMNS),
-      ),
+      withContext(io, async (ctx, options: ListOptions) => {
+        let more: MorePages | undefined;
+        const rows = await listResources(ctx, { ...options, type: "User" }, (m) => {
+          more = m;
+        });
+        await ctx.printList(rows, USER_COLUMNS, "users", more);
+      }),
     );
   group
     .command("create")

@@ -8,6 +8,7 @@ import {
   OAuthConsumerInput,
   RESOURCES_PATH,
   SCHEMA_URN,
+  USER_ACCOUNT_STATE,
   UserInput,
 } from "../../contract/resources.js";
 import { compileFilter } from "../filter/compile.js";
@@ -44,11 +45,18 @@ const TYPE_NAME = new RegExp(CUSTOM_TYPE_PATTERN);
 
 const scimInvalid = (detail: string, path = "/", scimType = "invalidValue") => invalid(detail, path, scimType);
 
+/** TypeBox says "Expected union value" for a choice of literals (a role): name the choices instead. */
+function unionMessage(schema: TSchema): string | undefined {
+  const branches = schema.anyOf as TSchema[] | undefined;
+  if (!branches?.every((branch) => "const" in branch)) return undefined;
+  return `must be one of ${branches.map((branch) => JSON.stringify(branch.const)).join(", ")}`;
+}
+
 function validate(checker: ReturnType<typeof TypeCompiler.Compile<TSchema>>, body: unknown, type: string): void {
   if (checker.Check(body)) return;
   const errors = [...checker.Errors(body)].slice(0, 10).map((e) => ({
     path: e.path || "/",
-    message: e.message,
+    message: unionMessage(e.schema) ?? e.message,
   }));
   const detail = `The ${type} is not valid: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`;
   throw new ProblemError("validation_failed", detail, { errors, scimType: "invalidValue" });
@@ -67,15 +75,7 @@ function typeOf(body: Attributes): string {
 }
 
 /** A User's account state: read-only, shown to admin and support, filterable (`locked eq true`). */
-const ACCOUNT_STATE = [
-  "locked",
-  "lockedUntil",
-  "failedLogins",
-  "lastLogin",
-  "passwordChangedAt",
-  "openSessions",
-  "invited",
-];
+const ACCOUNT_STATE: readonly string[] = USER_ACCOUNT_STATE;
 
 /** What a client sends beside the attributes: the type, schemas, and the read-only members. */
 const ENVELOPE = [

@@ -21,7 +21,7 @@ async function list(ctx: Context): Promise<void> {
     start += data.itemsPerPage;
     if (data.itemsPerPage === 0 || start > data.totalResults) break;
   }
-  await ctx.print(rows, CONSUMER_COLUMNS);
+  await ctx.printList(rows, CONSUMER_COLUMNS, "OAuth consumers");
 }
 
 export function register(group: Command, io: Context["io"]): void {

@@ -15,7 +15,7 @@ export function register(group: Command, io: Context["io"]): void {
       withContext(io, async (ctx, options: { user?: string }) => {
         ctx.requireCredential();
         const { data } = await (await ctx.client()).call(oauth.listTokens, { query: { userId: options.user } });
-        await ctx.print(data.data, COLUMNS);
+        await ctx.printList(data.data, COLUMNS, "live tokens");
       }),
     );
 }

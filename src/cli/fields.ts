@@ -1,0 +1,74 @@
+import { type TSchema, Type } from "@sinclair/typebox";
+import { Event } from "../contract/events.js";
+import { OAuthConsumerInput, USER_ACCOUNT_STATE, UserInput } from "../contract/resources.js";
+import { CliError, EXIT } from "./errors.js";
+import { pick } from "./output.js";
+
+const ACCOUNT_STATE = Type.Object(Object.fromEntries(USER_ACCOUNT_STATE.map((name) => [name, Type.Unknown()])));
+
+/** The contract's schemas of a record, by its SCIM `resourceType`. */
+const BY_RESOURCE_TYPE: Record<string, TSchema[]> = {
+  User: [UserInput, ACCOUNT_STATE],
+  OAuthConsumer: [OAuthConsumerInput],
+};
+
+/** The schemas of a group's records, known even when a result is empty. */
+const BY_GROUP: Record<string, TSchema[]> = {
+  events: [Event],
+  users: [UserInput, ACCOUNT_STATE],
+};
+
+/**
+ * Whether a dotted path names an attribute of the schema: through arrays (`emails.value`), any
+ * branch of a union, and anything under a free-form object (`customFields.x`, `meta.*`).
+ */
+export function schemaKnows(schema: TSchema, parts: string[]): boolean {
+  if (parts.length === 0) return true;
+  if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).some((branch) => schemaKnows(branch, parts));
+  if (schema.type === "array") return schemaKnows(schema.items as TSchema, parts);
+  if (schema.type === "object") {
+    const property = (schema.properties as Record<string, TSchema> | undefined)?.[parts[0] as string];
+    if (property) return schemaKnows(property, parts.slice(1));
+    return schema.additionalProperties === true;
+  }
+  // Unknown/Any: free-form
+  return schema.type === undefined;
+}
+
+function schemasOf(group: string | undefined, records: unknown[]): TSchema[] {
+  const types = new Set(
+    records.map((r) => (r && typeof r === "object" ? (r as { resourceType?: unknown }).resourceType : undefined)),
+  );
+  return [
+    ...(group ? (BY_GROUP[group] ?? []) : []),
+    ...[...types].flatMap((type) => (typeof type === "string" ? (BY_RESOURCE_TYPE[type] ?? []) : [])),
+  ];
+}
+
+/**
+ * `--fields` names attributes that exist, else exit 7. A field is known when the contract's
+ * schema of the records says so (events, Users, OAuth consumers), or when a record printed has
+ * it: free-form resources (custom types) have no schema, so their attributes are the ones the
+ * records carry. A result without records and without a schema cannot tell, and is not refused.
+ */
+export function checkFields(fields: string[] | undefined, data: unknown, group?: string): void {
+  if (!fields?.length) return;
+  const records = (Array.isArray(data) ? data : [data]).filter((r) => r !== null && typeof r === "object");
+  const schemas = schemasOf(group, records);
+  if (records.length === 0 && schemas.length === 0) return;
+  const unknown = fields.filter(
+    (field) =>
+      !schemas.some((schema) => schemaKnows(schema, field.split("."))) &&
+      !records.some((record) => pick(record, field) !== undefined),
+  );
+  if (unknown.length === 0) return;
+  const known = new Set<string>();
+  for (const schema of schemas) for (const key of Object.keys(schema.properties ?? {})) known.add(key);
+  for (const record of records) for (const key of Object.keys(record as object)) known.add(key);
+  throw new CliError(
+    `Unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((f) => `'${f}'`).join(", ")} in --fields.`,
+    EXIT.validation,
+    "unknown_field",
+    `fields here: ${[...known].sort().join(", ")}`,
+  );
+}

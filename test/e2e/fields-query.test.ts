@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorOf, initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
+import { inTerminal } from "../helpers/pty.js";
+
+/** Issue 15 part 3: unknown --fields exit 7 everywhere, --query (JMESPath), api -i/-H/--paginate. */
+
+const NO_COLOR = { NO_COLOR: "1" };
+
+describe.each(MODES)("--fields, --query and api (%s)", (mode) => {
+  let s: Session;
+  beforeAll(async () => {
+    s = await initAndLogin(mode);
+    for (const n of [1, 2, 3, 4, 5]) {
+      const created = await s.run([
+        "events",
+        "create",
+        "--set",
+        `code=Q${n}`,
+        "--set",
+        `name=Query ${n}`,
+        "--set",
+        `startsAt=2027-03-0${n}T10:00:00Z`,
+        "--set",
+        `type=${n % 2 ? "meeting" : "call"}`,
+      ]);
+      expect(created.exitCode, show(created)).toBe(0);
+    }
+    const room = await s.run([
+      "resources",
+      "create",
+      "--set",
+      "resourceType=Room",
+      "--set",
+      "name=Blue",
+      "--set",
+      "seats=8",
+    ]);
+    expect(room.exitCode, show(room)).toBe(0);
+  });
+  afterAll(async () => s?.close());
+
+  const UNKNOWN: [string, string[]][] = [
+    ["events list", ["events", "list", "--fields", "code,nosuch"]],
+    ["events get", ["events", "get", "Q1", "--fields", "nosuch"]],
+    ["users list", ["users", "list", "--fields", "userName,nosuch"]],
+    ["users get", ["users", "get", "admin", "--fields", "name.nosuch"]],
+    ["resources list of a custom type", ["resources", "list", "--type", "Room", "--fields", "name,colour"]],
+    ["profile list", ["profile", "list", "--fields", "name,nosuch"]],
+  ];
+
+  it.each(UNKNOWN)("an unknown field exits 7 piped: %s", async (_name, args) => {
+    const result = await s.run(args);
+    expect(result.exitCode, show(result)).toBe(7);
+    expect(result.stdout).toBe("");
+    expect(["unknown_field", "validation_failed"]).toContain(errorOf(result).code);
+  });
+
+  it.each(UNKNOWN)("an unknown field exits 7 on a terminal: %s", async (_name, args) => {
+    const result = await inTerminal({ ...s.env, ...NO_COLOR }, args);
+    expect(result.exitCode, result.output).toBe(7);
+    expect(result.output).toMatch(/^error: .*(Unknown field|field)/m);
+  });
+
+  it.each([
+    ["schema fields no record has", ["users", "list", "--fields", "userName,nickName,name.givenName,lockedUntil"]],
+    ["a custom type's own attribute", ["resources", "list", "--type", "Room", "--fields", "name,seats"]],
+    ["a free-form object's member", ["users", "list", "--fields", "userName,meta.version"]],
+  ])("known fields still print: %s", async (_name, args) => {
+    const result = await s.run(args);
+    expect(result.exitCode, show(result)).toBe(0);
+    expect(json(result).length).toBeGreaterThan(0);
+  });
+
+  it("--query reshapes the JSON, after --fields", async () => {
+    const codes = await s.run(["events", "list", "--query", "[?type=='meeting'].code"]);
+    expect(json(codes), show(codes)).toEqual(["Q1", "Q3", "Q5"]);
+    const shaped = await s.run(["events", "list", "--fields", "code,name", "--query", "[0].{c: code, n: name}"]);
+    expect(json(shaped)).toEqual({ c: "Q1", n: "Query 1" });
+  });
+
+  it.each([
+    ["yaml", ["-o", "yaml"], "- Q1\n- Q2\n"],
+    ["csv", ["-o", "csv"], "Q1,Query 1\nQ2,Query 2\n"],
+    ["ndjson", ["-o", "ndjson"], '"Q1"\n"Q2"\n'],
+  ])("--query applies before rendering in %s", async (format, flags, expected) => {
+    const query = format === "csv" ? "[0:2].[code, name]" : "[0:2].code";
+    const result = await s.run(["events", "list", "--query", query, ...flags]);
+    expect(result.stdout, show(result)).toBe(expected);
+  });
+
+  it("--query on a terminal: a table of the objects it made, values one a line", async () => {
+    const table = await inTerminal({ ...s.env, ...NO_COLOR }, [
+      "events",
+      "list",
+      "--query",
+      "[0:2].{c: code, kind: type}",
+    ]);
+    expect(table.exitCode, table.output).toBe(0);
+    expect(table.output).toMatch(/c\s+.*kind/);
+    expect(table.output).toMatch(/Q1\s+.*meeting/);
+    const values = await inTerminal({ ...s.env, ...NO_COLOR }, ["events", "list", "--query", "[0:2].code"]);
+    expect(values.output).toMatch(/^Q1\r?\nQ2\r?$/m);
+  });
+
+  it("a bad --query exits 2 before anything runs, piped and on a terminal", async () => {
+    const piped = await s.run(["events", "create", "--set", "code=NEVER", "--set", "name=x", "--query", "[?"]);
+    expect(piped.exitCode, show(piped)).toBe(2);
+    expect(errorOf(piped).message).toMatch(/--query/);
+    const terminal = await inTerminal({ ...s.env, ...NO_COLOR }, ["events", "list", "--query", "foo("]);
+    expect(terminal.exitCode).toBe(2);
+    expect(terminal.output).toMatch(/error: --query 'foo\(' is not a JMESPath expression/);
+    expect((await s.run(["events", "get", "NEVER"])).exitCode).toBe(3);
+  });
+
+  it("api -i prints the status line and headers before the body (piped)", async () => {
+    const result = await s.run(["api", "-i", "GET", "/api/crm/v1/events?pagesize=2"]);
+    expect(result.exitCode, show(result)).toBe(0);
+    const [head, body] = result.stdout.split(/\n\n/, 2) as [string, string];
+    expect(head).toMatch(/^HTTP\/1\.1 200 OK\n/);
+    expect(head).toMatch(/^link: .*rel="next"/m);
+    expect(head).toMatch(/^content-type: application\/json/m);
+    expect(JSON.parse(body).data).toHaveLength(2);
+  });
+
+  it("api -i on a terminal, and on an error still exits with its code", async () => {
+    const result = await inTerminal({ ...s.env, ...NO_COLOR }, ["api", "-i", "GET", "/api/crm/v1/events/NOPE"]);
+    expect(result.exitCode, result.output).toBe(3);
+    expect(result.output).toMatch(/HTTP\/1\.1 404 Not Found/);
+    expect(result.output).toMatch(/error: No event with code NOPE/);
+  });
+
+  it("api -H sends the header: a bad Authorization replaces the credential", async () => {
+    const refused = await s.run(["api", "GET", "/auth/isLogged", "-H", "Authorization: Bearer nonsense"]);
+    expect(refused.exitCode, show(refused)).toBe(4);
+    const bad = await s.run(["api", "GET", "/auth/isLogged", "-H", "no colon"]);
+    expect(bad.exitCode).toBe(2);
+    expect(errorOf(bad).message).toMatch(/Name: value/);
+  });
+
+  it("api --paginate follows Link rel=next and joins the pages", async () => {
+    const result = await s.run(["api", "GET", "/api/crm/v1/events?pagesize=2", "--paginate"]);
+    expect(result.exitCode, show(result)).toBe(0);
+    const merged = json(result);
+    expect(merged.data.map((e: { code: string }) => e.code)).toEqual(["Q1", "Q2", "Q3", "Q4", "Q5"]);
+    expect(merged.page).toBe(3);
+    const heads = await s.run(["api", "-i", "GET", "/api/crm/v1/events?pagesize=2", "--paginate"]);
+    expect(heads.stdout.match(/^HTTP\/1\.1 200 OK$/gm)).toHaveLength(3);
+    const post = await s.run(["api", "POST", "/api/crm/v1/events", "--paginate", "--data", "{}"]);
+    expect(post.exitCode).toBe(2);
+  });
+
+  it("api --paginate on a terminal prints one table of every page", async () => {
+    const result = await inTerminal({ ...s.env, ...NO_COLOR }, [
+      "api",
+      "GET",
+      "/api/crm/v1/events?pagesize=2",
+      "--paginate",
+      "--query",
+      "data[].code",
+    ]);
+    expect(result.exitCode, result.output).toBe(0);
+    expect(result.output).toMatch(/Q1\r?\nQ2\r?\nQ3\r?\nQ4\r?\nQ5/);
+  });
+});

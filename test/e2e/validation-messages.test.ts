@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorOf, initAndLogin, MODES, type Session, show } from "../helpers/cli.js";
+import { inTerminal } from "../helpers/pty.js";
+
+/** Issue 15 part 6: a type error names the field and what it expected, once, not every anyOf branch. */
+
+const START = "startsAt=2027-02-01T10:00:00Z";
+
+const SCENARIOS: { name: string; args: string[]; path: string; says: RegExp }[] = [
+  {
+    name: "a nullable timestamp",
+    args: ["events", "create", "--set", "code=V1", "--set", "name=x", "--set", START, "--set", "endsAt=tomorrow"],
+    path: "/endsAt",
+    says: /must be an RFC 3339 date-time such as 2027-01-10T09:00:00Z or null/,
+  },
+  {
+    name: "a nullable boolean",
+    args: [
+      "api",
+      "POST",
+      "/api/crm/v1/events",
+      "--data",
+      '{"code":"V2","name":"x","startsAt":"2027-02-01T10:00:00Z","allDay":"maybe"}',
+    ],
+    path: "/allDay",
+    says: /must be a boolean or null/,
+  },
+  {
+    name: "a choice of literals inside a list",
+    args: [
+      "api",
+      "POST",
+      "/api/crm/v1/events",
+      "--data",
+      '{"code":"V3","name":"x","startsAt":"2027-02-01T10:00:00Z","attendees":[{"name":"a","email":"a@example.com","status":"maybe"}]}',
+    ],
+    path: "/attendees/0/status",
+    says: /must be one of "needs-action", "accepted", "declined", "tentative"/,
+  },
+  {
+    name: "a SCIM role",
+    args: ["api", "POST", "/Resources", "--data", '{"resourceType":"User","userName":"v4","roles":[{"value":"boss"}]}'],
+    path: "/roles/0/value",
+    says: /must be one of "admin", "support", "member"/,
+  },
+];
+
+describe.each(MODES)("validation messages (%s)", (mode) => {
+  let s: Session;
+  beforeAll(async () => {
+    s = await initAndLogin(mode);
+  });
+  afterAll(async () => s?.close());
+
+  it.each(SCENARIOS)("piped: $name is one readable issue", async ({ args, path, says }) => {
+    const result = await s.run(args);
+    expect(result.exitCode, show(result)).toBe(7);
+    const error = errorOf(result);
+    expect(error.errors).toEqual([{ path, message: expect.stringMatching(says) }]);
+    expect(error.message).not.toMatch(/anyOf|union value|must be null/);
+  });
+
+  it.each(SCENARIOS)("on a terminal: $name is one line naming the field", async ({ args, path, says }) => {
+    const result = await inTerminal({ ...s.env, NO_COLOR: "1" }, args);
+    expect(result.exitCode, result.output).toBe(7);
+    const lines = result.output.split(/\r?\n/).filter((l) => l.startsWith("error:"));
+    expect(lines, result.output).toHaveLength(1);
+    expect(lines[0]).toContain(`${path}: `);
+    expect(lines[0]).toMatch(says);
+    expect(lines[0]).not.toMatch(/anyOf|must be null/);
+  });
+});
