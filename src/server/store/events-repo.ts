@@ -111,8 +111,11 @@ export async function listEvents(db: Kysely<Schema>, options: ListOptions): Prom
 /** Without a filter, the trigger-kept count (no scan); with one, a count over the filter's index or scan. */
 export async function countEvents(db: Kysely<Schema>, where?: RawBuilder<unknown>): Promise<number> {
   if (!where) {
-    const row = await db.selectFrom("events_count").select("n").where("id", "=", 1).executeTakeFirstOrThrow();
-    return Number(row.n);
+    const row = await db
+      .selectFrom("events_count")
+      .select((eb) => eb.fn.sum<number | string>("n").as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n ?? 0);
   }
   let query = db.selectFrom("events").select((eb) => eb.fn.countAll<number>().as("n"));
   if (where) query = query.where(where as RawBuilder<boolean>);

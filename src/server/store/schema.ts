@@ -168,7 +168,7 @@ export interface Schema {
   events_count: EventsCountTable;
 }
 
-/** One row: the number of events, kept by triggers so that an unfiltered total costs no scan. */
+/** Slots whose sum is the number of events, kept by triggers so that an unfiltered total costs no scan. */
 export interface EventsCountTable {
   id: number;
   n: number;
