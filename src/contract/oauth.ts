@@ -60,14 +60,17 @@ const endpoint = {
   tags: ["oauth"],
   access: { public: true },
   query: OAuthQuery,
-  responses: { 200: OAuthAnswer, 302: null },
+  responses: { 200: OAuthAnswer, 302: null, 303: null },
 } as const;
 
 const DISPATCH =
   "Dispatched by what the request carries: consumer signature + oauth_callback → temporary credentials; " +
   "oauth_token + Bearer JWT of the owner, unsigned → approval (302 to the callback, or 200 JSON for oob); " +
   "consumer + temporary token signature + oauth_verifier → token credentials; " +
-  "consumer + token signature → the identity of the approving user.";
+  "consumer + token signature → the identity of the approving user. " +
+  "A browser's unsigned GET with oauth_token and Accept: text/html gets the authorization page (HTML: sign in, " +
+  "approve or deny); its form posts back here and answers 303 to the callback (oauth_token and oauth_verifier, " +
+  "or oauth_problem=permission_denied), or a page (the oob verifier; 400 for an unknown, expired or used token).";
 
 export const endpointGet = defineRoute({
   ...endpoint,

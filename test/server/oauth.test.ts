@@ -482,10 +482,16 @@ describe("the /oAuth endpoint", () => {
       expect(String(response.headers.location)).toMatch(/^myapp:\/\/oauth\?oauth_token=.+&oauth_verifier=.+$/);
     });
 
-    it("refuses a callback that is not registered, or not a URL (400, nothing issued)", async () => {
+    it("refuses a callback that is not registered, or not a URL (400 oauth_callback_rejected, nothing issued)", async () => {
       for (const callback of [
         "https://evil.example/ready",
         "https://printer.example.com/other",
+        "https://printer.example.com/ready/",
+        "http://printer.example.com/ready",
+        "https://printer.example.com:8443/ready",
+        "https://printer.example.com.evil.example/ready",
+        "https://user@printer.example.com/ready",
+        "myapp://other",
         "not a url",
         "https://printer.example.com/ready#x",
       ]) {
@@ -495,7 +501,7 @@ describe("the /oAuth endpoint", () => {
               pinnedHeader(consumer, { method: "POST", url: OAUTH_URL, data: { oauth_callback: callback } }, undefined),
             ),
           400,
-          "validation_failed",
+          "oauth_callback_rejected",
         );
       }
     });

@@ -43,7 +43,11 @@ function backoffSeconds(failures: number): number {
   return Math.min(LOCKOUT.firstSeconds * 2 ** (failures - LOCKOUT.threshold), LOCKOUT.maxSeconds);
 }
 
-export async function login(ctx: ServiceContext, userName: string, password: string) {
+/**
+ * The password check of every login, wherever it is typed (/auth/login, the OAuth authorization
+ * page): the same answer for unknown and wrong, the per-account back-off, the failure count.
+ */
+export async function checkPassword(ctx: ServiceContext, userName: string, password: string): Promise<UserAccount> {
   const account = await findAccountByUserName(ctx.store.db, userName);
   const hash = account?.credential.passwordHash;
   if (!account || !hash || !account.active) {
@@ -72,6 +76,11 @@ export async function login(ctx: ServiceContext, userName: string, password: str
     throw invalidCredentials();
   }
   await saveCredential(ctx.store.db, account.id, { failedLogins: 0, lockedUntil: null, loggedIn: true }, ctx.clock());
+  return account;
+}
+
+export async function login(ctx: ServiceContext, userName: string, password: string) {
+  const account = await checkPassword(ctx, userName, password);
   const now = ctx.clock();
   const sessionId = crypto.randomUUID();
   const { token, expiresAt } = await ctx.keys.sign(

@@ -112,6 +112,14 @@ export interface OAuthTokensTable {
   expires_at: string;
 }
 
+/** A form the browser authorization page served: its single-use token, bound to temporary credentials. */
+export interface OAuthPageFormsTable {
+  /** SHA-256 of the form token */
+  token_hash: string;
+  temporary_token: string;
+  expires_at: string;
+}
+
 /** JWT signing keys shared by every instance; the private half sealed under the deployment secret. */
 export interface SigningKeysTable {
   kid: string;
@@ -158,4 +166,5 @@ export interface Schema {
   oauth_tokens: OAuthTokensTable;
   signing_keys: SigningKeysTable;
   mail_queue: MailQueueTable;
+  oauth_page_forms: OAuthPageFormsTable;
 }
