@@ -94,6 +94,9 @@ export const OAuthTokenInfo = Type.Object({
   consumerKey: Type.String(),
   consumerName: Type.Optional(Type.String()),
   createdAt: Timestamp,
+  lastUsedAt: Type.Optional(
+    Type.String({ format: "date-time", description: "the last signed request with them, to the minute" }),
+  ),
   expiresAt: Timestamp,
 });
 
@@ -101,11 +104,16 @@ export const listTokens = defineRoute({
   id: "oauth.tokens.list",
   method: "GET",
   path: OAUTH_TOKENS_PATH,
-  summary: "List live OAuth token credentials, of every user or of one (admin)",
+  summary:
+    "Connected applications: the live OAuth grants (token credentials) of the caller; an admin sees every user's, or one user's with userId",
   tags: ["oauth"],
-  access: { roles: ["admin"] },
+  access: { roles: ["admin", "support", "member"] },
   query: Type.Object(
-    { userId: Type.Optional(Type.String({ maxLength: 256, description: "only this user's tokens" })) },
+    {
+      userId: Type.Optional(
+        Type.String({ maxLength: 256, description: "only this user's grants (another user's: admin only)" }),
+      ),
+    },
     { additionalProperties: false },
   ),
   responses: { 200: Type.Object({ data: Type.Array(OAuthTokenInfo), total: Type.Integer() }) },
@@ -115,9 +123,9 @@ export const revokeToken = defineRoute({
   id: "oauth.tokens.revoke",
   method: "DELETE",
   path: `${OAUTH_TOKENS_PATH}/:token`,
-  summary: "Revoke OAuth token credentials (admin)",
+  summary: "Revoke an OAuth grant: the caller's own (another user's answers 404), or anyone's (admin)",
   tags: ["oauth"],
-  access: { roles: ["admin"] },
+  access: { roles: ["admin", "support", "member"] },
   params: Type.Object({ token: Type.String({ maxLength: 256 }) }),
   responses: { 204: null },
 });

@@ -13,7 +13,6 @@ import {
   type OAuthSignatureMethod,
   OUT_OF_BAND,
 } from "../../contract/oauth.js";
-import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problems.js";
 import { authenticateBearer } from "../services/accounts.js";
 import type { Principal, ServiceContext } from "../services/context.js";
@@ -21,6 +20,7 @@ import { randomToken } from "../services/random-token.js";
 import * as repo from "../store/oauth-repo.js";
 import { createSession } from "../store/sessions-repo.js";
 import { toAccount } from "../store/users-repo.js";
+import { noteGrantUse } from "./grants.js";
 import { type OAuthRequest, readOAuthRequest } from "./request.js";
 import { constantTimeEqual, percentEncode, verifySignature } from "./signature.js";
 
@@ -337,6 +337,7 @@ async function tokenCredentials(ctx: ServiceContext, request: OAuthRequest): Pro
       session_id: sessionId,
       created_at: now.toISOString(),
       expires_at: expiresAt.toISOString(),
+      last_used_at: null,
     });
   });
   return formEncode({ oauth_token: issued.token, oauth_token_secret: issued.secret });
@@ -376,6 +377,7 @@ async function tokenPrincipal(
   const account = toAccount(row);
   if (!account.active) throw unauthorized("oauth_token_invalid", "The account of these token credentials is disabled.");
   await useNonce(ctx.store.db, signed, token);
+  await noteGrantUse(ctx, token);
   return {
     consumerKey: signed.consumer.consumerKey,
     principal: {
@@ -447,32 +449,4 @@ export async function authenticateOAuth(ctx: ServiceContext, httpRequest: Fastif
   const request = readOAuthRequest(httpRequest, { publicUrl: ctx.publicUrl, withBody: false });
   await pruneNow(ctx);
   return (await tokenPrincipal(ctx, request)).principal;
-}
-
-// ---------------------------------------------------------------------------------------------
-// administration
-
-export async function listTokens(ctx: ServiceContext, userId?: string) {
-  const rows = await repo.listTokens(ctx.store.db, { userId, nowIso: ctx.clock().toISOString() });
-  const data = rows.map((row) => {
-    const user = JSON.parse(row.user_attributes) as { userName?: unknown };
-    const consumer = JSON.parse(row.consumer_attributes) as { consumerKey?: unknown; name?: unknown };
-    return {
-      token: row.token,
-      userId: row.user_id,
-      userName: String(user.userName ?? ""),
-      consumerId: row.consumer_id,
-      consumerKey: String(consumer.consumerKey ?? ""),
-      ...(typeof consumer.name === "string" && { consumerName: consumer.name }),
-      createdAt: formatTimestamp(new Date(row.created_at)),
-      expiresAt: formatTimestamp(new Date(row.expires_at)),
-    };
-  });
-  return { data, total: data.length };
-}
-
-export async function revokeToken(ctx: ServiceContext, token: string): Promise<void> {
-  if (!(await repo.deleteToken(ctx.store.db, token))) {
-    throw new ProblemError("not_found", "No OAuth token credentials with this identifier.");
-  }
 }

@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import * as contract from "../../contract/oauth.js";
+import { isOAuthHeader, principalOf } from "../plugins/authenticate.js";
 import { ProblemError } from "../problems.js";
 import { registerRoute } from "../routes/register.js";
 import type { ServiceContext } from "../services/context.js";
 import type { LoginLimit } from "./browser.js";
 import * as browser from "./browser.js";
+import * as grants from "./grants.js";
 import * as provider from "./provider.js";
 import { FORM_MEDIA_TYPE } from "./request.js";
 
@@ -47,9 +49,16 @@ export function oauthRoutes(app: FastifyInstance, ctx: ServiceContext, options: 
     registerRoute(scope, ctx, contract.endpointGet, endpoint);
     registerRoute(scope, ctx, contract.endpointPost, endpoint);
 
-    registerRoute(scope, ctx, contract.listTokens, async (request) => provider.listTokens(ctx, request.query.userId));
+    const caller = (request: FastifyRequest) => {
+      const principal = principalOf(request);
+      grants.assertNotViaApplication(principal, isOAuthHeader(request.headers.authorization ?? ""));
+      return principal;
+    };
+    registerRoute(scope, ctx, contract.listTokens, async (request) =>
+      grants.listGrants(ctx, caller(request), request.query.userId),
+    );
     registerRoute(scope, ctx, contract.revokeToken, async (request, reply) => {
-      await provider.revokeToken(ctx, request.params.token);
+      await grants.revokeGrant(ctx, caller(request), request.params.token);
       return reply.status(204).send();
     });
   });

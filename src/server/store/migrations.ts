@@ -238,6 +238,8 @@ const migrations: Record<string, Migration> = {
         .on("oauth_page_forms")
         .column("temporary_token")
         .execute();
+      // connected applications show when a grant was last used (written at most once a minute)
+      await db.schema.alterTable("oauth_tokens").addColumn("last_used_at", "text").execute();
     },
   },
 };

@@ -110,6 +110,8 @@ export interface OAuthTokensTable {
   session_id: string;
   created_at: string;
   expires_at: string;
+  /** when a signed request last used them, to the minute (not written on every request) */
+  last_used_at: string | null;
 }
 
 /** A form the browser authorization page served: its single-use token, bound to temporary credentials. */
