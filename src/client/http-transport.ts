@@ -5,7 +5,13 @@ import type { Dispatcher } from "undici";
 import undiciRequest from "undici/lib/api/api-request.js";
 import Pool from "undici/lib/dispatcher/pool.js";
 import { NetworkError } from "./errors.js";
-import { flattenHeaders, type Transport, type TransportRequest, type TransportResponse } from "./transport.js";
+import {
+  attemptHeaders,
+  flattenHeaders,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from "./transport.js";
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
 const RETRY_STATUS = new Set([429, 502, 503, 504]);
@@ -91,7 +97,7 @@ export class HttpTransport implements Transport {
     const response = await undiciRequest.call(this.pool, {
       method: request.method as "GET",
       path: `${this.basePath}${request.path}`,
-      headers: request.headers,
+      headers: attemptHeaders(request),
       body: request.body,
     });
     return {

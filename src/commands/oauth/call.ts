@@ -3,7 +3,7 @@ import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
 import { printRawResponse, readDataOption } from "../../cli/raw-call.js";
 import { examples, withContext } from "../shared.js";
-import { signedAuthorization, storedOAuth } from "./shared.js";
+import { oauthSigner, storedOAuth } from "./shared.js";
 
 const METHODS = ["GET", "POST", "PUT", "DELETE"];
 
@@ -13,13 +13,14 @@ async function call(ctx: Context, method: string, path: string, options: { data?
   if (!path.startsWith("/")) throw new UsageError("PATH must start with '/', e.g. /api/crm/v1/events.");
   const stored = storedOAuth(ctx);
   const body = await readDataOption(ctx, options.data);
-  const authorization = await signedAuthorization(ctx, {
+  const authorize = await oauthSigner(ctx, {
     consumer: { key: stored.consumerKey, secret: stored.consumerSecret },
     token: { key: stored.token, secret: stored.tokenSecret },
     method: verb,
     path,
   });
-  const response = await (await ctx.client()).raw(verb, path, body, { authorization });
+  // a retried GET, PUT or DELETE is signed again: the server accepts each nonce once
+  const response = await (await ctx.client()).raw(verb, path, body, {}, authorize);
   await printRawResponse(ctx, response);
 }
 

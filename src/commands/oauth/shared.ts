@@ -78,12 +78,13 @@ export function signingBase(ctx: Context): string {
 }
 
 /**
- * The `Authorization: OAuth ...` header of a request, signed with the oauth-1.0a package. The
- * query of `path` is decoded here (`+` as a space, repeated names kept) and handed to the signer
- * as data, so that it signs the values the server reads. A JSON body is never signed (RFC 5849
- * signs form bodies only).
+ * A maker of the `Authorization: OAuth ...` header of a request, signed with the oauth-1.0a
+ * package: each call signs afresh (a new nonce and timestamp), so that every attempt of a retried
+ * request is a request the server has not seen. The query of `path` is decoded here (`+` as a
+ * space, repeated names kept) and handed to the signer as data, so that it signs the values the
+ * server reads. A JSON body is never signed (RFC 5849 signs form bodies only).
  */
-export async function signedAuthorization(
+export async function oauthSigner(
   ctx: Context,
   input: {
     consumer: KeyPair;
@@ -94,7 +95,7 @@ export async function signedAuthorization(
     protocol?: Record<string, string>;
     signatureMethod?: HmacMethod;
   },
-): Promise<string> {
+): Promise<() => string> {
   const imported = await import("oauth-1.0a");
   const OAuth = ((imported as { default?: unknown }).default ?? imported) as typeof imported.default;
   const algorithm = input.signatureMethod === "HMAC-SHA256" ? "sha256" : "sha1";
@@ -110,11 +111,9 @@ export async function signedAuthorization(
     data[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
   }
   Object.assign(data, input.protocol);
-  const signed = signer.authorize(
-    { method: input.method.toUpperCase(), url: `${signingBase(ctx)}${pathname}`, data },
-    input.token,
-  );
-  return signer.toHeader(signed).Authorization;
+  const request = { method: input.method.toUpperCase(), url: `${signingBase(ctx)}${pathname}`, data };
+  // authorize() adds the oauth_* parameters to the data it is given: a copy each time
+  return () => signer.toHeader(signer.authorize({ ...request, data: { ...data } }, input.token)).Authorization;
 }
 
 /** The token credentials stored in the profile; a one-off `--server` never gets them. */
@@ -145,8 +144,8 @@ export async function signedExchange(
   input: { consumer: KeyPair; token?: KeyPair; protocol: Record<string, string>; signatureMethod?: HmacMethod },
 ): Promise<Record<string, string>> {
   const client = await ctx.client();
-  const authorization = await signedAuthorization(ctx, { ...input, method: "POST", path: oauth.OAUTH_PATH });
-  const { data } = await client.call(oauth.endpointPost, { headers: { authorization } });
+  const authorize = await oauthSigner(ctx, { ...input, method: "POST", path: oauth.OAUTH_PATH });
+  const { data } = await client.call(oauth.endpointPost, { authorize });
   return parseForm(data);
 }
 
@@ -184,8 +183,8 @@ export interface Identity {
 /** The signed identity call: who the token credentials act as. */
 export async function identity(ctx: Context, credentials: { consumer: KeyPair; token: KeyPair }): Promise<Identity> {
   const client = await ctx.client();
-  const authorization = await signedAuthorization(ctx, { ...credentials, method: "GET", path: oauth.OAUTH_PATH });
-  const { data } = await client.call(oauth.endpointGet, { headers: { authorization } });
+  const authorize = await oauthSigner(ctx, { ...credentials, method: "GET", path: oauth.OAUTH_PATH });
+  const { data } = await client.call(oauth.endpointGet, { authorize });
   return data as Identity;
 }
 
