@@ -6,8 +6,11 @@ import { defineRoute } from "./route.js";
 export const OAUTH_PATH = "/oAuth";
 export const OAUTH_TOKENS_PATH = "/oauth/tokens";
 
-/** Signature methods the provider verifies; PLAINTEXT only over HTTPS unless the server runs with a dev flag. */
-export const OAUTH_SIGNATURE_METHODS = ["HMAC-SHA1", "HMAC-SHA256", "PLAINTEXT"] as const;
+/**
+ * Signature methods the provider verifies; PLAINTEXT only over HTTPS unless the server runs with a
+ * dev flag; RSA-SHA1 for (and only for) consumers registered with a public key.
+ */
+export const OAUTH_SIGNATURE_METHODS = ["HMAC-SHA1", "HMAC-SHA256", "PLAINTEXT", "RSA-SHA1"] as const;
 export type OAuthSignatureMethod = (typeof OAUTH_SIGNATURE_METHODS)[number];
 
 /** The callback value of a client that cannot receive a redirect: the verifier is shown instead. */
@@ -30,7 +33,7 @@ const OAuthQuery = Type.Object(
   {
     oauth_consumer_key: Param("the consumer key"),
     oauth_token: Param("temporary or token credentials identifier"),
-    oauth_signature_method: Param("HMAC-SHA1, HMAC-SHA256 or PLAINTEXT"),
+    oauth_signature_method: Param("HMAC-SHA1, HMAC-SHA256, PLAINTEXT or RSA-SHA1"),
     oauth_signature: Param("the signature (RFC 5849 section 3.4)"),
     oauth_timestamp: Param("seconds since the epoch"),
     oauth_nonce: Param("unique per consumer, token and timestamp"),

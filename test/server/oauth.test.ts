@@ -740,10 +740,10 @@ describe("the /oAuth endpoint", () => {
       );
     });
 
-    it("an unknown signature method is 400", async () => {
+    it("an unknown signature method is 400; RSA-SHA1 from a consumer without a public key is 401", async () => {
       const token = await access();
-      await refused(() => get(identityHeader(token, { signatureMethod: "RSA-SHA1" })), 400, "validation_failed");
       await refused(() => get(identityHeader(token, { signatureMethod: "HMAC-MD5" })), 400, "validation_failed");
+      await refused(() => get(identityHeader(token, { signatureMethod: "RSA-SHA1" })), 401, "oauth_signature_invalid");
     });
 
     it("PLAINTEXT is refused over plain HTTP", async () => {

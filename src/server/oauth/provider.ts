@@ -22,7 +22,8 @@ import { createSession } from "../store/sessions-repo.js";
 import { toAccount } from "../store/users-repo.js";
 import { noteGrantUse } from "./grants.js";
 import { type OAuthRequest, readOAuthRequest } from "./request.js";
-import { constantTimeEqual, percentEncode, verifySignature } from "./signature.js";
+import { verifyRsaSha1 } from "./rsa.js";
+import { constantTimeEqual, percentEncode, signatureBaseString, verifySignature } from "./signature.js";
 
 export const OAUTH_CHALLENGE = { "www-authenticate": 'OAuth realm="bizctl"' };
 const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="bizctl"' };
@@ -124,15 +125,30 @@ async function preflight(ctx: ServiceContext, request: OAuthRequest): Promise<Si
 }
 
 function assertSignature(signed: Signed, tokenSecret: string | undefined): void {
-  const ok = verifySignature({
-    method: signed.request.method,
-    url: signed.request.url,
-    params: signed.request.params,
-    signatureMethod: signed.method,
-    consumerSecret: signed.consumer.secret,
-    tokenSecret,
-    signature: signed.signature,
-  });
+  const rsa = signed.method === "RSA-SHA1";
+  if (rsa !== !!signed.consumer.publicKey) {
+    throw unauthorized(
+      "oauth_signature_invalid",
+      rsa
+        ? "This consumer has no public key: sign with HMAC-SHA1 or HMAC-SHA256 and its secret."
+        : "This consumer is registered with an RSA public key: sign with RSA-SHA1 (its secret is not accepted).",
+    );
+  }
+  const ok = rsa
+    ? verifyRsaSha1(
+        signatureBaseString(signed.request.method, signed.request.url, signed.request.params),
+        signed.consumer.publicKey!,
+        signed.signature,
+      )
+    : verifySignature({
+        method: signed.request.method,
+        url: signed.request.url,
+        params: signed.request.params,
+        signatureMethod: signed.method,
+        consumerSecret: signed.consumer.secret,
+        tokenSecret,
+        signature: signed.signature,
+      });
   if (!ok) {
     throw unauthorized(
       "oauth_signature_invalid",

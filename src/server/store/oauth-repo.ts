@@ -12,6 +12,8 @@ export interface ConsumerRecord {
   name?: string;
   callbackUrls: string[];
   secret: string;
+  /** PEM RSA public key: the consumer signs with RSA-SHA1, never with its secret */
+  publicKey?: string;
 }
 
 /**
@@ -34,7 +36,12 @@ const consumerQuery = precompiled(
 export async function findConsumerByKey(db: Kysely<Schema>, consumerKey: string): Promise<ConsumerRecord | undefined> {
   const rows = await consumerQuery(db, consumerKey.toLowerCase());
   for (const row of rows) {
-    const attributes = JSON.parse(row.attributes) as { consumerKey?: unknown; name?: unknown; callbackUrls?: unknown };
+    const attributes = JSON.parse(row.attributes) as {
+      consumerKey?: unknown;
+      name?: unknown;
+      callbackUrls?: unknown;
+      publicKey?: unknown;
+    };
     if (attributes.consumerKey !== consumerKey) continue;
     return {
       id: row.id,
@@ -44,6 +51,7 @@ export async function findConsumerByKey(db: Kysely<Schema>, consumerKey: string)
         ? attributes.callbackUrls.filter((u): u is string => typeof u === "string")
         : [],
       secret: row.secret,
+      ...(typeof attributes.publicKey === "string" && { publicKey: attributes.publicKey }),
     };
   }
   return undefined;
