@@ -49,7 +49,8 @@ async function startPartner(): Promise<Partner> {
       response.end(`<!doctype html><title>Partner frame</title><iframe id="f" src="${framed}"></iframe>`);
       return;
     }
-    callbacks.push(url);
+    // the browser also asks for /favicon.ico: only the callback counts
+    if (url.pathname === "/cb") callbacks.push(url);
     response.writeHead(200, { "content-type": "text/html" });
     response.end("<!doctype html><title>Partner callback</title><p>Back at the partner.</p>");
   });
