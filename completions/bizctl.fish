@@ -197,6 +197,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_su
 complete -c bizctl -n '__fish_seen_subcommand_from consumers; and __fish_seen_subcommand_from oauth' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l name
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l callback
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l public-key-file
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from oauth' -l server
@@ -253,6 +254,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_see
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l consumer-secret-stdin
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l callback
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l signature-method
+complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l private-key-file
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from request-token; and __fish_seen_subcommand_from oauth' -l server
@@ -285,6 +287,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l token-secret-stdin
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l verifier
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l signature-method
+complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l private-key-file
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen_subcommand_from oauth' -l server
@@ -301,6 +304,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from access-token; and __fish_seen
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l consumer-key
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l consumer-secret-stdin
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l signature-method
+complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l private-key-file
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from flow; and __fish_seen_subcommand_from oauth' -l server
@@ -328,6 +332,8 @@ complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from whoami; and __fish_seen_subcommand_from oauth' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l data
+complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l signature-method
+complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l private-key-file
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from call; and __fish_seen_subcommand_from oauth' -l server

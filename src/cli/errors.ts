@@ -63,6 +63,7 @@ const BY_PROBLEM_CODE: Record<string, number> = {
   payload_too_large: EXIT.validation,
   unsupported_media_type: EXIT.validation,
   oauth_parameter_absent: EXIT.validation,
+  oauth_callback_rejected: EXIT.validation,
   rate_limited: EXIT.failure,
 };
 

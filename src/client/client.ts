@@ -15,8 +15,10 @@ export interface CallInput<E extends RouteEntry> {
   query?: QueryOf<E>;
   body?: BodyOf<E>;
   ifMatch?: string;
-  /** further request headers; an `authorization` here replaces the client's credential (OAuth-signed calls) */
+  /** further request headers; an `authorization` here replaces the client's credential */
   headers?: Record<string, string>;
+  /** makes the `Authorization` of each attempt, retries included (OAuth-signed calls: a fresh nonce each) */
+  authorize?: () => string;
 }
 
 export interface CallResult<E extends RouteEntry> {
@@ -88,10 +90,13 @@ export class ApiClient {
     const path =
       buildPath(entry.path, input.params as Record<string, string> | undefined) +
       queryString(input.query as Record<string, unknown> | undefined);
-    const response = await this.request(entry.method, path, input.body, {
-      ...(input.ifMatch && { "if-match": input.ifMatch }),
-      ...input.headers,
-    });
+    const response = await this.request(
+      entry.method,
+      path,
+      input.body,
+      { ...(input.ifMatch && { "if-match": input.ifMatch }), ...input.headers },
+      input.authorize,
+    );
     const body = parseBody(response);
     if (response.status >= 400) throw apiErrorOf(response, body);
     return {
@@ -108,15 +113,24 @@ export class ApiClient {
     path: string,
     body?: unknown,
     headers: Record<string, string> = {},
+    authorize?: () => string,
   ): Promise<TransportResponse & { data: unknown }> {
-    const response = await this.request(method.toUpperCase(), path, body, headers);
+    const response = await this.request(method.toUpperCase(), path, body, headers, authorize);
     return { ...response, data: parseBody(response) };
   }
 
-  private async request(method: string, path: string, body: unknown, extra: Record<string, string>) {
+  private async request(
+    method: string,
+    path: string,
+    body: unknown,
+    extra: Record<string, string>,
+    authorize?: () => string,
+  ) {
     const headers: Record<string, string> = { accept: "application/json", "user-agent": USER_AGENT, ...extra };
-    const authorization = extra.authorization ?? this.options.authorization?.();
+    // a signed call's Authorization is made by the transport for each attempt
+    const authorization = authorize ? undefined : (extra.authorization ?? this.options.authorization?.());
     if (authorization) headers.authorization = authorization;
+    const scheme = authorize ? "OAuth" : authorization?.split(" ")[0];
     let payload: string | undefined;
     if (body !== undefined) {
       payload = typeof body === "string" ? body : JSON.stringify(body);
@@ -124,8 +138,14 @@ export class ApiClient {
     }
     const trace = this.options.trace;
     const started = performance.now();
-    trace?.(`> ${method} ${path}${authorization ? `  (authorization: ${authorization.split(" ")[0]} ***)` : ""}`);
-    const response = await this.transport.send({ method, path, headers, body: payload });
+    trace?.(`> ${method} ${path}${scheme ? `  (authorization: ${scheme} ***)` : ""}`);
+    const response = await this.transport.send({
+      method,
+      path,
+      headers,
+      body: payload,
+      ...(authorize && { authorize }),
+    });
     trace?.(
       `< ${response.status} ${method} ${path} in ${Math.round(performance.now() - started)} ms` +
         `${response.headers["x-request-id"] ? `  (request id ${response.headers["x-request-id"]})` : ""}`,

@@ -6,7 +6,13 @@ import type { Dispatcher } from "undici";
 import undiciRequest from "undici/lib/api/api-request.js";
 import Pool from "undici/lib/dispatcher/pool.js";
 import { NetworkError } from "./errors.js";
-import { flattenHeaders, type Transport, type TransportRequest, type TransportResponse } from "./transport.js";
+import {
+  attemptHeaders,
+  flattenHeaders,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from "./transport.js";
 
 // undici parses HTTP with llhttp compiled to WebAssembly. By default V8 compiles it twice: a quick
 // baseline (Liftoff) to start with, then every function again with its optimising compiler
@@ -100,7 +106,7 @@ export class HttpTransport implements Transport {
     const response = await undiciRequest.call(this.pool, {
       method: request.method as "GET",
       path: `${this.basePath}${request.path}`,
-      headers: request.headers,
+      headers: attemptHeaders(request),
       body: request.body,
     });
     return {

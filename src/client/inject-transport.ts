@@ -1,4 +1,10 @@
-import { flattenHeaders, type Transport, type TransportRequest, type TransportResponse } from "./transport.js";
+import {
+  attemptHeaders,
+  flattenHeaders,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from "./transport.js";
 
 /** Anything with Fastify's inject(): the client need not know it is talking to Fastify. */
 export interface Injectable {
@@ -22,7 +28,7 @@ export class InjectTransport implements Transport {
     const response = await this.app.inject({
       method: request.method,
       url: request.path,
-      headers: request.headers,
+      headers: attemptHeaders(request),
       ...(request.body !== undefined && { payload: request.body }),
     });
     return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };

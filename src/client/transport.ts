@@ -5,6 +5,16 @@ export interface TransportRequest {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /**
+   * The `Authorization` value, made again for every attempt: an OAuth 1.0a signature carries a
+   * nonce and a timestamp the server accepts once, so a retry must be signed afresh.
+   */
+  authorize?: () => string;
+}
+
+/** The headers of one attempt: those of the request, with a fresh `Authorization` when it is signed. */
+export function attemptHeaders(request: TransportRequest): Record<string, string> {
+  return request.authorize ? { ...request.headers, authorization: request.authorize() } : request.headers;
 }
 
 export interface TransportResponse {

@@ -20,6 +20,10 @@ export interface StoredOAuth {
   /** the user who approved them, as the server reported it */
   user?: { id: string; userName: string; roles: string[] };
   obtainedAt: string;
+  /** how they sign when it is not HMAC-SHA1: HMAC-SHA256, or RSA-SHA1 with the key in `privateKeyFile` */
+  signatureMethod?: string;
+  /** RSA-SHA1: the absolute path of the consumer's PEM private key (the key itself is never copied here) */
+  privateKeyFile?: string;
 }
 
 export interface Profile {

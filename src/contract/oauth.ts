@@ -6,8 +6,11 @@ import { defineRoute } from "./route.js";
 export const OAUTH_PATH = "/oAuth";
 export const OAUTH_TOKENS_PATH = "/oauth/tokens";
 
-/** Signature methods the provider verifies; PLAINTEXT only over HTTPS unless the server runs with a dev flag. */
-export const OAUTH_SIGNATURE_METHODS = ["HMAC-SHA1", "HMAC-SHA256", "PLAINTEXT"] as const;
+/**
+ * Signature methods the provider verifies; PLAINTEXT only over HTTPS unless the server runs with a
+ * dev flag; RSA-SHA1 for (and only for) consumers registered with a public key.
+ */
+export const OAUTH_SIGNATURE_METHODS = ["HMAC-SHA1", "HMAC-SHA256", "PLAINTEXT", "RSA-SHA1"] as const;
 export type OAuthSignatureMethod = (typeof OAUTH_SIGNATURE_METHODS)[number];
 
 /** The callback value of a client that cannot receive a redirect: the verifier is shown instead. */
@@ -30,7 +33,7 @@ const OAuthQuery = Type.Object(
   {
     oauth_consumer_key: Param("the consumer key"),
     oauth_token: Param("temporary or token credentials identifier"),
-    oauth_signature_method: Param("HMAC-SHA1, HMAC-SHA256 or PLAINTEXT"),
+    oauth_signature_method: Param("HMAC-SHA1, HMAC-SHA256, PLAINTEXT or RSA-SHA1"),
     oauth_signature: Param("the signature (RFC 5849 section 3.4)"),
     oauth_timestamp: Param("seconds since the epoch"),
     oauth_nonce: Param("unique per consumer, token and timestamp"),
@@ -60,14 +63,17 @@ const endpoint = {
   tags: ["oauth"],
   access: { public: true },
   query: OAuthQuery,
-  responses: { 200: OAuthAnswer, 302: null },
+  responses: { 200: OAuthAnswer, 302: null, 303: null },
 } as const;
 
 const DISPATCH =
   "Dispatched by what the request carries: consumer signature + oauth_callback → temporary credentials; " +
   "oauth_token + Bearer JWT of the owner, unsigned → approval (302 to the callback, or 200 JSON for oob); " +
   "consumer + temporary token signature + oauth_verifier → token credentials; " +
-  "consumer + token signature → the identity of the approving user.";
+  "consumer + token signature → the identity of the approving user. " +
+  "A browser's unsigned GET with oauth_token and Accept: text/html gets the authorization page (HTML: sign in, " +
+  "approve or deny); its form posts back here and answers 303 to the callback (oauth_token and oauth_verifier, " +
+  "or oauth_problem=permission_denied), or a page (the oob verifier; 400 for an unknown, expired or used token).";
 
 export const endpointGet = defineRoute({
   ...endpoint,
@@ -91,6 +97,9 @@ export const OAuthTokenInfo = Type.Object({
   consumerKey: Type.String(),
   consumerName: Type.Optional(Type.String()),
   createdAt: Timestamp,
+  lastUsedAt: Type.Optional(
+    Type.String({ format: "date-time", description: "the last signed request with them, to the minute" }),
+  ),
   expiresAt: Timestamp,
 });
 
@@ -98,11 +107,16 @@ export const listTokens = defineRoute({
   id: "oauth.tokens.list",
   method: "GET",
   path: OAUTH_TOKENS_PATH,
-  summary: "List live OAuth token credentials, of every user or of one (admin)",
+  summary:
+    "Connected applications: the live OAuth grants (token credentials) of the caller; an admin sees every user's, or one user's with userId",
   tags: ["oauth"],
-  access: { roles: ["admin"] },
+  access: { roles: ["admin", "support", "member"] },
   query: Type.Object(
-    { userId: Type.Optional(Type.String({ maxLength: 256, description: "only this user's tokens" })) },
+    {
+      userId: Type.Optional(
+        Type.String({ maxLength: 256, description: "only this user's grants (another user's: admin only)" }),
+      ),
+    },
     { additionalProperties: false },
   ),
   responses: { 200: Type.Object({ data: Type.Array(OAuthTokenInfo), total: Type.Integer() }) },
@@ -112,9 +126,9 @@ export const revokeToken = defineRoute({
   id: "oauth.tokens.revoke",
   method: "DELETE",
   path: `${OAUTH_TOKENS_PATH}/:token`,
-  summary: "Revoke OAuth token credentials (admin)",
+  summary: "Revoke an OAuth grant: the caller's own (another user's answers 404), or anyone's (admin)",
   tags: ["oauth"],
-  access: { roles: ["admin"] },
+  access: { roles: ["admin", "support", "member"] },
   params: Type.Object({ token: Type.String({ maxLength: 256 }) }),
   responses: { 204: null },
 });

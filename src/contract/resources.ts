@@ -139,6 +139,8 @@ export const OAuthConsumerInput = strict({
   callbackUrls: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 20 })),
   /** generated; read-only */
   consumerKey: Type.Optional(Str()),
+  /** PEM RSA public key (>= 2048 bits): the consumer then signs with RSA-SHA1 only */
+  publicKey: Type.Optional(Type.String({ minLength: 1, maxLength: 16_384 })),
 });
 
 /** Body of POST and PUT; the type decides which schema validates the rest (User, OAuthConsumer, or free-form). */

@@ -244,12 +244,14 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   });
   app.decorate<RateLimitStore>("rateLimits", limits.describe);
   serviceRoutes(app, services, limits.probe && { redis: limits.probe });
-  authRoutes(app, services, { rateLimit: options.loginRateLimit ?? DEFAULTS.loginRateLimit });
+  const { loginLimit } = authRoutes(app, services, {
+    rateLimit: options.loginRateLimit ?? DEFAULTS.loginRateLimit,
+  });
   eventRoutes(app, services);
   resourceRoutes(app, services);
   sessionRoutes(app, services);
   invitationRoutes(app, services);
-  oauthRoutes(app, services);
+  oauthRoutes(app, services, { loginLimit });
   await app.ready();
   services.mailer.start();
   return app as unknown as BuiltApp;

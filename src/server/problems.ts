@@ -6,6 +6,7 @@ const DEFAULT_STATUS: Partial<Record<ErrorCode, number>> = {
   invalid_filter: 400,
   invalid_reset_token: 400,
   oauth_parameter_absent: 400,
+  oauth_callback_rejected: 400,
   invalid_credentials: 401,
   token_missing: 401,
   token_invalid: 401,

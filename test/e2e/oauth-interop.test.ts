@@ -8,6 +8,8 @@
  * as CI installs the package: apt-get install -y python3-requests-oauthlib.
  */
 import { spawnSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,6 +51,8 @@ describe("OAuth 1.0a interoperability with oauthlib (python3-requests-oauthlib)"
     let server: RunningServer;
     let bearer: string;
     let consumer: { key: string; secret: string };
+    /** a consumer registered with an RSA public key, and the path of its private key */
+    let rsaConsumer: { key: string; privateKeyFile: string; publicKeyFile: string };
 
     beforeAll(async () => {
       sandbox = await makeSandbox();
@@ -71,6 +75,26 @@ describe("OAuth 1.0a interoperability with oauthlib (python3-requests-oauthlib)"
       });
       const body = (await created.json()) as { consumerKey: string; consumerSecret: string };
       consumer = { key: body.consumerKey, secret: body.consumerSecret };
+      const keys = generateKeyPairSync("rsa", { modulusLength: 2048 });
+      const privateKeyFile = join(sandbox.root, "consumer.pem");
+      const publicKeyFile = join(sandbox.root, "consumer.pub.pem");
+      await writeFile(privateKeyFile, keys.privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
+      await writeFile(publicKeyFile, keys.publicKey.export({ type: "spki", format: "pem" }));
+      const rsaCreated = await fetch(`${server.url}/Resources`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
+        body: JSON.stringify({
+          resourceType: "OAuthConsumer",
+          name: "oauthlib-rsa",
+          publicKey: keys.publicKey.export({ type: "spki", format: "pem" }),
+        }),
+      });
+      expect(rsaCreated.status).toBe(201);
+      rsaConsumer = {
+        key: ((await rsaCreated.json()) as { consumerKey: string }).consumerKey,
+        privateKeyFile,
+        publicKeyFile,
+      };
       for (const event of [
         { code: "WEB-1", name: "Webinar", type: "webinar", startsAt: "2027-04-01T10:00:00Z" },
         { code: "MEET-1", name: "Meeting", type: "meeting", startsAt: "2027-04-02T10:00:00Z" },
@@ -112,6 +136,73 @@ describe("OAuth 1.0a interoperability with oauthlib (python3-requests-oauthlib)"
       expect(out.form, "a signed form body with + and repeated names").toMatchObject({ status: 200 });
       expect(out.again.status).toBe(200);
       expect(out.wrong_secret).toMatchObject({ status: 401, body: { code: "oauth_signature_invalid" } });
+    });
+
+    it("runs the three legs and signed calls with RSA-SHA1 (SIGNATURE_RSA); another key is 401", async () => {
+      const result = await execa(python!, [CLIENT, server.url, rsaConsumer.key, "RSA-SHA1"], {
+        input: `${rsaConsumer.privateKeyFile}\n${bearer}\n`,
+        reject: false,
+        timeout: 60_000,
+      });
+      expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
+      const out = JSON.parse(String(result.stdout));
+      expect(out.oauthlib_signature_method).toBe("RSA-SHA1");
+      expect(out.identity).toMatchObject({
+        status: 200,
+        body: { user: { userName: "admin" }, consumerKey: rsaConsumer.key },
+      });
+      expect(out.events.status).toBe(200);
+      expect(out.events_filtered.status).toBe(200);
+      expect(out.form.status).toBe(200);
+      expect(out.again.status).toBe(200);
+      expect(out.wrong_secret).toMatchObject({ status: 401, body: { code: "oauth_signature_invalid" } });
+    });
+
+    it("the CLI signs with RSA-SHA1 too: consumers create --public-key-file, flow and call --private-key-file", async () => {
+      const profile = await bizctl(["profile", "add", "rsa", "--server", server.url, "--use"], { env: sandbox.env });
+      expect(profile.exitCode, show(profile)).toBe(0);
+      const logged = await bizctl(["auth", "login", "--user", "admin", "--password-stdin"], {
+        env: sandbox.env,
+        input: `${PASSWORD}\n`,
+      });
+      expect(logged.exitCode, show(logged)).toBe(0);
+      const created = await bizctl(
+        ["oauth", "consumers", "create", "--name", "cli-rsa", "--public-key-file", rsaConsumer.publicKeyFile, "--json"],
+        { env: sandbox.env },
+      );
+      expect(created.exitCode, show(created)).toBe(0);
+      const key = json<{ consumerKey: string; signatureMethod: string }>(created);
+      expect(key.signatureMethod).toBe("RSA-SHA1");
+      // without the key file: a usage error naming the flag
+      const noKey = await bizctl(
+        ["oauth", "flow", "--consumer-key", key.consumerKey, "--signature-method", "RSA-SHA1"],
+        {
+          env: sandbox.env,
+        },
+      );
+      expect(noKey.exitCode, show(noKey)).toBe(2);
+      expect(noKey.stderr).toContain("--private-key-file");
+      const flow = await bizctl(
+        [
+          "oauth",
+          "flow",
+          "--consumer-key",
+          key.consumerKey,
+          "--signature-method",
+          "RSA-SHA1",
+          "--private-key-file",
+          rsaConsumer.privateKeyFile,
+        ],
+        { env: sandbox.env },
+      );
+      expect(flow.exitCode, show(flow)).toBe(0);
+      const call = await bizctl(["oauth", "call", "GET", "/api/crm/v1/events?pagesize=1"], { env: sandbox.env });
+      expect(call.exitCode, show(call)).toBe(0);
+      // HMAC for this consumer is refused
+      const hmac = await bizctl(["oauth", "call", "GET", "/api/crm/v1/events", "--signature-method", "HMAC-SHA1"], {
+        env: sandbox.env,
+      });
+      expect(hmac.exitCode, show(hmac)).toBe(4);
     });
 
     it("PLAINTEXT is refused over plain HTTP, and works with --allow-plaintext-over-http", async () => {

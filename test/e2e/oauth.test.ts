@@ -23,6 +23,7 @@ interface Consumer {
 describe.each(MODES)("oauth (%s)", (mode) => {
   let s: Session;
   let consumer: Consumer;
+  let memberEnv: Record<string, string>;
   const secrets: string[] = [];
 
   beforeAll(async () => {
@@ -167,7 +168,7 @@ describe.each(MODES)("oauth (%s)", (mode) => {
       input: `${MEMBER_TEMPORARY}\n`,
     });
     expect(created.exitCode, show(created)).toBe(0);
-    const memberEnv = await s.newConfig("member");
+    memberEnv = await s.newConfig("member");
     const logged = await login(memberEnv, MEMBER, MEMBER_TEMPORARY, MEMBER_PASSWORD);
     expect(logged.exitCode, show(logged)).toBe(0);
     const flow = await s.run(
@@ -192,6 +193,30 @@ describe.each(MODES)("oauth (%s)", (mode) => {
     // a member's token credentials are a member's: no admin operations
     const forbidden = await s.run(["oauth", "call", "GET", "/oauth/tokens"], { env: memberEnv });
     expect(forbidden.exitCode, show(forbidden)).toBe(5);
+  });
+
+  it("a member lists its own grants and revokes one, never another user's", async () => {
+    const listed = await s.run(["oauth", "tokens", "list", "--json"], { env: memberEnv });
+    expect(listed.exitCode, show(listed)).toBe(0);
+    const grants = json<{ token: string; userName: string; consumerName: string; lastUsedAt?: string }[]>(listed);
+    expect(grants.map((g) => [g.userName, g.consumerName])).toEqual([[MEMBER, "Printer"]]);
+    // whoami signed with it a moment ago
+    expect(grants[0]!.lastUsedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const adminGrant = String(config().profiles[profileName()]!.oauth!.token);
+    const notTheirs = await s.run(["oauth", "tokens", "revoke", adminGrant, "--yes"], { env: memberEnv });
+    expect(notTheirs.exitCode, show(notTheirs)).toBe(3);
+    expect((await s.run(["oauth", "whoami"])).exitCode).toBe(0);
+    const revoked = await s.run(["oauth", "tokens", "revoke", grants[0]!.token, "--yes"], { env: memberEnv });
+    expect(revoked.exitCode, show(revoked)).toBe(0);
+    const after = await s.run(["oauth", "whoami"], { env: memberEnv });
+    expect(after.exitCode, show(after)).toBe(4);
+    expect(errorOf(after).code).toBe("oauth_token_invalid");
+    // granted again, for the admin's listing below
+    const again = await s.run(["oauth", "flow", "--consumer-key", consumer.consumerKey, "--consumer-secret-stdin"], {
+      env: memberEnv,
+      input: `${consumer.consumerSecret}\n`,
+    });
+    expect(again.exitCode, show(again)).toBe(0);
   });
 
   it("lists granted tokens for an admin, by user too, and revokes one", async () => {

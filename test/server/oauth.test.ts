@@ -483,10 +483,16 @@ describe("the /oAuth endpoint", () => {
       expect(String(response.headers.location)).toMatch(/^myapp:\/\/oauth\?oauth_token=.+&oauth_verifier=.+$/);
     });
 
-    it("refuses a callback that is not registered, or not a URL (400, nothing issued)", async () => {
+    it("refuses a callback that is not registered, or not a URL (400 oauth_callback_rejected, nothing issued)", async () => {
       for (const callback of [
         "https://evil.example/ready",
         "https://printer.example.com/other",
+        "https://printer.example.com/ready/",
+        "http://printer.example.com/ready",
+        "https://printer.example.com:8443/ready",
+        "https://printer.example.com.evil.example/ready",
+        "https://user@printer.example.com/ready",
+        "myapp://other",
         "not a url",
         "https://printer.example.com/ready#x",
       ]) {
@@ -496,7 +502,7 @@ describe("the /oAuth endpoint", () => {
               pinnedHeader(consumer, { method: "POST", url: OAUTH_URL, data: { oauth_callback: callback } }, undefined),
             ),
           400,
-          "validation_failed",
+          "oauth_callback_rejected",
         );
       }
     });
@@ -791,10 +797,10 @@ describe("the /oAuth endpoint", () => {
       );
     });
 
-    it("an unknown signature method is 400", async () => {
+    it("an unknown signature method is 400; RSA-SHA1 from a consumer without a public key is 401", async () => {
       const token = await access();
-      await refused(() => get(identityHeader(token, { signatureMethod: "RSA-SHA1" })), 400, "validation_failed");
       await refused(() => get(identityHeader(token, { signatureMethod: "HMAC-MD5" })), 400, "validation_failed");
+      await refused(() => get(identityHeader(token, { signatureMethod: "RSA-SHA1" })), 401, "oauth_signature_invalid");
     });
 
     it("PLAINTEXT is refused over plain HTTP", async () => {
@@ -1051,7 +1057,7 @@ describe("the /oAuth endpoint", () => {
   });
 
   describe("administration of token credentials", () => {
-    it("lists live tokens (all, or of one user) and revokes one; members may not", async () => {
+    it("lists live tokens (all, or of one user) and revokes one; members see only their own", async () => {
       const token = await access();
       const all = await server.app.inject({ method: "GET", url: "/oauth/tokens", headers: bearer(admin) });
       expect(all.statusCode).toBe(200);
@@ -1080,16 +1086,11 @@ describe("the /oAuth endpoint", () => {
       });
       expect(none.json()).toEqual({ data: [], total: 0 });
 
-      problemOf(await get(`Bearer ${member.token}`, "/oauth/tokens"), 403, "forbidden");
-      problemOf(
-        await server.app.inject({
-          method: "DELETE",
-          url: `/oauth/tokens/${token.token}`,
-          headers: bearer(member.token),
-        }),
-        403,
-        "forbidden",
-      );
+      // a member sees its own grants only (connected applications), and not another user's
+      const own = (await get(`Bearer ${member.token}`, "/oauth/tokens")).json() as { data: { userId: string }[] };
+      expect(own.data.length).toBeGreaterThan(0);
+      expect(own.data.every((t) => t.userId === member.id)).toBe(true);
+      problemOf(await get(`Bearer ${member.token}`, `/oauth/tokens?userId=${server.admin.id}`), 403, "forbidden");
       problemOf(
         await server.app.inject({ method: "DELETE", url: "/oauth/tokens/nope", headers: bearer(admin) }),
         404,

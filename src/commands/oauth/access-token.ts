@@ -2,7 +2,15 @@ import type { Command } from "commander";
 import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
 import { examples, withContext } from "../shared.js";
-import { CONSUMER_SECRET, exchangeAndStore, readSecrets, signatureMethodOf, TOKEN_SECRET } from "./shared.js";
+import {
+  CONSUMER_SECRET,
+  exchangeAndStore,
+  privateKeyOf,
+  readSecrets,
+  SIGNING_OPTIONS,
+  signatureMethodOf,
+  TOKEN_SECRET,
+} from "./shared.js";
 
 interface Options {
   consumerKey?: string;
@@ -11,6 +19,7 @@ interface Options {
   tokenSecretStdin?: boolean;
   verifier?: string;
   signatureMethod?: string;
+  privateKeyFile?: string;
 }
 
 async function accessToken(ctx: Context, options: Options): Promise<void> {
@@ -18,15 +27,21 @@ async function accessToken(ctx: Context, options: Options): Promise<void> {
   if (!options.consumerKey) throw new UsageError("The consumer key is required.", "pass --consumer-key KEY");
   if (!options.token) throw new UsageError("The temporary token is required.", "pass --token TOKEN");
   if (!options.verifier) throw new UsageError("The verifier is required.", "pass --verifier VERIFIER");
-  const [consumerSecret, tokenSecret] = await readSecrets(ctx, [
-    { ...CONSUMER_SECRET, fromStdin: options.consumerSecretStdin },
-    { ...TOKEN_SECRET, label: "Temporary token secret", fromStdin: options.tokenSecretStdin },
-  ]);
+  const signatureMethod = signatureMethodOf(options.signatureMethod);
+  const privateKey = await privateKeyOf(signatureMethod, options.privateKeyFile);
+  // RSA-SHA1 signs with the private key alone: neither secret takes part
+  const [consumerSecret, tokenSecret] = privateKey
+    ? ["", ""]
+    : await readSecrets(ctx, [
+        { ...CONSUMER_SECRET, fromStdin: options.consumerSecretStdin },
+        { ...TOKEN_SECRET, label: "Temporary token secret", fromStdin: options.tokenSecretStdin },
+      ]);
   const result = await exchangeAndStore(ctx, {
     consumer: { key: options.consumerKey, secret: consumerSecret! },
     temporary: { key: options.token, secret: tokenSecret! },
     verifier: options.verifier,
-    signatureMethod: signatureMethodOf(options.signatureMethod),
+    signatureMethod,
+    privateKey,
   });
   await ctx.print(result);
 }
@@ -45,7 +60,8 @@ export function register(group: Command, io: Context["io"]): void {
       "read the temporary token secret from stdin (the line after the consumer secret, or the first)",
     )
     .option("--verifier <verifier>", "the verifier the resource owner got")
-    .option("--signature-method <method>", "HMAC-SHA1 (default) or HMAC-SHA256")
+    .option(...SIGNING_OPTIONS.method)
+    .option(...SIGNING_OPTIONS.key)
     .addHelpText(
       "after",
       examples(

@@ -7,7 +7,9 @@ import {
   approveTemporary,
   CONSUMER_SECRET,
   exchangeAndStore,
+  privateKeyOf,
   readSecrets,
+  SIGNING_OPTIONS,
   signatureMethodOf,
   signedExchange,
 } from "./shared.js";
@@ -16,6 +18,7 @@ interface Options {
   consumerKey?: string;
   consumerSecretStdin?: boolean;
   signatureMethod?: string;
+  privateKeyFile?: string;
 }
 
 async function flow(ctx: Context, options: Options): Promise<void> {
@@ -23,12 +26,16 @@ async function flow(ctx: Context, options: Options): Promise<void> {
   if (!options.consumerKey) throw new UsageError("The consumer key is required.", "pass --consumer-key KEY");
   ctx.requireCredential();
   const signatureMethod = signatureMethodOf(options.signatureMethod);
-  const [secret] = await readSecrets(ctx, [{ ...CONSUMER_SECRET, fromStdin: options.consumerSecretStdin }]);
+  const privateKey = await privateKeyOf(signatureMethod, options.privateKeyFile);
+  const [secret] = privateKey
+    ? [""]
+    : await readSecrets(ctx, [{ ...CONSUMER_SECRET, fromStdin: options.consumerSecretStdin }]);
   const consumer = { key: options.consumerKey, secret: secret! };
   const temporary = await signedExchange(ctx, {
     consumer,
     protocol: { oauth_callback: OUT_OF_BAND },
     signatureMethod,
+    privateKey: privateKey?.pem,
   });
   if (!temporary.oauth_token || !temporary.oauth_token_secret)
     throw new Error("The server sent no temporary credentials.");
@@ -40,6 +47,7 @@ async function flow(ctx: Context, options: Options): Promise<void> {
     temporary: { key: temporary.oauth_token, secret: temporary.oauth_token_secret },
     verifier: approval.oauth_verifier,
     signatureMethod,
+    privateKey,
   });
   ctx.info("3/3 token credentials issued");
   await ctx.print(result);
@@ -51,12 +59,14 @@ export function register(group: Command, io: Context["io"]): void {
     .description("all three legs for the logged-in user (oob): request, approve, exchange; keeps the token credentials")
     .option("--consumer-key <key>", "the consumer's key")
     .option("--consumer-secret-stdin", "read the consumer secret from the first line of stdin")
-    .option("--signature-method <method>", "HMAC-SHA1 (default) or HMAC-SHA256")
+    .option(...SIGNING_OPTIONS.method)
+    .option(...SIGNING_OPTIONS.key)
     .addHelpText(
       "after",
       examples(
         "bizctl oauth flow --consumer-key KEY",
         "printf '%s\\n' \"$CONSUMER_SECRET\" | bizctl oauth flow --consumer-key KEY --consumer-secret-stdin",
+        "bizctl oauth flow --consumer-key KEY --signature-method RSA-SHA1 --private-key-file consumer.pem",
         "bizctl oauth whoami",
       ),
     )

@@ -3,22 +3,36 @@ import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
 import { OUT_OF_BAND } from "../../contract/oauth.js";
 import { examples, withContext } from "../shared.js";
-import { CONSUMER_SECRET, readSecrets, signatureMethodOf, signedExchange } from "./shared.js";
+import {
+  CONSUMER_SECRET,
+  privateKeyOf,
+  readSecrets,
+  SIGNING_OPTIONS,
+  signatureMethodOf,
+  signedExchange,
+} from "./shared.js";
 
 interface Options {
   consumerKey?: string;
   consumerSecretStdin?: boolean;
   callback: string;
   signatureMethod?: string;
+  privateKeyFile?: string;
 }
 
 async function requestToken(ctx: Context, options: Options): Promise<void> {
   if (!options.consumerKey) throw new UsageError("The consumer key is required.", "pass --consumer-key KEY");
-  const [secret] = await readSecrets(ctx, [{ ...CONSUMER_SECRET, fromStdin: options.consumerSecretStdin }]);
+  const signatureMethod = signatureMethodOf(options.signatureMethod);
+  const privateKey = await privateKeyOf(signatureMethod, options.privateKeyFile);
+  // RSA-SHA1 signs with the private key alone: no consumer secret to read
+  const [secret] = privateKey
+    ? [""]
+    : await readSecrets(ctx, [{ ...CONSUMER_SECRET, fromStdin: options.consumerSecretStdin }]);
   const answer = await signedExchange(ctx, {
     consumer: { key: options.consumerKey, secret: secret! },
     protocol: { oauth_callback: options.callback },
-    signatureMethod: signatureMethodOf(options.signatureMethod),
+    signatureMethod,
+    privateKey: privateKey?.pem,
   });
   ctx.info(
     `Temporary credentials issued (valid 10 minutes); the resource owner approves them with 'bizctl oauth authorize ${answer.oauth_token}'.`,
@@ -37,13 +51,15 @@ export function register(group: Command, io: Context["io"]): void {
     .option("--consumer-key <key>", "the consumer's key")
     .option("--consumer-secret-stdin", "read the consumer secret from the first line of stdin")
     .option("--callback <url>", "a callback URL registered for the consumer, or oob", OUT_OF_BAND)
-    .option("--signature-method <method>", "HMAC-SHA1 (default) or HMAC-SHA256")
+    .option(...SIGNING_OPTIONS.method)
+    .option(...SIGNING_OPTIONS.key)
     .addHelpText(
       "after",
       examples(
         "bizctl oauth request-token --consumer-key KEY",
         "printf '%s\\n' \"$CONSUMER_SECRET\" | bizctl oauth request-token --consumer-key KEY --consumer-secret-stdin --json",
         "bizctl oauth request-token --consumer-key KEY --callback https://app.example.com/oauth/ready",
+        "bizctl oauth request-token --consumer-key KEY --signature-method RSA-SHA1 --private-key-file consumer.pem",
       ),
     )
     .action(withContext(io, requestToken));

@@ -1,4 +1,6 @@
-import { createHmac } from "node:crypto";
+import { createHmac, createPrivateKey, createSign } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import type { Context } from "../../cli/context.js";
 import { AuthError, UsageError } from "../../cli/errors.js";
 import { readPassword } from "../../cli/passwords.js";
@@ -6,7 +8,9 @@ import type { StoredOAuth } from "../../config/profiles.js";
 import * as oauth from "../../contract/oauth.js";
 
 export type HmacMethod = "HMAC-SHA1" | "HMAC-SHA256";
-export const HMAC_METHODS: readonly HmacMethod[] = ["HMAC-SHA1", "HMAC-SHA256"];
+/** What the signing commands sign with: an HMAC over the shared secrets, or RSA-SHA1 with the consumer's private key. */
+export type SignatureMethod = HmacMethod | "RSA-SHA1";
+export const SIGNATURE_METHODS: readonly SignatureMethod[] = ["HMAC-SHA1", "HMAC-SHA256", "RSA-SHA1"];
 
 export interface KeyPair {
   key: string;
@@ -61,12 +65,37 @@ export const TOKEN_SECRET: Omit<SecretSpec, "fromStdin"> = {
   env: "BIZCTL_OAUTH_TOKEN_SECRET",
 };
 
-export function signatureMethodOf(value: string | undefined): HmacMethod {
+export function signatureMethodOf(value: string | undefined): SignatureMethod {
   const method = (value ?? "HMAC-SHA1").toUpperCase();
-  if (!(HMAC_METHODS as readonly string[]).includes(method)) {
-    throw new UsageError(`--signature-method is ${HMAC_METHODS.join(" or ")}, not '${value}'.`);
+  if (!(SIGNATURE_METHODS as readonly string[]).includes(method)) {
+    throw new UsageError(`--signature-method is ${SIGNATURE_METHODS.join(", ")}, not '${value}'.`);
   }
-  return method as HmacMethod;
+  return method as SignatureMethod;
+}
+
+/** The consumer's RSA private key for RSA-SHA1 (`--private-key-file`); undefined for the HMAC methods. */
+export async function privateKeyOf(
+  method: SignatureMethod,
+  file: string | undefined,
+): Promise<{ pem: string; file: string } | undefined> {
+  if (method !== "RSA-SHA1") {
+    if (file) throw new UsageError("--private-key-file signs with RSA-SHA1 only; add --signature-method RSA-SHA1.");
+    return undefined;
+  }
+  if (!file) {
+    throw new UsageError("RSA-SHA1 signs with the consumer's private key.", "pass --private-key-file FILE (PEM)");
+  }
+  const path = resolve(file);
+  const pem = await readFile(path, "utf8").catch((error: Error) => {
+    throw new UsageError(`Cannot read the private key ${file}: ${error.message}`);
+  });
+  try {
+    const key = createPrivateKey(pem);
+    if (key.asymmetricKeyType !== "rsa") throw new Error(`a ${key.asymmetricKeyType} key`);
+  } catch (error) {
+    throw new UsageError(`${file} is not a PEM RSA private key (${(error as Error).message}).`);
+  }
+  return { pem, file: path };
 }
 
 /**
@@ -78,12 +107,13 @@ export function signingBase(ctx: Context): string {
 }
 
 /**
- * The `Authorization: OAuth ...` header of a request, signed with the oauth-1.0a package. The
- * query of `path` is decoded here (`+` as a space, repeated names kept) and handed to the signer
- * as data, so that it signs the values the server reads. A JSON body is never signed (RFC 5849
- * signs form bodies only).
+ * A maker of the `Authorization: OAuth ...` header of a request, signed with the oauth-1.0a
+ * package: each call signs afresh (a new nonce and timestamp), so that every attempt of a retried
+ * request is a request the server has not seen. The query of `path` is decoded here (`+` as a
+ * space, repeated names kept) and handed to the signer as data, so that it signs the values the
+ * server reads. A JSON body is never signed (RFC 5849 signs form bodies only).
  */
-export async function signedAuthorization(
+export async function oauthSigner(
   ctx: Context,
   input: {
     consumer: KeyPair;
@@ -92,16 +122,22 @@ export async function signedAuthorization(
     path: string;
     /** further protocol parameters: oauth_callback, oauth_verifier */
     protocol?: Record<string, string>;
-    signatureMethod?: HmacMethod;
+    signatureMethod?: SignatureMethod;
+    /** RSA-SHA1: the consumer's PEM private key */
+    privateKey?: string;
   },
-): Promise<string> {
+): Promise<() => string> {
   const imported = await import("oauth-1.0a");
   const OAuth = ((imported as { default?: unknown }).default ?? imported) as typeof imported.default;
   const algorithm = input.signatureMethod === "HMAC-SHA256" ? "sha256" : "sha1";
+  const privateKey = input.privateKey;
   const signer = new OAuth({
     consumer: { key: input.consumer.key, secret: input.consumer.secret },
     signature_method: input.signatureMethod ?? "HMAC-SHA1",
-    hash_function: (base, key) => createHmac(algorithm, key).update(base).digest("base64"),
+    // RSA-SHA1 (section 3.4.3) signs the base string with the private key; the secrets play no part
+    hash_function: privateKey
+      ? (base) => createSign("RSA-SHA1").update(base).sign(privateKey, "base64")
+      : (base, key) => createHmac(algorithm, key).update(base).digest("base64"),
   });
   const [pathname, query = ""] = input.path.split("?", 2) as [string, string?];
   const data: Record<string, string | string[]> = {};
@@ -110,11 +146,9 @@ export async function signedAuthorization(
     data[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
   }
   Object.assign(data, input.protocol);
-  const signed = signer.authorize(
-    { method: input.method.toUpperCase(), url: `${signingBase(ctx)}${pathname}`, data },
-    input.token,
-  );
-  return signer.toHeader(signed).Authorization;
+  const request = { method: input.method.toUpperCase(), url: `${signingBase(ctx)}${pathname}`, data };
+  // authorize() adds the oauth_* parameters to the data it is given: a copy each time
+  return () => signer.toHeader(signer.authorize({ ...request, data: { ...data } }, input.token)).Authorization;
 }
 
 /** The token credentials stored in the profile; a one-off `--server` never gets them. */
@@ -142,11 +176,17 @@ export function parseForm(body: unknown): Record<string, string> {
 /** POST /oAuth signed with the consumer (and temporary) credentials; the form-encoded answer, parsed. */
 export async function signedExchange(
   ctx: Context,
-  input: { consumer: KeyPair; token?: KeyPair; protocol: Record<string, string>; signatureMethod?: HmacMethod },
+  input: {
+    consumer: KeyPair;
+    token?: KeyPair;
+    protocol: Record<string, string>;
+    signatureMethod?: SignatureMethod;
+    privateKey?: string;
+  },
 ): Promise<Record<string, string>> {
   const client = await ctx.client();
-  const authorization = await signedAuthorization(ctx, { ...input, method: "POST", path: oauth.OAUTH_PATH });
-  const { data } = await client.call(oauth.endpointPost, { headers: { authorization } });
+  const authorize = await oauthSigner(ctx, { ...input, method: "POST", path: oauth.OAUTH_PATH });
+  const { data } = await client.call(oauth.endpointPost, { authorize });
   return parseForm(data);
 }
 
@@ -182,27 +222,37 @@ export interface Identity {
 }
 
 /** The signed identity call: who the token credentials act as. */
-export async function identity(ctx: Context, credentials: { consumer: KeyPair; token: KeyPair }): Promise<Identity> {
+export async function identity(
+  ctx: Context,
+  credentials: { consumer: KeyPair; token: KeyPair; signatureMethod?: SignatureMethod; privateKey?: string },
+): Promise<Identity> {
   const client = await ctx.client();
-  const authorization = await signedAuthorization(ctx, { ...credentials, method: "GET", path: oauth.OAUTH_PATH });
-  const { data } = await client.call(oauth.endpointGet, { headers: { authorization } });
+  const authorize = await oauthSigner(ctx, { ...credentials, method: "GET", path: oauth.OAUTH_PATH });
+  const { data } = await client.call(oauth.endpointGet, { authorize });
   return data as Identity;
 }
 
 /** Exchanges approved temporary credentials and keeps the token credentials in the profile. */
 export async function exchangeAndStore(
   ctx: Context,
-  input: { consumer: KeyPair; temporary: KeyPair; verifier: string; signatureMethod?: HmacMethod },
+  input: {
+    consumer: KeyPair;
+    temporary: KeyPair;
+    verifier: string;
+    signatureMethod?: SignatureMethod;
+    privateKey?: { pem: string; file: string };
+  },
 ) {
+  const signing = { signatureMethod: input.signatureMethod, privateKey: input.privateKey?.pem };
   const answer = await signedExchange(ctx, {
     consumer: input.consumer,
     token: input.temporary,
     protocol: { oauth_verifier: input.verifier },
-    signatureMethod: input.signatureMethod,
+    ...signing,
   });
   if (!answer.oauth_token || !answer.oauth_token_secret) throw new Error("The server sent no token credentials.");
   const token = { key: answer.oauth_token, secret: answer.oauth_token_secret };
-  const who = await identity(ctx, { consumer: input.consumer, token });
+  const who = await identity(ctx, { consumer: input.consumer, token, ...signing });
   const stored: StoredOAuth = {
     consumerKey: input.consumer.key,
     consumerSecret: input.consumer.secret,
@@ -210,6 +260,8 @@ export async function exchangeAndStore(
     tokenSecret: token.secret,
     user: { id: who.user.id, userName: who.user.userName, roles: who.user.roles },
     obtainedAt: new Date().toISOString(),
+    ...(input.signatureMethod && input.signatureMethod !== "HMAC-SHA1" && { signatureMethod: input.signatureMethod }),
+    ...(input.privateKey && { privateKeyFile: input.privateKey.file }),
   };
   const profile = ctx.profile;
   await ctx.profiles.save(ctx.profileName, {
@@ -229,3 +281,22 @@ export async function exchangeAndStore(
     roles: who.user.roles,
   };
 }
+
+/** How the stored token credentials sign: the flags, else what was stored with them. */
+export async function storedSigning(
+  stored: StoredOAuth,
+  flags: { signatureMethod?: string; privateKeyFile?: string },
+): Promise<{ signatureMethod: SignatureMethod; privateKey?: string }> {
+  const signatureMethod = signatureMethodOf(flags.signatureMethod ?? stored.signatureMethod);
+  const key = await privateKeyOf(
+    signatureMethod,
+    flags.privateKeyFile ?? (signatureMethod === "RSA-SHA1" ? stored.privateKeyFile : undefined),
+  );
+  return { signatureMethod, ...(key && { privateKey: key.pem }) };
+}
+
+/** The options every signing command takes. */
+export const SIGNING_OPTIONS = {
+  method: ["--signature-method <method>", "HMAC-SHA1 (default), HMAC-SHA256, or RSA-SHA1 with --private-key-file"],
+  key: ["--private-key-file <file>", "RSA-SHA1: the consumer's PEM RSA private key"],
+} as const;

@@ -1,13 +1,14 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/context.js";
 import { examples, withContext } from "../shared.js";
-import { identity, storedOAuth } from "./shared.js";
+import { identity, storedOAuth, storedSigning } from "./shared.js";
 
 async function whoami(ctx: Context): Promise<void> {
   const stored = storedOAuth(ctx);
   const who = await identity(ctx, {
     consumer: { key: stored.consumerKey, secret: stored.consumerSecret },
     token: { key: stored.token, secret: stored.tokenSecret },
+    ...(await storedSigning(stored, {})),
   });
   await ctx.print({
     user: who.user.userName,

@@ -3,7 +3,7 @@
  * credentials, and requests signed with them, which act exactly as a Bearer JWT of the user
  * who approved. Every check that can fail does so before anything is written.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import {
   OAUTH_SIGNATURE_METHODS,
@@ -13,7 +13,6 @@ import {
   type OAuthSignatureMethod,
   OUT_OF_BAND,
 } from "../../contract/oauth.js";
-import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problems.js";
 import { authenticateBearer } from "../services/accounts.js";
 import type { Principal, ServiceContext } from "../services/context.js";
@@ -21,8 +20,10 @@ import { randomToken } from "../services/random-token.js";
 import * as repo from "../store/oauth-repo.js";
 import { createSession } from "../store/sessions-repo.js";
 import { toAccount } from "../store/users-repo.js";
+import { noteGrantUse } from "./grants.js";
 import { type OAuthRequest, readOAuthRequest } from "./request.js";
-import { constantTimeEqual, percentEncode, verifySignature } from "./signature.js";
+import { verifyRsaSha1 } from "./rsa.js";
+import { constantTimeEqual, percentEncode, signatureBaseString, verifySignature } from "./signature.js";
 
 export const OAUTH_CHALLENGE = { "www-authenticate": 'OAuth realm="bizctl"' };
 const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="bizctl"' };
@@ -125,15 +126,30 @@ async function preflight(ctx: ServiceContext, request: OAuthRequest, known?: rep
 }
 
 function assertSignature(signed: Signed, tokenSecret: string | undefined): void {
-  const ok = verifySignature({
-    method: signed.request.method,
-    url: signed.request.url,
-    params: signed.request.params,
-    signatureMethod: signed.method,
-    consumerSecret: signed.consumer.secret,
-    tokenSecret,
-    signature: signed.signature,
-  });
+  const rsa = signed.method === "RSA-SHA1";
+  if (rsa !== !!signed.consumer.publicKey) {
+    throw unauthorized(
+      "oauth_signature_invalid",
+      rsa
+        ? "This consumer has no public key: sign with HMAC-SHA1 or HMAC-SHA256 and its secret."
+        : "This consumer is registered with an RSA public key: sign with RSA-SHA1 (its secret is not accepted).",
+    );
+  }
+  const ok = rsa
+    ? verifyRsaSha1(
+        signatureBaseString(signed.request.method, signed.request.url, signed.request.params),
+        signed.consumer.publicKey!,
+        signed.signature,
+      )
+    : verifySignature({
+        method: signed.request.method,
+        url: signed.request.url,
+        params: signed.request.params,
+        signatureMethod: signed.method,
+        consumerSecret: signed.consumer.secret,
+        tokenSecret,
+        signature: signed.signature,
+      });
   if (!ok) {
     throw unauthorized(
       "oauth_signature_invalid",
@@ -160,20 +176,35 @@ async function useNonce(db: ServiceContext["store"]["db"], signed: Signed, token
 // ---------------------------------------------------------------------------------------------
 // the four exchanges of the /oAuth endpoint
 
-/** The callback must be `oob` or a URL registered for the consumer (its query string may differ). */
+function callbackRejected(detail: string): ProblemError {
+  return new ProblemError("oauth_callback_rejected", detail);
+}
+
+/**
+ * The callback must be `oob` or one of the consumer's registered URLs: scheme, host, port and
+ * path exactly (a query may be added), so that the provider never redirects anywhere else.
+ */
 function checkCallback(consumer: repo.ConsumerRecord, callback: string): string {
   if (callback === OUT_OF_BAND) return callback;
   let url: URL;
   try {
     url = new URL(callback);
   } catch {
-    throw invalid("oauth_callback must be an absolute URL or 'oob'.");
+    throw callbackRejected("oauth_callback must be an absolute URL or 'oob'.");
   }
-  if (url.hash) throw invalid("oauth_callback may not have a fragment.");
-  const withoutQuery = (u: string) => u.split("#")[0]!.split("?")[0]!;
-  if (!consumer.callbackUrls.some((registered) => withoutQuery(registered) === withoutQuery(callback))) {
-    throw invalid(
-      `oauth_callback ${withoutQuery(callback)} is not registered for this consumer; add it to its callbackUrls, or use oob.`,
+  if (url.hash) throw callbackRejected("oauth_callback may not have a fragment.");
+  if (url.username || url.password) throw callbackRejected("oauth_callback may not carry a user name or password.");
+  const where = (u: URL) => `${u.protocol}//${u.host}${u.pathname}`;
+  const registered = consumer.callbackUrls.some((r) => {
+    try {
+      return where(new URL(r)) === where(url);
+    } catch {
+      return false;
+    }
+  });
+  if (!registered) {
+    throw callbackRejected(
+      `oauth_callback ${where(url)} is not registered for this consumer; add it to its callbackUrls, or use oob.`,
     );
   }
   return callback;
@@ -237,7 +268,11 @@ async function approve(ctx: ServiceContext, httpRequest: FastifyRequest, request
       "Your password is temporary; change it before approving access (POST /auth/ChangePassWithLastPass).",
     );
   }
-  const token = request.oauth.get("oauth_token")!;
+  return approveFor(ctx, owner.userId, request.oauth.get("oauth_token")!);
+}
+
+/** The owner's approval, however the owner was proven: a verifier, and where to send the owner. */
+export async function approveFor(ctx: ServiceContext, userId: string, token: string): Promise<Approval> {
   const temporary = await repo.findTemporary(ctx.store.db, token);
   const now = ctx.clock();
   if (!temporary || temporary.used_at || Date.parse(temporary.expires_at) <= now.getTime()) {
@@ -245,18 +280,33 @@ async function approve(ctx: ServiceContext, httpRequest: FastifyRequest, request
   }
   if (temporary.authorized_at)
     throw unauthorized("oauth_token_invalid", "These temporary credentials were already approved.");
-  const verifier = randomToken(16);
+  const oob = temporary.callback === OUT_OF_BAND;
+  const verifier = oob ? typableVerifier() : randomToken(16);
   const approved = await repo.approveTemporary(ctx.store.db, token, {
-    userId: owner.userId,
-    verifierHash: sha256(verifier),
+    userId,
+    verifierHash: sha256(oob ? canonicalTypable(verifier) : verifier),
     nowIso: now.toISOString(),
   });
   if (!approved) throw unauthorized("oauth_token_invalid", "These temporary credentials were already approved.");
-  if (temporary.callback === OUT_OF_BAND) return { token, verifier };
+  if (oob) return { token, verifier };
   const redirect = new URL(temporary.callback);
   redirect.searchParams.append("oauth_token", token);
   redirect.searchParams.append("oauth_verifier", verifier);
   return { token, verifier, redirect: redirect.toString() };
+}
+
+/** Crockford's base32: no I, L, O or U, so that what a person reads is what they type. */
+const TYPABLE = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/** An oob verifier a person copies by hand: 50 random bits as `XXXXX-XXXXX`. */
+function typableVerifier(): string {
+  const chars = [...randomBytes(10)].map((byte) => TYPABLE[byte & 31]);
+  return `${chars.slice(0, 5).join("")}-${chars.slice(5).join("")}`;
+}
+
+/** What was typed, read leniently: any case, dashes and spaces ignored, O as 0, I and L as 1. */
+function canonicalTypable(typed: string): string {
+  return typed.toUpperCase().replace(/[\s-]/g, "").replace(/O/g, "0").replace(/[IL]/g, "1");
 }
 
 /** Section 2.3: consumer + temporary token signature, with the verifier; the temporary token is spent. */
@@ -281,7 +331,8 @@ async function tokenCredentials(ctx: ServiceContext, request: OAuthRequest): Pro
     if (!temporary.authorized_at || !temporary.verifier_hash || !temporary.user_id) {
       throw unauthorized("oauth_verifier_invalid", "The resource owner has not approved these temporary credentials.");
     }
-    if (!constantTimeEqual(temporary.verifier_hash, sha256(verifier))) {
+    const given = temporary.callback === OUT_OF_BAND ? canonicalTypable(verifier) : verifier;
+    if (!constantTimeEqual(temporary.verifier_hash, sha256(given))) {
       throw unauthorized(
         "oauth_verifier_invalid",
         "oauth_verifier is not the verifier of these temporary credentials.",
@@ -303,6 +354,7 @@ async function tokenCredentials(ctx: ServiceContext, request: OAuthRequest): Pro
       session_id: sessionId,
       created_at: now.toISOString(),
       expires_at: expiresAt.toISOString(),
+      last_used_at: null,
     });
   });
   return formEncode({ oauth_token: issued.token, oauth_token_secret: issued.secret });
@@ -345,6 +397,7 @@ async function tokenPrincipal(
   const account = toAccount(row);
   if (!account.active) throw unauthorized("oauth_token_invalid", "The account of these token credentials is disabled.");
   await useNonce(ctx.store.db, signed, token);
+  await noteGrantUse(ctx, token);
   return {
     consumerKey: signed.consumer.consumerKey,
     principal: {
@@ -416,32 +469,4 @@ export async function authenticateOAuth(ctx: ServiceContext, httpRequest: Fastif
   const request = readOAuthRequest(httpRequest, { publicUrl: ctx.publicUrl, withBody: false });
   await pruneNow(ctx);
   return (await tokenPrincipal(ctx, request)).principal;
-}
-
-// ---------------------------------------------------------------------------------------------
-// administration
-
-export async function listTokens(ctx: ServiceContext, userId?: string) {
-  const rows = await repo.listTokens(ctx.store.db, { userId, nowIso: ctx.clock().toISOString() });
-  const data = rows.map((row) => {
-    const user = JSON.parse(row.user_attributes) as { userName?: unknown };
-    const consumer = JSON.parse(row.consumer_attributes) as { consumerKey?: unknown; name?: unknown };
-    return {
-      token: row.token,
-      userId: row.user_id,
-      userName: String(user.userName ?? ""),
-      consumerId: row.consumer_id,
-      consumerKey: String(consumer.consumerKey ?? ""),
-      ...(typeof consumer.name === "string" && { consumerName: consumer.name }),
-      createdAt: formatTimestamp(new Date(row.created_at)),
-      expiresAt: formatTimestamp(new Date(row.expires_at)),
-    };
-  });
-  return { data, total: data.length };
-}
-
-export async function revokeToken(ctx: ServiceContext, token: string): Promise<void> {
-  if (!(await repo.deleteToken(ctx.store.db, token))) {
-    throw new ProblemError("not_found", "No OAuth token credentials with this identifier.");
-  }
 }

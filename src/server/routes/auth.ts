@@ -1,5 +1,5 @@
 import { normalizeIP } from "@fastify/rate-limit";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, onRequestHookHandler } from "fastify";
 import * as contract from "../../contract/auth.js";
 import { principalOf } from "../plugins/authenticate.js";
 import * as accounts from "../services/accounts.js";
@@ -13,7 +13,12 @@ export interface AuthRouteOptions {
   rateLimit: { max: number; timeWindowMs: number };
 }
 
-export function authRoutes(app: FastifyInstance, ctx: ServiceContext, options: AuthRouteOptions): void {
+/** The login limiter is returned so that every other place a password is typed spends the same budget. */
+export function authRoutes(
+  app: FastifyInstance,
+  ctx: ServiceContext,
+  options: AuthRouteOptions,
+): { loginLimit: onRequestHookHandler } {
   // one limiter per operation, so that its aliases (/auth/renewPassword) share the budget; the
   // operation is in the key because limiters made this way share one key space in Redis
   const limiter = (operation: string) =>
@@ -69,4 +74,5 @@ export function authRoutes(app: FastifyInstance, ctx: ServiceContext, options: A
     await accounts.changePassword(ctx, principalOf(request), request.body.lastPassword, request.body.newPassword);
     return reply.status(204).send();
   });
+  return { loginLimit: loginLimit[0]! };
 }

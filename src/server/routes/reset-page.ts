@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
+import { pageNonce, pagePolicy } from "./html-page.js";
 
 /**
- * The page a reset link opens: no external assets, everything inline under a per-response nonce,
- * so that the Content-Security-Policy can forbid everything else. The token never enters the
+ * The page a reset link opens, under the rules of html-page.ts. The token never enters the
  * HTML: the script reads it from the address bar.
  */
 const WORDING = {
@@ -28,16 +27,8 @@ export type ResetPageVariant = keyof typeof WORDING;
 /** The same page and PUT serve a reset link and an invitation; only the words differ. */
 export function resetPage(variant: ResetPageVariant = "reset"): { html: string; csp: string } {
   const words = WORDING[variant];
-  const nonce = randomBytes(16).toString("base64");
-  const csp = [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src 'nonce-${nonce}'`,
-    "connect-src 'self'",
-    "form-action 'none'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join("; ");
+  const nonce = pageNonce();
+  const csp = pagePolicy(nonce, { script: true, connect: true });
   const html = `<!doctype html>
 <html lang="en">
 <head>

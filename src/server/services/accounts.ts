@@ -59,7 +59,11 @@ const USER_AGENT_MAX = 256;
  */
 export const SESSION_TOUCH_MS = 60_000;
 
-export async function login(ctx: ServiceContext, userName: string, password: string, client: LoginClient = {}) {
+/**
+ * The password check of every login, wherever it is typed (/auth/login, the OAuth authorization
+ * page): the same answer for unknown and wrong, the per-account back-off, the failure count.
+ */
+export async function checkPassword(ctx: ServiceContext, userName: string, password: string): Promise<UserAccount> {
   const account = await findAccountByUserName(ctx.store.db, userName);
   const hash = account?.credential.passwordHash;
   if (!account || !hash || !account.active) {
@@ -88,6 +92,11 @@ export async function login(ctx: ServiceContext, userName: string, password: str
     throw invalidCredentials();
   }
   await saveCredential(ctx.store.db, account.id, { failedLogins: 0, lockedUntil: null, loggedIn: true }, ctx.clock());
+  return account;
+}
+
+export async function login(ctx: ServiceContext, userName: string, password: string, client: LoginClient = {}) {
+  const account = await checkPassword(ctx, userName, password);
   const now = ctx.clock();
   const sessionId = crypto.randomUUID();
   const { token, expiresAt } = await ctx.keys.sign(

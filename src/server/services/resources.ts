@@ -15,6 +15,7 @@ import { compileFilter } from "../filter/compile.js";
 import { parseFilter } from "../filter/parse.js";
 import { resourceSortKeys, resourcesTargetAt } from "../filter/resources-target.js";
 import { assertIfMatch, etagOf } from "../http/preconditions.js";
+import { assertPublicKey } from "../oauth/rsa.js";
 import { invalid, ProblemError } from "../problems.js";
 import { isUniqueViolation } from "../store/errors.js";
 import * as repo from "../store/resources-repo.js";
@@ -144,6 +145,7 @@ function checkBody(type: string, body: Attributes, current?: repo.ResourceRow): 
     validate(userChecker, withoutAccountState(body), "User");
   } else if (type === "OAuthConsumer") {
     validate(consumerChecker, body, "OAuthConsumer");
+    assertPublicKey(body.publicKey);
   } else {
     const size = Buffer.byteLength(JSON.stringify(attributesOf(body)));
     if (size > CUSTOM_ATTRIBUTES_MAX_BYTES) {

@@ -13,6 +13,8 @@ export interface ConsumerRecord {
   name?: string;
   callbackUrls: string[];
   secret: string;
+  /** PEM RSA public key: the consumer signs with RSA-SHA1, never with its secret */
+  publicKey?: string;
 }
 
 /**
@@ -37,7 +39,12 @@ export function toConsumer(
   row: { id: string; attributes: string; secret: string },
   consumerKey: string,
 ): ConsumerRecord | undefined {
-  const attributes = JSON.parse(row.attributes) as { consumerKey?: unknown; name?: unknown; callbackUrls?: unknown };
+  const attributes = JSON.parse(row.attributes) as {
+    consumerKey?: unknown;
+    name?: unknown;
+    callbackUrls?: unknown;
+    publicKey?: unknown;
+  };
   if (attributes.consumerKey !== consumerKey) return undefined;
   return {
     id: row.id,
@@ -47,6 +54,7 @@ export function toConsumer(
       ? attributes.callbackUrls.filter((u): u is string => typeof u === "string")
       : [],
     secret: row.secret,
+    ...(typeof attributes.publicKey === "string" && { publicKey: attributes.publicKey }),
   };
 }
 
@@ -195,6 +203,7 @@ export async function listTokens(db: Kysely<Schema>, options: { userId?: string;
       "t.user_id",
       "t.consumer_id",
       "t.created_at",
+      "t.last_used_at",
       "s.expires_at",
       "u.attributes as user_attributes",
       "c.attributes as consumer_attributes",
@@ -205,10 +214,25 @@ export async function listTokens(db: Kysely<Schema>, options: { userId?: string;
   return query.orderBy("t.created_at", "desc").orderBy("t.token").execute();
 }
 
-/** Revokes token credentials by dropping their session (the token row goes with it). */
-export async function deleteToken(db: Kysely<Schema>, token: string): Promise<boolean> {
-  const row = await db.selectFrom("oauth_tokens").select("session_id").where("token", "=", token).executeTakeFirst();
+/**
+ * Revokes token credentials by dropping their session (the token row goes with it); with
+ * `userId`, only when they are that user's.
+ */
+export async function deleteToken(db: Kysely<Schema>, token: string, userId?: string): Promise<boolean> {
+  let query = db.selectFrom("oauth_tokens").select("session_id").where("token", "=", token);
+  if (userId !== undefined) query = query.where("user_id", "=", userId);
+  const row = await query.executeTakeFirst();
   if (!row) return false;
   const result = await db.deleteFrom("sessions").where("id", "=", row.session_id).executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
+}
+
+/** Records a use of token credentials, unless one was recorded after `sinceIso`. */
+export async function touchToken(db: Kysely<Schema>, token: string, nowIso: string, sinceIso: string): Promise<void> {
+  await db
+    .updateTable("oauth_tokens")
+    .set({ last_used_at: nowIso })
+    .where("token", "=", token)
+    .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", sinceIso)]))
+    .execute();
 }

@@ -117,6 +117,16 @@ export interface OAuthTokensTable {
   session_id: string;
   created_at: string;
   expires_at: string;
+  /** when a signed request last used them, to the minute (not written on every request) */
+  last_used_at: string | null;
+}
+
+/** A form the browser authorization page served: its single-use token, bound to temporary credentials. */
+export interface OAuthPageFormsTable {
+  /** SHA-256 of the form token */
+  token_hash: string;
+  temporary_token: string;
+  expires_at: string;
 }
 
 /** JWT signing keys shared by every instance; the private half sealed under the deployment secret. */
@@ -166,6 +176,7 @@ export interface Schema {
   signing_keys: SigningKeysTable;
   mail_queue: MailQueueTable;
   events_count: EventsCountTable;
+  oauth_page_forms: OAuthPageFormsTable;
 }
 
 /** Slots whose sum is the number of events, kept by triggers so that an unfiltered total costs no scan. */

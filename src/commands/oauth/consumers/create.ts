@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import type { Context } from "../../../cli/context.js";
 import { UsageError } from "../../../cli/errors.js";
@@ -9,6 +10,7 @@ import { CONSUMER_TYPE, describeConsumer } from "./shared.js";
 interface Options {
   name?: string;
   callback?: string[];
+  publicKeyFile?: string;
 }
 
 async function create(ctx: Context, options: Options): Promise<void> {
@@ -23,6 +25,11 @@ async function create(ctx: Context, options: Options): Promise<void> {
     }
   }
   const body: Record<string, unknown> = { resourceType: CONSUMER_TYPE, name, callbackUrls: options.callback ?? [] };
+  if (options.publicKeyFile) {
+    body.publicKey = await readFile(options.publicKeyFile, "utf8").catch((error: Error) => {
+      throw new UsageError(`Cannot read the public key ${options.publicKeyFile}: ${error.message}`);
+    });
+  }
   const { data } = await (await ctx.client()).call(resources.createResource, { body });
   const created = data as Record<string, unknown>;
   ctx.info(`Created OAuth consumer ${name} (${created.id}). Keep the consumer secret now: it is not shown again.`);
@@ -35,11 +42,16 @@ export function register(group: Command, io: Context["io"]): void {
     .description("register a consumer; prints its key and, once, its secret")
     .option("--name <name>", "the consumer's name")
     .option("--callback <url>", "a callback URL it may use (repeatable); without one only oob works", collect)
+    .option(
+      "--public-key-file <file>",
+      "a PEM RSA public key (>= 2048 bits): the consumer then signs with RSA-SHA1 only",
+    )
     .addHelpText(
       "after",
       examples(
         "bizctl oauth consumers create --name Printer --callback https://printer.example.com/ready",
         "bizctl oauth consumers create --name 'CLI tool' --json   # oob only",
+        "bizctl oauth consumers create --name Jira --public-key-file jira.pub.pem   # RSA-SHA1",
       ),
     )
     .action(withContext(io, create));

@@ -14,6 +14,7 @@ export function describeConsumer(resource: Record<string, unknown>): Record<stri
     consumerKey: resource.consumerKey,
     callbackUrls: resource.callbackUrls ?? [],
     ...(resource.displayName !== undefined && { displayName: resource.displayName }),
+    signatureMethod: typeof resource.publicKey === "string" ? "RSA-SHA1" : "HMAC",
     created: meta?.created,
   };
 }

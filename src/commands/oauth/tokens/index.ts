@@ -4,6 +4,10 @@ import * as list from "./list.js";
 import * as revoke from "./revoke.js";
 
 export function register(group: Command, io: Context["io"]): void {
-  const tokens = group.command("tokens").description("token credentials users have granted (admin)");
+  const tokens = group
+    .command("tokens")
+    .description(
+      "connected applications: the OAuth grants (token credentials) users gave; yours, or everyone's (admin)",
+    );
   for (const verb of [list, revoke]) verb.register(tokens, io);
 }

@@ -3,14 +3,21 @@ import type { Context } from "../../../cli/context.js";
 import * as oauth from "../../../contract/oauth.js";
 import { examples, withContext } from "../../shared.js";
 
-const COLUMNS = ["token", "userName", "consumerName", "consumerKey", "createdAt", "expiresAt"];
+const COLUMNS = ["token", "userName", "consumerName", "consumerKey", "createdAt", "lastUsedAt", "expiresAt"];
 
 export function register(group: Command, io: Context["io"]): void {
   group
     .command("list")
-    .description("list live token credentials, of every user or of one (admin)")
-    .option("--user <id>", "only this user's tokens (a User resource id)")
-    .addHelpText("after", examples("bizctl oauth tokens list", "bizctl oauth tokens list --user 2819c223 --json"))
+    .description("the applications acting for you (your live OAuth grants); an admin sees every user's")
+    .option("--user <id>", "only this user's grants (a User resource id; another user's: admin only)")
+    .addHelpText(
+      "after",
+      examples(
+        "bizctl oauth tokens list",
+        "bizctl oauth tokens list --json",
+        "bizctl oauth tokens list --user 2819c223",
+      ),
+    )
     .action(
       withContext(io, async (ctx, options: { user?: string }) => {
         ctx.requireCredential();

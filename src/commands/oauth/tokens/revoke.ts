@@ -6,7 +6,7 @@ import { examples, withContext } from "../../shared.js";
 export function register(group: Command, io: Context["io"]): void {
   group
     .command("revoke <token>")
-    .description("revoke token credentials (admin; asks first, --yes without a terminal)")
+    .description("revoke an OAuth grant: your own, or anyone's (admin); asks first, --yes without a terminal")
     .addHelpText("after", examples("bizctl oauth tokens revoke nnch734d00sl2jdk --yes"))
     .action(
       withContext(io, async (ctx, token: string) => {

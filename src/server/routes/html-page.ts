@@ -1,0 +1,38 @@
+import { randomBytes } from "node:crypto";
+
+/**
+ * The rules of the pages the server serves to browsers (the reset page, the OAuth authorization
+ * page): no external assets, everything inline under a per-response nonce, so that the
+ * Content-Security-Policy forbids everything else, framing included.
+ */
+export function pageNonce(): string {
+  return randomBytes(16).toString("base64");
+}
+
+export interface PageAllowances {
+  /** the page runs its inline script (under the nonce) */
+  script?: boolean;
+  /** the script may call the API of this origin */
+  connect?: boolean;
+  /** where forms may be sent, redirects after a submission included (Chromium applies it to them) */
+  formAction?: readonly string[];
+}
+
+export function pagePolicy(nonce: string, allow: PageAllowances = {}): string {
+  return [
+    "default-src 'none'",
+    `script-src ${allow.script ? `'nonce-${nonce}'` : "'none'"}`,
+    `style-src 'nonce-${nonce}'`,
+    ...(allow.connect ? ["connect-src 'self'"] : []),
+    `form-action ${allow.formAction?.length ? allow.formAction.join(" ") : "'none'"}`,
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** Text or an attribute value, safe inside HTML. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+}
