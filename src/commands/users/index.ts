@@ -173,9 +173,9 @@ export function register(program: Command, io: Context["io"]): void {
     .addHelpText(
       "after",
       examples(
-        "bizctl users create --user-name jdoe --email jdoe@example.com --role member",
+        "bizctl users create --user-name mlee --email mlee@example.com --role member",
         "bizctl users create --user-name asmith --email asmith@example.com --invite",
-        'bizctl users create --user-name jdoe --set emails=\'[{"value":"jdoe@example.com","primary":true}]\' --role support',
+        'bizctl users create --user-name rkhan --set emails=\'[{"value":"rkhan@example.com","primary":true}]\' --role support',
       ),
     )
     .action(withContext(io, createUser));

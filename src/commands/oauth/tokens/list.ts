@@ -10,7 +10,7 @@ export function register(group: Command, io: Context["io"]): void {
     .command("list")
     .description("list live token credentials, of every user or of one (admin)")
     .option("--user <id>", "only this user's tokens (a User resource id)")
-    .addHelpText("after", examples("bizctl oauth tokens list", "bizctl oauth tokens list --user 2819c223 --json"))
+    .addHelpText("after", examples("bizctl oauth tokens list", "bizctl oauth tokens list --user <user-id> --json"))
     .action(
       withContext(io, async (ctx, options: { user?: string }) => {
         ctx.requireCredential();
