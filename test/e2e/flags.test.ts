@@ -168,7 +168,8 @@ describe("flags and messages on a terminal (embedded)", () => {
       // --json asks for errors as JSON too
       says: /"message":"-o yaml and --json ask for different output formats\."/,
     },
-    { args: ["events", "list", "-o", "JSON"], exitCode: 0, says: /^\[\]\s*$/ },
+    // the records on stdout, and on stderr that there are none
+    { args: ["events", "list", "-o", "JSON"], exitCode: 0, says: /^\[\]\s*No events\.$/ },
     {
       args: ["events", "list", "--page-size", "abc"],
       exitCode: 2,

@@ -31,6 +31,23 @@ describe.each(MODES)("prompts check each answer (%s)", (mode) => {
     expect(json(event)).toMatchObject({ name: "Typed first", startsAt: "2027-05-01T10:00:00Z" });
   });
 
+  it("on a terminal, a user name the schema refuses (over 256 characters) is refused at the 'User name' prompt", async () => {
+    const name = "x".repeat(256);
+    const result = await inTerminal(
+      { ...s.env, NO_COLOR: "1" },
+      ["users", "create", "--role", "member"],
+      [
+        { expect: "User name", send: `${name}y` },
+        // the typed text is kept: one backspace makes it fit
+        { expect: "must NOT have more than 256 characters", send: "\u007f" },
+      ],
+    );
+    expect(result.error, result.output).toBeUndefined();
+    expect(result.exitCode, result.output).toBe(0);
+    const user = await s.run(["users", "get", name, "--json"]);
+    expect(json(user)).toMatchObject({ userName: name });
+  });
+
   it("piped, nothing is asked: a missing start names the flag and a bad one is refused by the server", async () => {
     const missing = await s.run(["events", "create", "--set", "code=PROMPT-2", "--set", "name=x"]);
     expect(missing.exitCode, show(missing)).toBe(2);

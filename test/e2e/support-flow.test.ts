@@ -48,9 +48,9 @@ describe.each(MODES)("the support flow in a terminal (%s)", (mode) => {
     // 1. find the user by e-mail, and 2. see that it is locked
     const found = await inTerminal(support, ["users", "get", EMAIL]);
     expect(found.exitCode, found.output).toBe(0);
-    expect(found.output).toMatch(/│ userName +│ jdoe +│/);
-    expect(found.output).toMatch(/│ locked +│ true +│/);
-    expect(found.output).toMatch(/│ failedLogins +│ 5 +│/);
+    expect(found.output).toMatch(/^userName +jdoe\r?$/m);
+    expect(found.output).toMatch(/^locked +true\r?$/m);
+    expect(found.output).toMatch(/^failedLogins +5\r?$/m);
     const listed = await inTerminal(support, [
       "users",
       "list",
@@ -58,7 +58,7 @@ describe.each(MODES)("the support flow in a terminal (%s)", (mode) => {
       `emails.value eq "${EMAIL}" and locked eq true`,
     ]);
     expect(listed.exitCode, listed.output).toBe(0);
-    expect(listed.output).toMatch(/│ jdoe +│/);
+    expect(listed.output).toMatch(/ jdoe +/);
 
     // 3. unlock it: the answer says it was locked
     const unlocked = await inTerminal(support, ["users", "unlock", EMAIL]);
@@ -94,7 +94,7 @@ describe.each(MODES)("the support flow in a terminal (%s)", (mode) => {
     expect(first.exitCode, first.output).toBe(0);
     expect(first.output).toContain("temporary");
     const after = await inTerminal(support, ["users", "get", EMAIL]);
-    expect(after.output).toMatch(/│ locked +│ false +│/);
-    expect(after.output).toMatch(/│ firstLogin +│ false +│/);
+    expect(after.output).toMatch(/^locked +false\r?$/m);
+    expect(after.output).toMatch(/^firstLogin +false\r?$/m);
   }, 300_000);
 });

@@ -106,7 +106,7 @@ export function register(program: Command, io: Context["io"]): void {
       examples(
         "bizctl api GET /auth/isLogged",
         "bizctl api POST /api/crm/v1/events --data @event.json",
-        "echo '{}' | bizctl api PUT /Resources/ID --data -",
+        "echo '{}' | bizctl api PUT /Resources/<id> --data -",
         "bizctl api -i GET /health",
         "bizctl api GET '/api/crm/v1/events?pagesize=100' --paginate --query 'data[].code'",
         "bizctl api GET /Resources -H 'Accept: application/scim+json'",

@@ -16,9 +16,6 @@ export function register(group: Command, io: Context["io"]): void {
   group
     .command("first-login [employeeId]")
     .description("whether you (or an employee) must still replace a temporary password")
-    .addHelpText(
-      "after",
-      examples("bizctl auth first-login", "bizctl auth first-login 2819c223-7f76-453a-919d-413861904646"),
-    )
+    .addHelpText("after", examples("bizctl auth first-login", "bizctl auth first-login <employee-id>"))
     .action(withContext(io, firstLogin));
 }

@@ -28,7 +28,7 @@ export function register(group: Command, io: Context["io"]): void {
     .addHelpText(
       "after",
       examples(
-        "bizctl auth reset-password --token 3q2-…",
+        "bizctl auth reset-password --token <token>",
         'printf \'%s\\n\' "$NEW" | bizctl auth reset-password --token "$TOKEN" --password-stdin',
       ),
     )

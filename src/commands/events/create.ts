@@ -58,7 +58,7 @@ export function register(group: Command, io: Context["io"]): void {
     .addHelpText(
       "after",
       examples(
-        'bizctl events create --set code=KICKOFF --set name="Kick-off" --set startsAt=2027-01-10T09:00:00Z',
+        'bizctl events create --set code=OFFSITE --set name="Off-site" --set startsAt=2027-03-01T09:00:00Z',
         "bizctl events create --file event.yaml",
         "bizctl events create --file - < event.json",
       ),

@@ -65,8 +65,8 @@ export function register(group: Command, io: Context["io"]): void {
     .addHelpText(
       "after",
       examples(
-        "bizctl oauth access-token --consumer-key KEY --token TOKEN --verifier VERIFIER",
-        'printf \'%s\\n%s\\n\' "$CONSUMER_SECRET" "$TOKEN_SECRET" | bizctl oauth access-token --consumer-key KEY \\\n      --consumer-secret-stdin --token TOKEN --token-secret-stdin --verifier VERIFIER',
+        "bizctl oauth access-token --consumer-key <consumer-key> --token <temporary-token> --verifier <verifier>",
+        'printf \'%s\\n%s\\n\' "$CONSUMER_SECRET" "$TOKEN_SECRET" | bizctl oauth access-token --consumer-key <consumer-key> \\\n      --consumer-secret-stdin --token <temporary-token> --token-secret-stdin --verifier <verifier>',
       ),
     )
     .action(withContext(io, accessToken));

@@ -17,6 +17,9 @@ export function register(group: Command, io: Context["io"]): void {
   group
     .command("authorize <temporary-token>")
     .description("approve temporary credentials as the logged-in user (the second leg); prints the verifier")
-    .addHelpText("after", examples("bizctl oauth authorize hh5s93j4hdidpola", "bizctl oauth authorize TOKEN --json"))
+    .addHelpText(
+      "after",
+      examples("bizctl oauth authorize <temporary-token>", "bizctl oauth authorize <temporary-token> --json"),
+    )
     .action(withContext(io, authorize));
 }

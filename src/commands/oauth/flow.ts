@@ -64,9 +64,9 @@ export function register(group: Command, io: Context["io"]): void {
     .addHelpText(
       "after",
       examples(
-        "bizctl oauth flow --consumer-key KEY",
-        "printf '%s\\n' \"$CONSUMER_SECRET\" | bizctl oauth flow --consumer-key KEY --consumer-secret-stdin",
-        "bizctl oauth flow --consumer-key KEY --signature-method RSA-SHA1 --private-key-file consumer.pem",
+        "bizctl oauth flow --consumer-key <consumer-key>",
+        "printf '%s\\n' \"$CONSUMER_SECRET\" | bizctl oauth flow --consumer-key <consumer-key> --consumer-secret-stdin",
+        "bizctl oauth flow --consumer-key <consumer-key> --signature-method RSA-SHA1 --private-key-file <consumer.pem>",
         "bizctl oauth whoami",
       ),
     )

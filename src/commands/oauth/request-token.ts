@@ -56,10 +56,10 @@ export function register(group: Command, io: Context["io"]): void {
     .addHelpText(
       "after",
       examples(
-        "bizctl oauth request-token --consumer-key KEY",
-        "printf '%s\\n' \"$CONSUMER_SECRET\" | bizctl oauth request-token --consumer-key KEY --consumer-secret-stdin --json",
-        "bizctl oauth request-token --consumer-key KEY --callback https://app.example.com/oauth/ready",
-        "bizctl oauth request-token --consumer-key KEY --signature-method RSA-SHA1 --private-key-file consumer.pem",
+        "bizctl oauth request-token --consumer-key <consumer-key>",
+        "printf '%s\\n' \"$CONSUMER_SECRET\" | bizctl oauth request-token --consumer-key <consumer-key> --consumer-secret-stdin --json",
+        "bizctl oauth request-token --consumer-key <consumer-key> --callback https://app.example.com/oauth/ready",
+        "bizctl oauth request-token --consumer-key <consumer-key> --signature-method RSA-SHA1 --private-key-file <consumer.pem>",
       ),
     )
     .action(withContext(io, requestToken));

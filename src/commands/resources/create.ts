@@ -64,7 +64,7 @@ export function register(group: Command, io: Context["io"]): void {
       "after",
       examples(
         'bizctl resources create --type Room --set displayName="Board room" --set floor=3 --set capacity=12',
-        "bizctl resources create --file room.yaml",
+        "bizctl resources create --type Room --file room.yaml",
       ),
     )
     .action(withContext(io, create));

@@ -7,7 +7,7 @@ export function register(group: Command, io: Context["io"]): void {
   group
     .command("get <id>")
     .description("show one resource")
-    .addHelpText("after", examples("bizctl resources get 2819c223-7f76-453a-919d-413861904646"))
+    .addHelpText("after", examples("bizctl resources get <id>"))
     .action(
       withContext(io, async (ctx, id: string) => {
         ctx.requireCredential();

@@ -35,6 +35,6 @@ export function register(group: Command, io: Context["io"]): void {
     .description("change attributes (read, merge, write back with If-Match)")
     .option("--set <key=value>", "an attribute to change (repeatable; dotted keys; JSON values; null clears)", collect)
     .option("--file <file>", "attributes to change as JSON or YAML ('-' for stdin)")
-    .addHelpText("after", examples("bizctl resources update 2819c223 --set capacity=14"))
+    .addHelpText("after", examples("bizctl resources update <id> --set capacity=14"))
     .action(withContext(io, update));
 }

@@ -65,10 +65,7 @@ async function readable(source: string): Promise<{ text: string; link?: string }
 export function register(group: Command, io: Context["io"]): void {
   const outbox = storageOptions(group.command("outbox"))
     .description("the e-mails the server wrote to <data-dir>/outbox (when no --smtp-url is set)")
-    .addHelpText(
-      "after",
-      examples("bizctl server outbox", "bizctl server outbox show 2027-01-10T09-00-00-000Z-1a2b3c4d"),
-    );
+    .addHelpText("after", examples("bizctl server outbox", "bizctl server outbox show <id>"));
   /**
    * `--data-dir` after `list` or `show` is parsed by `outbox` (commander takes a parent's options
    * anywhere on the line), so the subcommand's own value is only its environment variable: a value

@@ -3,7 +3,7 @@ import type { Context, MorePages } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
 import { readNewPassword } from "../../cli/passwords.js";
 import { promptText } from "../../cli/prompts.js";
-import { merge, recordFromOptions } from "../../cli/record-input.js";
+import { fieldValidator, merge, recordFromOptions } from "../../cli/record-input.js";
 import * as auth from "../../contract/auth.js";
 import { generatePassword } from "../../contract/passwords.js";
 import * as resources from "../../contract/resources.js";
@@ -56,7 +56,9 @@ async function createUser(ctx: Context, options: CreateOptions): Promise<void> {
   const userName =
     options.userName ??
     (record.userName as string | undefined) ??
-    (ctx.canPrompt() ? await promptText(ctx.io, "User name") : undefined);
+    (ctx.canPrompt()
+      ? await promptText(ctx.io, "User name", { validate: await fieldValidator(resources.UserInput, "userName") })
+      : undefined);
   if (!userName) throw new UsageError("A user needs a name.", "pass --user-name NAME");
   checkRoles(options.role ?? []);
   if (options.invite && options.passwordStdin) {
@@ -173,9 +175,9 @@ export function register(program: Command, io: Context["io"]): void {
     .addHelpText(
       "after",
       examples(
-        "bizctl users create --user-name jdoe --email jdoe@example.com --role member",
+        "bizctl users create --user-name mlee --email mlee@example.com --role member",
         "bizctl users create --user-name asmith --email asmith@example.com --invite",
-        'bizctl users create --user-name jdoe --set emails=\'[{"value":"jdoe@example.com","primary":true}]\' --role support',
+        'bizctl users create --user-name rkhan --set emails=\'[{"value":"rkhan@example.com","primary":true}]\' --role support',
       ),
     )
     .action(withContext(io, createUser));

@@ -8,7 +8,7 @@ export function register(group: Command, io: Context["io"]): void {
   group
     .command("delete <id>")
     .description("delete a consumer and revoke every token issued to it (asks first; --yes without a terminal)")
-    .addHelpText("after", examples("bizctl oauth consumers delete 2819c223 --yes"))
+    .addHelpText("after", examples("bizctl oauth consumers delete <consumer-id> --yes"))
     .action(
       withContext(io, async (ctx, id: string) => {
         ctx.requireCredential();

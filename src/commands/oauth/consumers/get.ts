@@ -7,7 +7,7 @@ export function register(group: Command, io: Context["io"]): void {
   group
     .command("get <id>")
     .description("show one consumer (its secret is never shown again)")
-    .addHelpText("after", examples("bizctl oauth consumers get 2819c223"))
+    .addHelpText("after", examples("bizctl oauth consumers get <consumer-id>"))
     .action(
       withContext(io, async (ctx, id: string) => {
         ctx.requireCredential();

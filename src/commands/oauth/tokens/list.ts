@@ -15,7 +15,7 @@ export function register(group: Command, io: Context["io"]): void {
       examples(
         "bizctl oauth tokens list",
         "bizctl oauth tokens list --json",
-        "bizctl oauth tokens list --user 2819c223",
+        "bizctl oauth tokens list --user <user-id>",
       ),
     )
     .action(

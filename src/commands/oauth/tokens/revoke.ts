@@ -7,7 +7,7 @@ export function register(group: Command, io: Context["io"]): void {
   group
     .command("revoke <token>")
     .description("revoke an OAuth grant: your own, or anyone's (admin); asks first, --yes without a terminal")
-    .addHelpText("after", examples("bizctl oauth tokens revoke nnch734d00sl2jdk --yes"))
+    .addHelpText("after", examples("bizctl oauth tokens revoke <token> --yes"))
     .action(
       withContext(io, async (ctx, token: string) => {
         ctx.requireCredential();
