@@ -66,7 +66,7 @@ export function register(group: Command, io: Context["io"]): void {
       examples(
         "bizctl oauth flow --consumer-key <consumer-key>",
         "printf '%s\\n' \"$CONSUMER_SECRET\" | bizctl oauth flow --consumer-key <consumer-key> --consumer-secret-stdin",
-        "bizctl oauth flow --consumer-key <consumer-key> --signature-method RSA-SHA1 --private-key-file <consumer.pem>",
+        "bizctl oauth flow --consumer-key <consumer-key> --signature-method RSA-SHA1 --private-key-file <private-key-file>",
         "bizctl oauth whoami",
       ),
     )

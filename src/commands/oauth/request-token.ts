@@ -59,7 +59,7 @@ export function register(group: Command, io: Context["io"]): void {
         "bizctl oauth request-token --consumer-key <consumer-key>",
         "printf '%s\\n' \"$CONSUMER_SECRET\" | bizctl oauth request-token --consumer-key <consumer-key> --consumer-secret-stdin --json",
         "bizctl oauth request-token --consumer-key <consumer-key> --callback https://app.example.com/oauth/ready",
-        "bizctl oauth request-token --consumer-key <consumer-key> --signature-method RSA-SHA1 --private-key-file <consumer.pem>",
+        "bizctl oauth request-token --consumer-key <consumer-key> --signature-method RSA-SHA1 --private-key-file <private-key-file>",
       ),
     )
     .action(withContext(io, requestToken));

@@ -51,7 +51,7 @@ export function register(group: Command, io: Context["io"]): void {
       examples(
         "bizctl oauth consumers create --name Printer --callback https://printer.example.com/ready",
         "bizctl oauth consumers create --name 'CLI tool' --json   # oob only",
-        "bizctl oauth consumers create --name Jira --public-key-file <jira.pub.pem>   # RSA-SHA1",
+        "bizctl oauth consumers create --name Jira --public-key-file <public-key-file>   # RSA-SHA1",
       ),
     )
     .action(withContext(io, create));
