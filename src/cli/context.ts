@@ -3,7 +3,7 @@ import { ApiError, NetworkError } from "../client/errors.js";
 import { EMBEDDED, type Profile, ProfileStore, type StoredToken } from "../config/profiles.js";
 import { checkServer, createClient, sameServer, type Target, targetOf, uninitialisedEmbedded } from "./compose.js";
 import { AuthError, CliError, EXIT, UsageError } from "./errors.js";
-import { checkFields } from "./fields.js";
+import { checkFields, checkFieldsBeforeWrite } from "./fields.js";
 import { type IO, writeLine } from "./io.js";
 import { FORMATS, type Format, render } from "./output.js";
 import { promptConfirm } from "./prompts.js";
@@ -199,6 +199,11 @@ export class Context {
     if (this.globals.color === false || env.NO_COLOR) return false;
     if (env.FORCE_COLOR && env.FORCE_COLOR !== "0") return true;
     return Boolean(this.io.stdout.isTTY);
+  }
+
+  /** Before a write: an unknown --fields field that the schema of what is written can tell exits 7 first. */
+  checkFieldsBeforeWrite(resourceType?: unknown): void {
+    checkFieldsBeforeWrite(this.fields(), this.group, resourceType);
   }
 
   /** Results go to stdout, and nothing else does. */

@@ -54,7 +54,21 @@ function schemasOf(group: string | undefined, records: unknown[]): TSchema[] {
 export function checkFields(fields: string[] | undefined, data: unknown, group?: string): void {
   if (!fields?.length) return;
   const records = (Array.isArray(data) ? data : [data]).filter((r) => r !== null && typeof r === "object");
-  const schemas = schemasOf(group, records);
+  refuseUnknown(fields, schemasOf(group, records), records);
+}
+
+/**
+ * The same check before a write, where the contract's schema alone can tell (events, Users,
+ * OAuth consumers): a typo in --fields then exits 7 with nothing written. Custom types are
+ * checked against the record printed, after the write, as they have no schema.
+ */
+export function checkFieldsBeforeWrite(fields: string[] | undefined, group?: string, resourceType?: unknown): void {
+  if (!fields?.length) return;
+  const schemas = schemasOf(group, resourceType === undefined ? [] : [{ resourceType }]);
+  if (schemas.length > 0) refuseUnknown(fields, schemas, []);
+}
+
+function refuseUnknown(fields: string[], schemas: TSchema[], records: unknown[]): void {
   if (records.length === 0 && schemas.length === 0) return;
   const unknown = fields.filter(
     (field) =>

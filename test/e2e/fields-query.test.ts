@@ -61,6 +61,28 @@ describe.each(MODES)("--fields, --query and api (%s)", (mode) => {
     expect(result.output).toMatch(/^error: .*(Unknown field|field)/m);
   });
 
+  // [what, the write with a typo in --fields, a read that shows nothing was written]
+  const WRITES: [string, string[], string[]][] = [
+    [
+      "events create",
+      ["events", "create", "--set", "code=TYPO1", "--set", "name=x", "--set", "startsAt=2027-01-01T00:00:00Z"],
+      ["events", "get", "TYPO1"],
+    ],
+    ["events update", ["events", "update", "Q1", "--set", "name=changed"], ["events", "get", "Q1"]],
+    ["users create", ["users", "create", "--user-name", "typo.user", "--no-password"], ["users", "get", "typo.user"]],
+    ["users update", ["users", "update", "admin", "--set", "title=changed"], ["users", "get", "admin"]],
+  ];
+
+  it.each(WRITES)("%s with an unknown field exits 7 and writes nothing", async (_name, write, read) => {
+    const before = await s.run(read);
+    const result = await s.run([...write, "--fields", "nosuch"]);
+    expect(result.exitCode, show(result)).toBe(7);
+    expect(errorOf(result).code).toBe("unknown_field");
+    const after = await s.run(read);
+    expect(after.exitCode).toBe(before.exitCode);
+    expect(after.stdout).toBe(before.stdout);
+  });
+
   it.each([
     ["schema fields no record has", ["users", "list", "--fields", "userName,nickName,name.givenName,lockedUntil"]],
     ["a custom type's own attribute", ["resources", "list", "--type", "Room", "--fields", "name,seats"]],

@@ -29,6 +29,7 @@ async function createEvent(
   options: { set?: string[]; file?: string; ifNotExists?: boolean },
 ): Promise<void> {
   ctx.requireCredential();
+  ctx.checkFieldsBeforeWrite();
   const record = await completeRecord(ctx, await recordFromOptions(ctx.io, options));
   const client = await ctx.client();
   const data = await tolerating(

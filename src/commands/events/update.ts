@@ -8,6 +8,7 @@ import { collect, examples, withContext } from "../shared.js";
 /** Reads the event, applies the changes and writes it back with If-Match, so no concurrent change is lost. */
 async function updateEvent(ctx: Context, code: string, options: { set?: string[]; file?: string }): Promise<void> {
   ctx.requireCredential();
+  ctx.checkFieldsBeforeWrite();
   const changes = await recordFromOptions(ctx.io, options);
   if (Object.keys(changes).length === 0) throw new UsageError("Nothing to change.", "pass --set key=value or --file F");
   const client = await ctx.client();

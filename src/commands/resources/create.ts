@@ -7,6 +7,7 @@ import * as resources from "../../contract/resources.js";
 import { collect, examples, tolerating, withContext } from "../shared.js";
 
 export async function createResource(ctx: Context, record: Record<string, unknown>, ifNotExists?: boolean) {
+  ctx.checkFieldsBeforeWrite(record.resourceType);
   const client = await ctx.client();
   // only a User has a key of its own (userName): the one conflict a re-run can meet
   return tolerating(

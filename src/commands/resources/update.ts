@@ -11,6 +11,7 @@ type Attributes = Record<string, unknown>;
 export async function updateResource(ctx: Context, id: string, change: (current: Attributes) => Attributes) {
   const client = await ctx.client();
   const current = await client.call(resources.getResource, { params: { resourceId: id } });
+  ctx.checkFieldsBeforeWrite(current.data.resourceType);
   const { meta: _meta, schemas: _schemas, firstLogin: _firstLogin, ...attributes } = current.data as Attributes;
   const { data } = await client.call(resources.replaceResource, {
     params: { resourceId: id },
