@@ -5,9 +5,9 @@
  * a resend voids the older one, and it expires (a second server on the same database with a
  * short --invite-ttl). Needs `npm run build` first.
  */
-import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../helpers/browser.js";
 import {
   bizctl,
   type Env,
@@ -23,7 +23,6 @@ import {
 } from "../helpers/cli.js";
 import { htmlLinksOf, type ParsedMail, resetLinkOf, type SmtpSink, startSmtpSink } from "../helpers/mail.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const CHOSEN = "purple elephants dance at midnight 7";
 
 describe("invitations (real SMTP, real browser)", () => {
@@ -34,9 +33,6 @@ describe("invitations (real SMTP, real browser)", () => {
   let env: Env;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
-    }
     smtp = await startSmtpSink();
     sandbox = await makeSandbox();
     const init = await bizctl(["server", "init", "--admin-user", "admin", "--password-stdin"], {
@@ -50,10 +46,7 @@ describe("invitations (real SMTP, real browser)", () => {
     expect(added.exitCode, show(added)).toBe(0);
     const loggedIn = await login(env, "admin", PASSWORD);
     expect(loggedIn.exitCode, show(loggedIn)).toBe(0);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -7,13 +7,13 @@
  * the events as the user. Needs `npm run build` first. Screenshots go to test-artifacts/
  * (oauth-login, oauth-wrong-password, oauth-oob, oauth-denied-oob, oauth-error-*, oauth-password-change).
  */
-import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../helpers/browser.js";
 import {
   bizctl,
   makeSandbox,
@@ -26,7 +26,6 @@ import {
 } from "../helpers/cli.js";
 import { authHeader, type Credentials, parseFormBody, signer } from "../helpers/oauth.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = join(ROOT, "test-artifacts");
 const MEMBER = { userName: "mia.member", password: "a long member passphrase 314" };
 const NEWCOMER = { userName: "nils.new", password: "a temporary passphrase 2718" };
@@ -92,9 +91,6 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium)`);
-    }
     await mkdir(ARTIFACTS, { recursive: true });
     partner = await startPartner();
     sandbox = await makeSandbox();
@@ -140,10 +136,7 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
       admin,
     );
     expect(event.status).toBe(201);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

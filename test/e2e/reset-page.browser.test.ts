@@ -4,11 +4,11 @@
  * Needs `npm run build` first. Run it alone with `npx vitest run test/e2e/reset-page.browser.test.ts`
  * (or `npx vitest run browser`). Screenshots go to test-artifacts/ (reset-form, reset-success, reset-used).
  */
-import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../helpers/browser.js";
 import {
   bizctl,
   makeSandbox,
@@ -21,7 +21,6 @@ import {
 } from "../helpers/cli.js";
 import { resetLinkOf, type SmtpSink, startSmtpSink } from "../helpers/mail.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = join(ROOT, "test-artifacts");
 const NEW_PASSWORD = "purple elephants dance at midnight 7";
 
@@ -34,12 +33,6 @@ describe("the reset page in a real browser (chromium)", () => {
   const consoleLog: string[] = [];
 
   beforeAll(async () => {
-    // CI installs it; a missing browser is a failure, never a silent skip
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run this test`,
-      );
-    }
     await mkdir(ARTIFACTS, { recursive: true });
     smtp = await startSmtpSink();
     sandbox = await makeSandbox();
@@ -50,19 +43,7 @@ describe("the reset page in a real browser (chromium)", () => {
     if (init.exitCode !== 0) throw new Error(`server init failed: ${show(init)}`);
     // no --public-url: links are built from the address the server listens on
     server = await startServer(sandbox.dataDir, { env: sandbox.env, args: ["--smtp-url", smtp.url] });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
