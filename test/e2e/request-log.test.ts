@@ -8,7 +8,7 @@ import { bizctl, makeSandbox, PASSWORD, type Sandbox, show, startServer } from "
 
 interface RequestLine {
   msg?: string;
-  req?: { url?: string; id?: string };
+  req?: { url?: string; id?: string; remoteAddress?: string };
   res?: { statusCode?: number };
 }
 
@@ -71,5 +71,38 @@ describe("server start: the request log under SIGTERM", () => {
     expect(lines).toHaveLength(N + 1);
     expect(server.logs()).not.toContain(token);
     expect(server.logs()).toContain('"msg":"shutting down"');
+  }, 60_000);
+
+  // commander sets a boolean flag whenever its variable is defined: BIZCTL_TRUST_PROXY=false trusted
+  it.each([
+    { value: "false", logged: "127.0.0.1" },
+    { value: "0", logged: "127.0.0.1" },
+    { value: "", logged: "127.0.0.1" },
+    { value: "true", logged: "203.0.113.7" },
+    { value: "1", logged: "203.0.113.7" },
+  ])(
+    "BIZCTL_TRUST_PROXY=$value logs the client as $logged",
+    async ({ value, logged }) => {
+      const server = await startServer(sandbox.dataDir, { env: { ...sandbox.env, BIZCTL_TRUST_PROXY: value } });
+      const response = await fetch(`${server.url}/health?probe`, { headers: { "x-forwarded-for": "203.0.113.7" } });
+      expect(response.status).toBe(200);
+      expect(await server.stop()).toBe(0);
+      const line = server
+        .logs()
+        .split("\n")
+        .filter((text) => text.startsWith("{"))
+        .map((text) => JSON.parse(text) as RequestLine)
+        .find((entry) => entry.msg === "request completed" && entry.req?.url === "/health?probe");
+      expect(line?.req?.remoteAddress, server.logs()).toBe(logged);
+    },
+    60_000,
+  );
+
+  it("refuses a BIZCTL_TRUST_PROXY it cannot read as true or false (exit 2)", async () => {
+    const started = await bizctl(["server", "start", "--port", "0", "--data-dir", sandbox.dataDir], {
+      env: { ...sandbox.env, BIZCTL_TRUST_PROXY: "maybe" },
+    });
+    expect(started.exitCode, show(started)).toBe(2);
+    expect(started.stderr).toContain("BIZCTL_TRUST_PROXY must be true or false");
   }, 60_000);
 });

@@ -24,6 +24,34 @@ export function storageOptions(command: Command): Command {
     );
 }
 
+const TRUE = new Set(["1", "true", "yes", "on"]);
+const FALSE = new Set(["", "0", "false", "no", "off"]);
+
+/**
+ * Adds a boolean flag whose environment variable is read by value. Commander turns such a flag on
+ * whenever the variable is defined, so `BIZCTL_TRUST_PROXY=false` would have trusted forwarded
+ * headers; here `false`, `0`, `no`, `off` and empty leave it off, and anything unclear is refused.
+ */
+export function addBooleanFlag(command: Command, option: Option): Command {
+  const variable = option.envVar;
+  command.addOption(option);
+  if (!variable) return command;
+  return command.on(`optionEnv:${option.name()}`, () => {
+    const raw = process.env[variable] ?? "";
+    const word = raw.trim().toLowerCase();
+    if (!TRUE.has(word) && !FALSE.has(word)) {
+      command.error(
+        `error: environment variable ${variable} must be true or false (1/0, yes/no, on/off); got '${raw}'`,
+        {
+          code: "commander.invalidArgument",
+          exitCode: 2,
+        },
+      );
+    }
+    command.setOptionValueWithSource(option.attributeName(), TRUE.has(word), "env");
+  });
+}
+
 export interface StorageFlags {
   dataDir?: string;
   database?: string;

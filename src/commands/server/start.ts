@@ -4,7 +4,7 @@ import { loadServerAdmin } from "../../cli/compose.js";
 import type { Context } from "../../cli/context.js";
 import { CliError, EXIT, UsageError } from "../../cli/errors.js";
 import { examples, withContext } from "../shared.js";
-import { instanceOptions, type StorageFlags, storageOptions } from "./options.js";
+import { addBooleanFlag, instanceOptions, type StorageFlags, storageOptions } from "./options.js";
 
 interface Options extends StorageFlags {
   host: string;
@@ -94,7 +94,7 @@ async function start(ctx: Context, options: Options): Promise<void> {
 }
 
 export function register(group: Command, io: Context["io"]): void {
-  storageOptions(group.command("start"))
+  const command = storageOptions(group.command("start"))
     .description("serve the API over HTTP (structured logs on stdout)")
     .addOption(new Option("--host <host>", "address to listen on").env("BIZCTL_HOST").default("127.0.0.1"))
     .addOption(new Option("--port <port>", "port (0 picks a free one)").env("BIZCTL_PORT").default("8080"))
@@ -137,16 +137,19 @@ export function register(group: Command, io: Context["io"]): void {
       new Option("--workers <n|auto>", "processes serving the port (node:cluster); auto: one per core")
         .env("BIZCTL_WORKERS")
         .default("1"),
-    )
-    .addOption(
-      new Option("--trust-proxy", "trust X-Forwarded-* headers from a reverse proxy").env("BIZCTL_TRUST_PROXY"),
-    )
-    .addOption(
-      new Option(
-        "--allow-plaintext-over-http",
-        "development only: accept PLAINTEXT OAuth signatures over plain HTTP",
-      ).env("BIZCTL_ALLOW_PLAINTEXT_OVER_HTTP"),
-    )
+    );
+  addBooleanFlag(
+    command,
+    new Option("--trust-proxy", "trust X-Forwarded-* headers from a reverse proxy").env("BIZCTL_TRUST_PROXY"),
+  );
+  addBooleanFlag(
+    command,
+    new Option(
+      "--allow-plaintext-over-http",
+      "development only: accept PLAINTEXT OAuth signatures over plain HTTP",
+    ).env("BIZCTL_ALLOW_PLAINTEXT_OVER_HTTP"),
+  );
+  command
     .addHelpText(
       "after",
       examples(
