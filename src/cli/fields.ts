@@ -18,17 +18,25 @@ const BY_GROUP: Record<string, TSchema[]> = {
   users: [UserInput, ACCOUNT_STATE],
 };
 
+/** The attributes a record can show: a write-only one (a password) is never printed. */
+function readableProperties(schema: TSchema): [string, TSchema][] {
+  return Object.entries((schema.properties as Record<string, TSchema> | undefined) ?? {}).filter(
+    ([, property]) => property.writeOnly !== true,
+  );
+}
+
 /**
- * Whether a dotted path names an attribute of the schema: through arrays (`emails.value`), any
- * branch of a union, and anything under a free-form object (`customFields.x`, `meta.*`).
+ * Whether a dotted path names a readable attribute of the schema: through arrays (`emails.value`),
+ * any branch of a union, and anything under a free-form object (`customFields.x`, `meta.*`).
  */
 export function schemaKnows(schema: TSchema, parts: string[]): boolean {
   if (parts.length === 0) return true;
   if (Array.isArray(schema.anyOf)) return (schema.anyOf as TSchema[]).some((branch) => schemaKnows(branch, parts));
   if (schema.type === "array") return schemaKnows(schema.items as TSchema, parts);
   if (schema.type === "object") {
-    const property = (schema.properties as Record<string, TSchema> | undefined)?.[parts[0] as string];
+    const property = readableProperties(schema).find(([name]) => name === parts[0])?.[1];
     if (property) return schemaKnows(property, parts.slice(1));
+    if ((schema.properties as Record<string, TSchema> | undefined)?.[parts[0] as string]) return false;
     return schema.additionalProperties === true;
   }
   // Unknown/Any: free-form
@@ -77,7 +85,7 @@ function refuseUnknown(fields: string[], schemas: TSchema[], records: unknown[])
   );
   if (unknown.length === 0) return;
   const known = new Set<string>();
-  for (const schema of schemas) for (const key of Object.keys(schema.properties ?? {})) known.add(key);
+  for (const schema of schemas) for (const [key] of readableProperties(schema)) known.add(key);
   for (const record of records) for (const key of Object.keys(record as object)) known.add(key);
   throw new CliError(
     `Unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((f) => `'${f}'`).join(", ")} in --fields.`,

@@ -86,7 +86,7 @@ export const UserInput = strict({
   timezone: Type.Optional(Str(64)),
   active: Type.Optional(Type.Boolean()),
   password: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 4096, description: "write-only; sets a temporary password" }),
+    Type.String({ minLength: 1, maxLength: 4096, writeOnly: true, description: "sets a temporary password" }),
   ),
   emails: Type.Optional(MultiValued()),
   phoneNumbers: Type.Optional(MultiValued()),

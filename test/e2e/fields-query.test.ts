@@ -44,6 +44,8 @@ describe.each(MODES)("--fields, --query and api (%s)", (mode) => {
     ["events get", ["events", "get", "Q1", "--fields", "nosuch"]],
     ["users list", ["users", "list", "--fields", "userName,nosuch"]],
     ["users get", ["users", "get", "admin", "--fields", "name.nosuch"]],
+    // write-only: never printed, so never a field to show
+    ["users list --fields password", ["users", "list", "--fields", "userName,password"]],
     ["resources list of a custom type", ["resources", "list", "--type", "Room", "--fields", "name,colour"]],
     ["profile list", ["profile", "list", "--fields", "name,nosuch"]],
   ];
@@ -53,6 +55,8 @@ describe.each(MODES)("--fields, --query and api (%s)", (mode) => {
     expect(result.exitCode, show(result)).toBe(7);
     expect(result.stdout).toBe("");
     expect(["unknown_field", "validation_failed"]).toContain(errorOf(result).code);
+    // the hint lists what can be shown: never the write-only password
+    expect(errorOf(result).hint ?? "").not.toMatch(/\bpassword\b(?!ChangedAt)/);
   });
 
   it.each(UNKNOWN)("an unknown field exits 7 on a terminal: %s", async (_name, args) => {
