@@ -4,7 +4,7 @@
  * that may be sent only to this server (and, since Chromium applies form-action to the redirect
  * that follows, to the consumer's callback origin).
  */
-import { escapeHtml, pageNonce, pagePolicy } from "../routes/html-page.js";
+import { escapeHtml, pageDocument, pageNonce, pagePolicy } from "../routes/html-page.js";
 
 export type AuthorizeView =
   | {
@@ -97,21 +97,6 @@ export function authorizePage(view: AuthorizeView, formAction: readonly string[]
   const nonce = pageNonce();
   const csp = pagePolicy(nonce, view.kind === "form" ? { formAction: ["'self'", ...formAction] } : {});
   const { title, main } = body(view);
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)} · bizctl</title>
-<style nonce="${nonce}">${STYLE}</style>
-</head>
-<body>
-<main>
-${main}
-</main>
-</body>
-</html>
-`;
+  const html = pageDocument({ nonce, title, style: STYLE, body: `<main>\n${main}\n</main>` });
   return { html, csp };
 }

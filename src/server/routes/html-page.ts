@@ -30,6 +30,27 @@ export function pagePolicy(nonce: string, allow: PageAllowances = {}): string {
   ].join("; ");
 }
 
+/**
+ * A whole page: the head every page shares (no referrer sent on, the style under the nonce) and
+ * the markup of its body, which already holds any script under the same nonce.
+ */
+export function pageDocument(page: { nonce: string; title: string; style: string; body: string }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(page.title)} · bizctl</title>
+<style nonce="${page.nonce}">${page.style}</style>
+</head>
+<body>
+${page.body}
+</body>
+</html>
+`;
+}
+
 const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
 /** Text or an attribute value, safe inside HTML. */

@@ -1,4 +1,4 @@
-import { pageNonce, pagePolicy } from "./html-page.js";
+import { pageDocument, pageNonce, pagePolicy } from "./html-page.js";
 
 /**
  * The page a reset link opens, under the rules of html-page.ts. The token never enters the
@@ -22,21 +22,7 @@ const WORDING = {
   },
 } as const;
 
-export type ResetPageVariant = keyof typeof WORDING;
-
-/** The same page and PUT serve a reset link and an invitation; only the words differ. */
-export function resetPage(variant: ResetPageVariant = "reset"): { html: string; csp: string } {
-  const words = WORDING[variant];
-  const nonce = pageNonce();
-  const csp = pagePolicy(nonce, { script: true, connect: true });
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${words.title} · bizctl</title>
-<style nonce="${nonce}">
+const STYLE = `
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1b1f24; }
   h1 { font-size: 1.4rem; }
   label { display: block; margin-top: 1rem; font-weight: 600; }
@@ -48,10 +34,20 @@ export function resetPage(variant: ResetPageVariant = "reset"): { html: string; 
   #result:empty { display: none; }
   #result.ok { background: #dafbe1; border: 1px solid #1a7f37; }
   #result.error { background: #ffebe9; border: 1px solid #cf222e; }
-</style>
-</head>
-<body>
-<main>
+`;
+
+export type ResetPageVariant = keyof typeof WORDING;
+
+/** The same page and PUT serve a reset link and an invitation; only the words differ. */
+export function resetPage(variant: ResetPageVariant = "reset"): { html: string; csp: string } {
+  const words = WORDING[variant];
+  const nonce = pageNonce();
+  const csp = pagePolicy(nonce, { script: true, connect: true });
+  const html = pageDocument({
+    nonce,
+    title: words.title,
+    style: STYLE,
+    body: `<main>
 <h1>${words.title}</h1>
 <form id="reset" novalidate>
   <label for="password">New password</label>
@@ -100,9 +96,7 @@ export function resetPage(variant: ResetPageVariant = "reset"): { html: string; 
     }
   });
 })();
-</script>
-</body>
-</html>
-`;
+</script>`,
+  });
   return { html, csp };
 }
