@@ -50,7 +50,7 @@ type Env = Record<string, string | undefined>;
  * next writer takes it over; the retries wait a little longer than that.
  */
 const LOCK_STALE_MS = 5_000;
-const LOCK_RETRIES = { retries: 40, factor: 1.2, minTimeout: 20, maxTimeout: 500, randomize: true };
+const LOCK_RETRIES = { retries: 40, factor: 1.2, minTimeout: 20, maxTimeout: 1000, randomize: true };
 
 /**
  * Profiles in `<config dir>/config.json`. Reads parse the file directly, since every command

@@ -22,14 +22,16 @@ import {
  */
 
 const WRITERS = 20;
+/** per CLI run: twenty node processes at once take their time on a machine of two cores */
+const SLOW = 120_000;
 
 interface ConfigFile {
   currentProfile?: string;
   profiles: Record<string, { server: string; auth?: { token: string } }>;
 }
 
-const readConfig = (sandbox: Sandbox): ConfigFile =>
-  JSON.parse(readFileSync(join(sandbox.configDir, "config.json"), "utf8")) as ConfigFile;
+const readConfig = (configDir: string): ConfigFile =>
+  JSON.parse(readFileSync(join(configDir, "config.json"), "utf8")) as ConfigFile;
 const modeOf = (file: string) => (statSync(file).mode & 0o777).toString(8);
 
 describe("the profile file under concurrent writers", () => {
@@ -55,11 +57,14 @@ describe("the profile file under concurrent writers", () => {
       expect(added.exitCode, show(added)).toBe(0);
     }
     const runs = await Promise.all([
-      ...adds.map((name) => bizctl(["profile", "add", name, "--server", server.url], { env: sandbox.env })),
+      ...adds.map((name) =>
+        bizctl(["profile", "add", name, "--server", server.url], { env: sandbox.env, timeoutMs: SLOW }),
+      ),
       ...logins.map((name) =>
         bizctl(["--profile", name, "auth", "login", "--user", "admin", "--password-stdin"], {
           env: sandbox.env,
           input: `${PASSWORD}\n`,
+          timeoutMs: SLOW,
         }),
       ),
     ]);
@@ -67,14 +72,17 @@ describe("the profile file under concurrent writers", () => {
 
     const file = join(sandbox.configDir, "config.json");
     expect(modeOf(file)).toBe("600");
-    const config = readConfig(sandbox);
+    const config = readConfig(sandbox.configDir);
     const missing = adds.filter((name) => config.profiles[name]?.server !== server.url);
     const loggedOut = logins.filter((name) => typeof config.profiles[name]?.auth?.token !== "string");
     expect({ missing, loggedOut }).toEqual({ missing: [], loggedOut: [] });
-  }, 120_000);
+  }, 240_000);
 
   it("a lock left by a killed process is taken over, and the write goes through", async () => {
-    await mkdir(sandbox.configDir, { recursive: true });
+    // a config dir of its own: nothing of the test above (a run it timed out) is left in it
+    const configDir = join(sandbox.root, "config-killed");
+    const env = { ...sandbox.env, BIZCTL_CONFIG_DIR: configDir };
+    await mkdir(configDir, { recursive: true });
     // a process that takes the profile file's lock as the CLI does (proper-lockfile's lock
     // directory beside the file), and is killed holding it
     const holder = spawn(
@@ -86,7 +94,7 @@ describe("the profile file under concurrent writers", () => {
          await lockfile.lock(process.argv[1], { realpath: false });
          console.log("locked");
          setInterval(() => {}, 1000);`,
-        join(sandbox.configDir, "config.json"),
+        join(configDir, "config.json"),
       ],
       { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
     );
@@ -98,8 +106,8 @@ describe("the profile file under concurrent writers", () => {
     holder.kill("SIGKILL");
     await exited;
 
-    const added = await bizctl(["profile", "add", "after-kill", "--server", server.url], { env: sandbox.env });
+    const added = await bizctl(["profile", "add", "after-kill", "--server", server.url], { env });
     expect(added.exitCode, show(added)).toBe(0);
-    expect(readConfig(sandbox).profiles["after-kill"]?.server).toBe(server.url);
+    expect(readConfig(configDir).profiles["after-kill"]?.server).toBe(server.url);
   }, 60_000);
 });
