@@ -1,5 +1,6 @@
-import { readFileSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { CliError, EXIT } from "../cli/errors.js";
 import { configDir } from "./paths.js";
 
 export const EMBEDDED = "embedded";
@@ -43,9 +44,18 @@ interface ConfigFile {
 type Env = Record<string, string | undefined>;
 
 /**
+ * Writers of the profile file hold a lock (proper-lockfile: a `config.json.lock` directory whose
+ * mtime the holder keeps fresh) around their read-change-write, so that concurrent runs do not
+ * lose each other's profiles. A lock whose holder was killed goes stale after this long and the
+ * next writer takes it over; the retries wait a little longer than that.
+ */
+const LOCK_STALE_MS = 5_000;
+const LOCK_RETRIES = { retries: 40, factor: 1.2, minTimeout: 20, maxTimeout: 1000, randomize: true };
+
+/**
  * Profiles in `<config dir>/config.json`. Reads parse the file directly, since every command
  * reads its profile and loading conf costs more than the command; writes go through conf,
- * which writes atomically with mode 0600.
+ * which writes atomically (a temporary file renamed over it) with mode 0600, under the lock above.
  */
 export class ProfileStore {
   readonly file: string;
@@ -116,7 +126,30 @@ export class ProfileStore {
   }
 
   private async write(change: (config: ConfigFile) => void): Promise<void> {
-    const { default: Conf } = await import("conf");
+    const [{ default: Conf }, { default: lockfile }] = await Promise.all([import("conf"), import("proper-lockfile")]);
+    // the lock directory goes beside the file: the config dir must exist first
+    mkdirSync(configDir(this.env), { recursive: true, mode: 0o700 });
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(this.file, { realpath: false, stale: LOCK_STALE_MS, retries: LOCK_RETRIES });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
+      throw new CliError(
+        `Another bizctl kept ${this.file} locked for too long; nothing was changed.`,
+        EXIT.conflict,
+        "profiles_locked",
+        "try again; a lock whose process died is taken over after 5 seconds",
+      );
+    }
+    try {
+      this.writeLocked(Conf, change);
+    } finally {
+      await release();
+    }
+  }
+
+  /** Reads the file afresh (another process may have changed it), applies the change, writes it back. */
+  private writeLocked(Conf: typeof import("conf").default, change: (config: ConfigFile) => void): void {
     const conf = new Conf<ConfigFile>({
       projectName: "bizctl",
       cwd: configDir(this.env),

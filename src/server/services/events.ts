@@ -10,7 +10,7 @@ import {
 import { compileFilter } from "../filter/compile.js";
 import { eventsTarget } from "../filter/events-target.js";
 import { parseFilter } from "../filter/parse.js";
-import { assertIfMatch, etagOf } from "../http/preconditions.js";
+import { assertIfMatch, ChangedMeanwhile, etagOf, retryWhenChanged } from "../http/preconditions.js";
 import { formatTimestamp } from "../http/timestamps.js";
 import { invalid, ProblemError } from "../problems.js";
 import { isUniqueViolation } from "../store/errors.js";
@@ -259,21 +259,18 @@ export async function replaceEvent(
   if (body.code !== undefined && body.code.toLowerCase() !== code.toLowerCase()) {
     throw invalid(`The code in the body (${body.code}) differs from the one in the path (${code}).`, "/code");
   }
-  const current = await mustFind(ctx, code);
-  assertIfMatch(ifMatch, etagOf(current.version));
-  const row = toRow(current.code, body, {
-    now: ctx.clock().toISOString(),
-    createdAt: current.created_at,
-    createdBy: current.created_by,
-    version: current.version + 1,
+  return retryWhenChanged(async () => {
+    const current = await mustFind(ctx, code);
+    assertIfMatch(ifMatch, etagOf(current.version));
+    const row = toRow(current.code, body, {
+      now: ctx.clock().toISOString(),
+      createdAt: current.created_at,
+      createdBy: current.created_by,
+      version: current.version + 1,
+    });
+    if (!(await repo.replaceEvent(ctx.store.db, row, current.version))) throw new ChangedMeanwhile("event", "updated");
+    return { body: toRepresentation(row, fields), etag: etagOf(row.version) };
   });
-  if (!(await repo.replaceEvent(ctx.store.db, row, current.version))) {
-    throw new ProblemError(
-      "precondition_failed",
-      "The event changed while it was being updated; read it again and retry.",
-    );
-  }
-  return { body: toRepresentation(row, fields), etag: etagOf(row.version) };
 }
 
 export async function deleteEvent(
@@ -283,12 +280,9 @@ export async function deleteEvent(
   query: ListQuery,
 ): Promise<void> {
   parseListQuery(query);
-  const current = await mustFind(ctx, code);
-  assertIfMatch(ifMatch, etagOf(current.version));
-  if (!(await repo.deleteEvent(ctx.store.db, code, current.version))) {
-    throw new ProblemError(
-      "precondition_failed",
-      "The event changed while it was being deleted; read it again and retry.",
-    );
-  }
+  await retryWhenChanged(async () => {
+    const current = await mustFind(ctx, code);
+    assertIfMatch(ifMatch, etagOf(current.version));
+    if (!(await repo.deleteEvent(ctx.store.db, code, current.version))) throw new ChangedMeanwhile("event", "deleted");
+  });
 }

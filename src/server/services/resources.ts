@@ -14,7 +14,7 @@ import {
 import { compileFilter } from "../filter/compile.js";
 import { parseFilter } from "../filter/parse.js";
 import { resourceSortKeys, resourcesTargetAt } from "../filter/resources-target.js";
-import { assertIfMatch, etagOf } from "../http/preconditions.js";
+import { assertIfMatch, ChangedMeanwhile, etagOf, retryWhenChanged } from "../http/preconditions.js";
 import { assertPublicKey } from "../oauth/rsa.js";
 import { invalid, ProblemError } from "../problems.js";
 import { isUniqueViolation } from "../store/errors.js";
@@ -320,7 +320,17 @@ function sortKeys(value: Attributes): Attributes {
   return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-export async function replaceResource(
+export function replaceResource(
+  ctx: ServiceContext,
+  principal: Principal,
+  id: string,
+  body: Attributes,
+  ifMatch?: string,
+) {
+  return retryWhenChanged(() => replaceResourceOnce(ctx, principal, id, body, ifMatch));
+}
+
+async function replaceResourceOnce(
   ctx: ServiceContext,
   principal: Principal,
   id: string,
@@ -384,10 +394,7 @@ export async function replaceResource(
     await ctx.store.db.transaction().execute(async (trx) => {
       const write = async () => {
         if (!(await repo.replaceResource(trx, row, current.version))) {
-          throw new ProblemError(
-            "precondition_failed",
-            "The resource changed while it was being updated; read it again and retry.",
-          );
+          throw new ChangedMeanwhile("resource", "updated");
         }
         if (credential) await saveCredential(trx, id, credential, ctx.clock());
         if (revokeSessions) await revokeUserSessions(trx, id, ctx.clock());
@@ -405,7 +412,11 @@ export async function replaceResource(
   };
 }
 
-export async function deleteResource(ctx: ServiceContext, principal: Principal, id: string, ifMatch?: string) {
+export function deleteResource(ctx: ServiceContext, principal: Principal, id: string, ifMatch?: string) {
+  return retryWhenChanged(() => deleteResourceOnce(ctx, principal, id, ifMatch));
+}
+
+async function deleteResourceOnce(ctx: ServiceContext, principal: Principal, id: string, ifMatch?: string) {
   const current = await mustFind(ctx, principal, id);
   const attributes = JSON.parse(current.attributes) as Attributes;
   const isUser = current.resource_type === "User";
@@ -415,10 +426,7 @@ export async function deleteResource(ctx: ServiceContext, principal: Principal, 
     // sessions, credentials and indexed values go with it (foreign keys cascade)
     const remove = async () => {
       if (!(await repo.deleteResource(trx, id, current.version))) {
-        throw new ProblemError(
-          "precondition_failed",
-          "The resource changed while it was being deleted; read it again and retry.",
-        );
+        throw new ChangedMeanwhile("resource", "deleted");
       }
     };
     await (isUser && takesAwayAnAdmin(attributes, undefined) ? keepingAnAdmin(ctx, trx, remove) : remove());
