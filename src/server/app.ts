@@ -29,6 +29,7 @@ import { sessionRoutes } from "./routes/sessions.js";
 import type { ServiceContext } from "./services/context.js";
 import { openKeyStorage } from "./services/key-storage.js";
 import { KeyRing } from "./services/keys.js";
+import { resolveResetRequest } from "./services/recovery.js";
 import { hasUsers, openStore, sqliteFile } from "./store/database.js";
 import { migrateToLatest } from "./store/migrations.js";
 
@@ -195,6 +196,10 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
       loop: options.mailSenderLoop,
     }),
   };
+
+  services.mailer.handleJobs("password_reset", (trx, request, queue) =>
+    resolveResetRequest(services, trx, request, queue),
+  );
 
   const destination = options.log && !options.log.stream ? stdoutDestination() : undefined;
   const logStream = options.log ? (options.log.stream ?? destination) : undefined;
