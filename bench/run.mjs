@@ -8,7 +8,8 @@
 //   2. measures/throughput.mjs      the server's hot path (event read, /auth/isLogged, /health) against bare Fastify
 //   3. measures/imports.mjs         start-up breakdown: packages and the CLI bundle's chunks
 //   4. measures/filters.mjs         resource filters at 1 000 and 100 000 users (bench/filters.mts, in-process)
-//   5. measures/renew-password.mjs  renewPassword timing, existing against unknown user
+//   5. measures/renew-password.mjs  enumeration timing: renewPassword existing against unknown user, login
+//                                   unknown user against wrong password, each with the request after it
 //   6. measures/oauth.mjs           OAuth-signed against Bearer throughput on the event read
 //   7. measures/workers.mjs         `server start --workers 2` against `--workers 1` on the event read
 //   8. measures/million-events.mjs  reads and export at 1 000 and 1 000 000 events (seeded straight into SQLite)
@@ -24,7 +25,7 @@
 //   BENCH_SECONDS (5) per throughput measurement, BENCH_ROUNDS (2) throughput rounds per server
 //   (sections 2, 6 and 7), BENCH_FILTER_USERS (100000) users at the large size, BENCH_FILTER_SMALL (1000) at the
 //   small one, BENCH_FILTER_EQ (200) / BENCH_FILTER_CO (30) requests per filter and size,
-//   BENCH_RENEW_REQUESTS (200) renewPassword requests per kind;
+//   BENCH_RENEW_REQUESTS (200) renewPassword requests per kind, BENCH_LOGIN_REQUESTS (60) login requests per kind;
 //   BENCH_EVENTS (1000000) events at the large size, BENCH_EVENTS_SMALL (1000) at the small one,
 //   BENCH_USERS (100000) users at the large size, BENCH_EVENT_REQUESTS (200) requests per read and size;
 //   BENCH_JSON_RECORDS (10000) records in json-server's db.json;

@@ -61,6 +61,7 @@ const BY_PROBLEM_CODE: Record<string, number> = {
   weak_password: EXIT.validation,
   invalid_filter: EXIT.validation,
   payload_too_large: EXIT.validation,
+  headers_too_large: EXIT.validation,
   unsupported_media_type: EXIT.validation,
   oauth_parameter_absent: EXIT.validation,
   oauth_callback_rejected: EXIT.validation,

@@ -14,6 +14,7 @@ import { NotInitialisedError } from "./configuration-error.js";
 import { createMailer } from "./mail/mailer.js";
 import { oauthRoutes } from "./oauth/routes.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
+import { clientErrorHandler } from "./plugins/client-errors.js";
 import { lazySchemaController } from "./plugins/lazy-compilers.js";
 import { installProblemHandling, sendProblem } from "./plugins/problems.js";
 import { installRateLimits, type RateLimitStore } from "./plugins/rate-limits.js";
@@ -28,6 +29,7 @@ import { sessionRoutes } from "./routes/sessions.js";
 import type { ServiceContext } from "./services/context.js";
 import { openKeyStorage } from "./services/key-storage.js";
 import { KeyRing } from "./services/keys.js";
+import { resolveResetRequest } from "./services/recovery.js";
 import { hasUsers, openStore, sqliteFile } from "./store/database.js";
 import { migrateToLatest } from "./store/migrations.js";
 
@@ -108,6 +110,24 @@ function requestLine(level: string, stream: DestinationStream) {
   };
 }
 
+/**
+ * The timeouts against slow clients (slowloris). Node checks the header and request timeouts
+ * every connectionsCheckingInterval (30 s by default): a quarter of the headers timeout, so that
+ * a slow client is cut off close to the time configured, not up to 30 s later.
+ */
+function slowClientLimits(options: ServerOptions) {
+  const headersTimeout = options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs;
+  return {
+    requestTimeout: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULTS.keepAliveTimeoutMs,
+    connectionTimeout: options.connectionTimeoutMs ?? DEFAULTS.connectionTimeoutMs,
+    http: {
+      headersTimeout,
+      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(headersTimeout / 4))),
+    },
+  };
+}
+
 export interface BuiltApp extends FastifyInstance {
   services: ServiceContext;
   /** the address `listen()` got: the base of e-mailed links when no public URL is configured */
@@ -177,11 +197,19 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     }),
   };
 
+  services.mailer.handleJobs("password_reset", (trx, request, queue) =>
+    resolveResetRequest(services, trx, request, queue),
+  );
+
   const destination = options.log && !options.log.stream ? stdoutDestination() : undefined;
   const logStream = options.log ? (options.log.stream ?? destination) : undefined;
   const app = Fastify({
     ...loggerOptions(options.log, logStream),
     bodyLimit: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes,
+    ...slowClientLimits(options),
+    // what the HTTP parser refuses (headers too large, a garbage request line) and timed-out
+    // requests are answered with problem documents too, not Fastify's own body
+    clientErrorHandler,
     // the one proxy in front, not every hop: a client cannot pick its address (and so its rate
     // limit budget) by sending an X-Forwarded-For of its own
     trustProxy: options.trustProxy ? trustTheProxyInFront : false,

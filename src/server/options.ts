@@ -55,6 +55,16 @@ export interface ServerOptions {
    * on idle() or as it closes, and leaves the rest of the queue to the servers
    */
   mailSenderLoop?: boolean;
+  /**
+   * Against slow clients (slowloris): a request's headers must arrive within headersTimeoutMs and
+   * the whole request within requestTimeoutMs (else 408 request_timeout and the connection
+   * closes); an idle keep-alive connection closes after keepAliveTimeoutMs, and any socket after
+   * connectionTimeoutMs without traffic
+   */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
+  connectionTimeoutMs?: number;
   /** development only: accept PLAINTEXT OAuth signatures over plain HTTP (refused by default) */
   allowPlaintextOverHttp?: boolean;
 }
@@ -63,6 +73,12 @@ export const DEFAULTS = {
   tokenTtlSeconds: 8 * 3600,
   passwordMinLength: 15,
   bodyLimitBytes: 1024 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  // longer than the idle timeout of the proxies in front (60 s for most), so that the server never
+  // closes a connection a proxy is about to reuse
+  keepAliveTimeoutMs: 72_000,
+  connectionTimeoutMs: 120_000,
   resetTokenTtlSeconds: 30 * 60,
   inviteTtlSeconds: 72 * 3600,
   mailFrom: "bizctl <no-reply@localhost>",

@@ -7,6 +7,7 @@ import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BuiltApp, buildApp } from "../../src/server/app.js";
+import { MAIL_DEFAULTS } from "../../src/server/mail/mailer.js";
 import type { ServerOptions } from "../../src/server/options.js";
 import { createFirstAdmin } from "../../src/server/services/accounts.js";
 import { claimMail, insertMail } from "../../src/server/store/mail-queue-repo.js";
@@ -263,6 +264,27 @@ describe("mail queue", () => {
     );
     expect(failed).toMatchObject({ attempts: 3, recipient: EMAIL, body_text: null, body_html: null, sent_at: null });
     expect(failed.last_error).toMatch(/ECONNREFUSED|connect/i);
+  });
+
+  it("with the loop, a reset request is a job due within the job delay, resolved by the sender into the e-mail", async () => {
+    const smtp = await smtpSink();
+    const server = await app({ smtpUrl: smtp.url });
+    await createFirstAdmin(server.services, {
+      userName: "ada",
+      email: EMAIL,
+      password: ADMIN_PASSWORD,
+      temporary: false,
+    });
+    await renew(server);
+    const [job] = await queueRows(server);
+    expect(job).toMatchObject({ kind: "password_reset", recipient: "", status: "queued", attempts: 0 });
+    const delay = Date.parse(job!.next_attempt_at) - Date.parse(job!.created_at);
+    expect(delay).toBeGreaterThanOrEqual(0);
+    expect(delay).toBeLessThan(MAIL_DEFAULTS.jobDelayMs);
+    await server.services.mailer.idle();
+    const mail = await smtp.waitFor((m) => m.rcptTo.includes(EMAIL));
+    expect(resetLinkOf(mail).token.length).toBeGreaterThanOrEqual(22);
+    expect((await queueRows(server)).map((r) => r.kind)).toEqual(["message"]);
   });
 
   it.each([

@@ -153,6 +153,45 @@ describe("password recovery (inject, outbox mailer)", () => {
       expect(sent.map(recipientsOf)).toEqual([[known.email], [known.email]]);
     });
 
+    it.each([
+      { asked: "an existing userName", body: (e: Employee) => ({ userName: e.userName }), mails: 1 },
+      { asked: "an unknown userName", body: () => ({ userName: "nobody.here" }), mails: 0 },
+      { asked: "an existing email", body: (e: Employee) => ({ email: e.email }), mails: 1 },
+      { asked: "an unknown email", body: () => ({ email: "nobody.here@example.com" }), mails: 0 },
+    ])(
+      "for $asked the request only queues one job, the same row; the sender then resolves it",
+      async ({ body, mails }) => {
+        const who = await employee(`queued.${crypto.randomUUID().slice(0, 8)}`);
+        const { db } = server.app.services.store;
+        const resets = async () => (await db.selectFrom("password_resets").select("token_hash").execute()).length;
+        const resetsBefore = await resets();
+        const queueBefore = await db.selectFrom("mail_queue").select("id").execute();
+
+        expect((await anonymous("POST", "/renewPassword", body(who))).statusCode).toBe(202);
+        // on the request path: one job row, whatever the account; no look-up result, no token, no mail
+        const queued = await db
+          .selectFrom("mail_queue")
+          .selectAll()
+          .where(
+            "id",
+            "not in",
+            queueBefore.map((r) => r.id),
+          )
+          .execute();
+        expect(queued).toEqual([
+          expect.objectContaining({ kind: "password_reset", recipient: "", status: "queued", attempts: 0 }),
+        ]);
+        expect(JSON.parse(queued[0]!.body_text!)).toEqual(body(who));
+        expect(await resets()).toBe(resetsBefore);
+
+        const sent = await mail();
+        expect(sent.map(recipientsOf)).toEqual(mails ? [[who.email]] : []);
+        expect(await resets()).toBe(resetsBefore + mails);
+        // the job is gone with the work it did
+        expect(await db.selectFrom("mail_queue").select("id").where("id", "=", queued[0]!.id).execute()).toEqual([]);
+      },
+    );
+
     it("refuses neither or both of userName and email with 400 validation_failed", async () => {
       for (const body of [{}, { userName: "jdoe", email: "jdoe@example.com" }]) {
         const response = await anonymous("POST", "/renewPassword", body);

@@ -6,6 +6,8 @@ import type { Transporter } from "nodemailer";
 import type { Store } from "../store/database.js";
 import {
   claimMail,
+  deleteClaimedJob,
+  insertJob,
   insertMail,
   markMailFailed,
   markMailRetry,
@@ -14,7 +16,7 @@ import {
   pruneSentMail,
   type QueuedMail,
 } from "../store/mail-queue-repo.js";
-import type { Schema } from "../store/schema.js";
+import type { MailKind, Schema } from "../store/schema.js";
 
 export interface MailMessage {
   to: string;
@@ -26,30 +28,42 @@ export interface MailMessage {
 /** Queues a message in the transaction it is given. */
 export type QueueMail = (message: MailMessage) => Promise<void>;
 
+export type JobKind = Exclude<MailKind, "message">;
+
+/**
+ * What the sender does with a job: in one transaction with the deletion of the job, so that the
+ * mail it queues and the job's end commit together (a failure leaves the job to retry).
+ */
+export type JobHandler = (trx: Kysely<Schema>, request: unknown, queue: QueueMail) => Promise<void>;
+
 export interface Mailer {
   /** where mail goes, for logs: the SMTP host or the outbox directory */
   readonly describe: string;
-  /**
-   * Runs work after the answer has gone, off the request path; failures are logged, never
-   * reported to the caller. idle() and close() wait for it.
-   */
-  background(work: () => Promise<void>): void;
   /**
    * Runs work in one database transaction; the mail it queues commits or rolls back with the
    * change that causes it, and the sender looks at the queue once it has committed.
    */
   transaction<T>(work: (trx: Kysely<Schema>, queue: QueueMail) => Promise<T>): Promise<T>;
+  /**
+   * Queues a job for a sender (one insert): the caller's request path stays the same whatever the
+   * job will find. With the loop it becomes due after a random delay of up to jobDelayMs, so
+   * that its work does not fall on the requests that come right after it.
+   */
+  queueJob(kind: JobKind, request: object): Promise<void>;
+  /** what the sender does with the jobs of one kind (set once, as the app is built) */
+  handleJobs(kind: JobKind, handler: JobHandler): void;
   /** starts the sender loop (after the app is built: the loop logs) */
   start(): void;
   /**
-   * Resolves when the background work started so far has ended and a pass of the sender has
-   * tried every due message once (tests).
+   * Resolves when the jobs this app queued are due and a pass of the sender has done every due
+   * job and tried every due message once (tests); without the loop, the jobs and messages this
+   * app queued, whatever their due time.
    */
   idle(): Promise<void>;
   /**
-   * Stops the loop without waiting for any retry, waits for the background work, then tries once
-   * each message this app queued and never tried: the embedded CLI, one request per process,
-   * still delivers its mail. Whatever is left stays queued for the next sender.
+   * Stops the loop without waiting for any retry, then does each job and tries once each message
+   * this app queued and never tried, a job not yet due included: the embedded CLI, one request
+   * per process, still delivers its mail. Whatever is left stays queued for the next sender.
    */
   close(): Promise<void>;
 }
@@ -73,6 +87,8 @@ export interface MailerOptions {
   retentionMs?: number;
   /** without the loop, only the mail this app queued is sent, once, on idle() or as it closes */
   loop?: boolean;
+  /** with the loop, a job is due after a random delay of up to this long */
+  jobDelayMs?: number;
 }
 
 export const MAIL_DEFAULTS = {
@@ -82,6 +98,7 @@ export const MAIL_DEFAULTS = {
   leaseMs: 5 * 60_000,
   pollIntervalMs: 10_000,
   retentionMs: 7 * 24 * 3600_000,
+  jobDelayMs: 1_000,
 } as const;
 
 // each bounded well under the lease, so that a slow server cannot make two senders send one message
@@ -148,11 +165,14 @@ export function createMailer(options: MailerOptions): Mailer {
     leaseMs: options.leaseMs ?? MAIL_DEFAULTS.leaseMs,
     pollIntervalMs: options.pollIntervalMs ?? MAIL_DEFAULTS.pollIntervalMs,
     retentionMs: options.retentionMs ?? MAIL_DEFAULTS.retentionMs,
+    jobDelayMs: options.jobDelayMs ?? MAIL_DEFAULTS.jobDelayMs,
   };
+  const handlers = new Map<JobKind, JobHandler>();
+  // when the last job this app queued becomes due: idle() waits for it
+  let lastJobDue = 0;
   const loop = options.loop ?? false;
   const deliver = createTransport(options, loop);
   const claimer = crypto.randomUUID();
-  const pending = new Set<Promise<void>>();
   // what this app queued: the messages a closing app still owes a first attempt
   const queuedHere = new Set<string>();
   let closing = false;
@@ -165,10 +185,56 @@ export function createMailer(options: MailerOptions): Mailer {
   const backoff = (attempts: number) =>
     Math.min(settings.retryDelayMs * 2 ** Math.max(0, attempts - 1), settings.maxRetryDelayMs);
 
+  /** `queue` for a transaction: each message becomes a row; `queued` collects their ids. */
+  function queueInto(trx: Kysely<Schema>, queued: string[]): QueueMail {
+    return async (message) => {
+      const id = crypto.randomUUID();
+      await insertMail(trx, {
+        id,
+        recipient: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        now: new Date(),
+      });
+      queued.push(id);
+    };
+  }
+
+  /** What this app queued: the ids serve only the last pass of a closing app, so a long-running one keeps the last 1000. */
+  function remember(ids: string[]): void {
+    for (const id of ids) queuedHere.add(id);
+    while (queuedHere.size > 1000) queuedHere.delete(queuedHere.values().next().value as string);
+  }
+
+  /** After the commit: the messages are this app's to send on close, and the loop looks at them. */
+  function committed(queued: string[]): void {
+    remember(queued);
+    if (queued.length) wake();
+  }
+
+  /** Does a job and deletes it in one transaction; the mail it queues is sent like any other. */
+  async function runJob(mail: QueuedMail): Promise<void> {
+    const handler = handlers.get(mail.kind as JobKind);
+    if (!handler) throw new Error(`no handler for the job kind ${mail.kind}`);
+    const queued: string[] = [];
+    await db.transaction().execute(async (trx) => {
+      // the lease ran out and another sender took the job over: it is theirs
+      if (!(await deleteClaimedJob(trx, mail.id, claimer))) return;
+      await handler(trx, JSON.parse(mail.body_text ?? "null"), queueInto(trx, queued));
+    });
+    committed(queued);
+  }
+
   async function attempt(mail: QueuedMail): Promise<void> {
     const log = options.log();
     let id: string;
     try {
+      if (mail.kind !== "message") {
+        await runJob(mail);
+        queuedHere.delete(mail.id);
+        return;
+      }
       id = await deliver({
         to: mail.recipient,
         subject: mail.subject,
@@ -194,7 +260,7 @@ export function createMailer(options: MailerOptions): Mailer {
     log.info({ mail: id, queued: mail.id, subject: mail.subject }, "mail sent");
   }
 
-  async function pass(onlyFresh?: string[]): Promise<void> {
+  async function pass(onlyFresh?: string[], dueBy?: Date): Promise<void> {
     if (closing && !onlyFresh) return;
     if (!onlyFresh && Date.now() - prunedAt >= Math.min(settings.retentionMs, 3600_000)) {
       prunedAt = Date.now();
@@ -210,6 +276,7 @@ export function createMailer(options: MailerOptions): Mailer {
         leaseUntil: new Date(now.getTime() + settings.leaseMs),
         claimer,
         onlyFresh,
+        dueBy,
       });
       if (!mail) return;
       await attempt(mail);
@@ -249,35 +316,37 @@ export function createMailer(options: MailerOptions): Mailer {
     if (loop && started && !closing) void requestPass();
   }
 
+  /**
+   * The mail and jobs this app queued and never tried, whatever their due time: a job queues mail
+   * of its own, tried in the next round.
+   */
+  async function passOverOwn(): Promise<void> {
+    for (let round = 0; round < 3 && queuedHere.size > 0; round++) {
+      await pass([...queuedHere], new Date(Math.max(Date.now(), lastJobDue)));
+    }
+  }
+
   return {
     describe: options.smtpUrl ? redacted(options.smtpUrl) : options.outboxDir,
-    background(work) {
-      const job = work()
-        .catch((error) => options.log().error({ err: error }, "preparing mail failed"))
-        .finally(() => pending.delete(job));
-      pending.add(job);
-    },
     async transaction(work) {
       const queued: string[] = [];
-      const result = await db.transaction().execute((trx) =>
-        work(trx, async (message) => {
-          const id = crypto.randomUUID();
-          await insertMail(trx, {
-            id,
-            recipient: message.to,
-            subject: message.subject,
-            text: message.text,
-            html: message.html,
-            now: new Date(),
-          });
-          queued.push(id);
-        }),
-      );
-      for (const id of queued) queuedHere.add(id);
-      // the ids serve only the last pass of a closing app; a long-running one need not keep them all
-      while (queuedHere.size > 1000) queuedHere.delete(queuedHere.values().next().value as string);
-      if (queued.length) wake();
+      const result = await db.transaction().execute((trx) => work(trx, queueInto(trx, queued)));
+      committed(queued);
       return result;
+    },
+    async queueJob(kind, request) {
+      const id = crypto.randomUUID();
+      const now = new Date();
+      const delay = loop ? Math.floor(Math.random() * settings.jobDelayMs) : 0;
+      const dueAt = new Date(now.getTime() + delay);
+      await insertJob(db, { id, kind, request, now, dueAt });
+      lastJobDue = Math.max(lastJobDue, dueAt.getTime());
+      remember([id]);
+      // not wake(): the job waits for its due time, whatever else wakes the loop meanwhile
+      if (loop && started && !closing) setTimeout(wake, delay).unref();
+    },
+    handleJobs(kind, handler) {
+      handlers.set(kind, handler);
     },
     start() {
       if (started || closing) return;
@@ -285,17 +354,19 @@ export function createMailer(options: MailerOptions): Mailer {
       if (loop) void requestPass();
     },
     async idle() {
-      while (pending.size) await Promise.all([...pending]);
-      if (loop && started && !closing) return requestPass();
+      if (loop && started && !closing) {
+        const wait = lastJobDue - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        return requestPass();
+      }
       await chain;
-      await pass([...queuedHere]);
+      await passOverOwn();
     },
     async close() {
       closing = true;
       clearTimeout(timer);
-      while (pending.size) await Promise.all([...pending]);
       await chain;
-      await pass([...queuedHere]).catch((error) => options.log().error({ err: error }, "mail queue pass failed"));
+      await passOverOwn().catch((error) => options.log().error({ err: error }, "mail queue pass failed"));
     },
   };
 }

@@ -7,18 +7,23 @@ import { isDatabaseUnavailable } from "../store/errors.js";
 
 export const JSON_MEDIA_TYPES = ["application/json", "application/scim+json"];
 
-export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply {
-  const body: ProblemDocument = {
+/** The RFC 9457 body of a problem, as every answer of the server (and of its HTTP layer) carries it. */
+export function problemDocument(problem: ProblemError, requestId: string): ProblemDocument {
+  return {
     type: `urn:bizctl:problem:${problem.code}`,
     title: TITLES[problem.code],
     status: problem.status,
     detail: problem.detail,
     code: problem.code,
-    requestId: String(request.id),
+    requestId,
     ...(problem.errors && { errors: problem.errors }),
     ...(problem.extra.scimType && { scimType: problem.extra.scimType }),
     ...(problem.extra.checks && { checks: problem.extra.checks }),
   };
+}
+
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply {
+  const body = problemDocument(problem, String(request.id));
   for (const [name, value] of Object.entries(problem.extra.headers ?? {})) reply.header(name, value);
   return reply.status(problem.status).type(`${PROBLEM_CONTENT_TYPE}; charset=utf-8`).send(JSON.stringify(body));
 }

@@ -46,7 +46,7 @@ export function authRoutes(
     app,
     ctx,
     contract.renewPassword,
-    async (request, reply) => reply.status(202).send(recovery.requestPasswordReset(ctx, request.body)),
+    async (request, reply) => reply.status(202).send(await recovery.requestPasswordReset(ctx, request.body)),
     renewLimit,
   );
   registerRoute(app, ctx, contract.resetPassword, async (request, reply) => {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
+import type { QueueMail } from "../mail/mailer.js";
 import { invalid, ProblemError } from "../problems.js";
 import { consumeResetToken, saveResetToken, userIdsByEmail, voidResetTokens } from "../store/reset-tokens-repo.js";
 import { findResource } from "../store/resources-repo.js";
@@ -43,40 +44,63 @@ export async function recipient(ctx: ServiceContext, db: Kysely<Schema>, userId:
 }
 
 /** The token and its e-mail are written in one transaction: no link that is never sent, no mail with a dead link. */
-async function queueResetMail(ctx: ServiceContext, userId: string): Promise<void> {
-  await ctx.mailer.transaction(async (trx, queue) => {
-    const to = await recipient(ctx, trx, userId);
-    if (!to) return;
-    const token = randomToken(32);
-    const now = ctx.clock();
-    const expiresAt = new Date(now.getTime() + ctx.resetTokenTtlSeconds * 1000);
-    await saveResetToken(trx, { tokenHash: hashToken(token), userId, createdAt: now, expiresAt });
-    const link = `${ctx.linkBase()}/resetPassword?token=${token}`;
-    const minutes = Math.round(ctx.resetTokenTtlSeconds / 60);
-    await queue({
-      to: to.email,
-      subject: "Reset your bizctl password",
-      text: `Hello ${to.userName},\n\nsomeone (hopefully you) asked to reset your password. Open this link within ${minutes} minutes to choose a new one:\n\n${link}\n\nThe link works once. If you did not ask for it, ignore this message: your password stays as it is.\n`,
-      html: `<p>Hello ${escapeHtml(to.userName)},</p><p>someone (hopefully you) asked to reset your password. Open this link within ${minutes} minutes to choose a new one:</p><p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p><p>The link works once. If you did not ask for it, ignore this message: your password stays as it is.</p>`,
-    });
+async function queueResetMail(
+  ctx: ServiceContext,
+  trx: Kysely<Schema>,
+  queue: QueueMail,
+  userId: string,
+): Promise<void> {
+  const to = await recipient(ctx, trx, userId);
+  if (!to) return;
+  const token = randomToken(32);
+  const now = ctx.clock();
+  const expiresAt = new Date(now.getTime() + ctx.resetTokenTtlSeconds * 1000);
+  await saveResetToken(trx, { tokenHash: hashToken(token), userId, createdAt: now, expiresAt });
+  const link = `${ctx.linkBase()}/resetPassword?token=${token}`;
+  const minutes = Math.round(ctx.resetTokenTtlSeconds / 60);
+  await queue({
+    to: to.email,
+    subject: "Reset your bizctl password",
+    text: `Hello ${to.userName},\n\nsomeone (hopefully you) asked to reset your password. Open this link within ${minutes} minutes to choose a new one:\n\n${link}\n\nThe link works once. If you did not ask for it, ignore this message: your password stays as it is.\n`,
+    html: `<p>Hello ${escapeHtml(to.userName)},</p><p>someone (hopefully you) asked to reset your password. Open this link within ${minutes} minutes to choose a new one:</p><p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p><p>The link works once. If you did not ask for it, ignore this message: your password stays as it is.</p>`,
   });
 }
 
+type ResetRequest = { userName: string } | { email: string };
+
 /**
- * POST /renewPassword. The answer is the same, and as fast, whether or not the account exists:
- * the look-up, the token and the queuing of the e-mail all happen after it, in the background.
+ * POST /renewPassword. The answer is the same, and costs the same, whether or not the account
+ * exists: the request queues one job, the same insert for every name and address. The look-up,
+ * the token and the e-mail are the mail sender's work (resolveResetRequest), off the request path.
  */
-export function requestPasswordReset(ctx: ServiceContext, input: { userName?: string; email?: string }) {
+export async function requestPasswordReset(ctx: ServiceContext, input: { userName?: string; email?: string }) {
   if ((input.userName === undefined) === (input.email === undefined)) {
     throw invalid("Give exactly one of userName or email.", "/");
   }
-  ctx.mailer.background(async () => {
-    const ids = input.userName
-      ? [(await findAccountByUserName(ctx.store.db, input.userName))?.id].filter((id): id is string => Boolean(id))
-      : await userIdsByEmail(ctx.store.db, input.email as string);
-    for (const id of ids) await queueResetMail(ctx, id);
-  });
+  const request: ResetRequest = input.userName !== undefined ? { userName: input.userName } : { email: input.email! };
+  await ctx.mailer.queueJob("password_reset", request);
   return ACCEPTED;
+}
+
+/**
+ * The sender's side of a reset request: a token and its e-mail for each active account with an
+ * address that the name or address names, in the transaction that ends the job; nothing for
+ * anything else.
+ */
+export async function resolveResetRequest(
+  ctx: ServiceContext,
+  trx: Kysely<Schema>,
+  request: unknown,
+  queue: QueueMail,
+): Promise<void> {
+  const { userName, email } = (request ?? {}) as { userName?: unknown; email?: unknown };
+  const ids =
+    typeof userName === "string"
+      ? [(await findAccountByUserName(trx, userName))?.id].filter((id): id is string => Boolean(id))
+      : typeof email === "string"
+        ? await userIdsByEmail(trx, email)
+        : [];
+  for (const id of ids) await queueResetMail(ctx, trx, queue, id);
 }
 
 function invalidToken(): ProblemError {

@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Kysely } from "kysely";
-import type { MailQueueTable, Schema } from "./schema.js";
+import type { MailKind, MailQueueTable, Schema } from "./schema.js";
 
 export type QueuedMail = MailQueueTable;
 
@@ -7,18 +7,52 @@ export async function insertMail(
   db: Kysely<Schema>,
   mail: { id: string; recipient: string; subject: string; text: string; html: string; now: Date },
 ): Promise<void> {
-  const now = mail.now.toISOString();
+  await insertRow(db, { ...mail, kind: "message", dueAt: mail.now });
+}
+
+/** A job for the sender (see MailKind), due at `dueAt`; its request is kept as JSON in body_text. */
+export async function insertJob(
+  db: Kysely<Schema>,
+  job: { id: string; kind: Exclude<MailKind, "message">; request: object; now: Date; dueAt: Date },
+): Promise<void> {
+  await insertRow(db, {
+    id: job.id,
+    kind: job.kind,
+    recipient: "",
+    subject: job.kind,
+    text: JSON.stringify(job.request),
+    html: "",
+    now: job.now,
+    dueAt: job.dueAt,
+  });
+}
+
+async function insertRow(
+  db: Kysely<Schema>,
+  row: {
+    id: string;
+    kind: MailKind;
+    recipient: string;
+    subject: string;
+    text: string;
+    html: string;
+    now: Date;
+    dueAt: Date;
+  },
+): Promise<void> {
+  const now = row.now.toISOString();
   await db
     .insertInto("mail_queue")
     .values({
-      id: mail.id,
-      recipient: mail.recipient,
-      subject: mail.subject,
-      body_text: mail.text,
-      body_html: mail.html,
+      id: row.id,
+      kind: row.kind,
+      recipient: row.recipient,
+      subject: row.subject,
+      body_text: row.text,
+      body_html: row.html,
       status: "queued",
       attempts: 0,
-      next_attempt_at: now,
+      next_attempt_at: row.dueAt.toISOString(),
       claimed_until: null,
       claimed_by: null,
       last_error: null,
@@ -35,13 +69,15 @@ export interface ClaimOptions {
   claimer: string;
   /** only these messages, and only those never tried yet (the last pass of a closing app) */
   onlyFresh?: string[];
+  /** what is due by then counts as due (default `now`): a closing app does its own delayed jobs at once */
+  dueBy?: Date;
 }
 
 function claimable(eb: ExpressionBuilder<Schema, "mail_queue">, options: ClaimOptions) {
   const now = options.now.toISOString();
   const conditions = [
     eb("status", "=", "queued"),
-    eb("next_attempt_at", "<=", now),
+    eb("next_attempt_at", "<=", (options.dueBy ?? options.now).toISOString()),
     eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", now)]),
   ];
   if (options.onlyFresh) {
@@ -100,6 +136,17 @@ export async function claimMail(
     .where((eb) => claimable(eb, options))
     .returningAll()
     .executeTakeFirst();
+}
+
+/** The job is done: its row goes, if this sender still holds it (false: another took it over). */
+export async function deleteClaimedJob(db: Kysely<Schema>, id: string, claimer: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom("mail_queue")
+    .where("id", "=", id)
+    .where("status", "=", "queued")
+    .where("claimed_by", "=", claimer)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }
 
 /**
@@ -193,7 +240,7 @@ export async function pruneSentMail(db: Kysely<Schema>, before: Date): Promise<n
   return Number(result.numDeletedRows);
 }
 
-/** The queue for operators, oldest first, without the bodies. */
+/** The messages of the queue for operators, oldest first, without the bodies. */
 export async function listMail(db: Kysely<Schema>, filter: { status?: QueuedMail["status"]; limit: number }) {
   let query = db
     .selectFrom("mail_queue")
@@ -208,6 +255,8 @@ export async function listMail(db: Kysely<Schema>, filter: { status?: QueuedMail
       "sent_at",
       "last_error",
     ])
+    // jobs are work in progress, not mail: they last until the sender's next pass
+    .where("kind", "=", "message")
     .orderBy("created_at")
     .orderBy("id")
     .limit(filter.limit);

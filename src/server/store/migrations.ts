@@ -288,6 +288,16 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable("oauth_tokens").addColumn("last_used_at", "text").execute();
     },
   },
+  "0016_mail_jobs": {
+    async up(db: Kysely<unknown>) {
+      // the queue also carries work for the sender to do off the request path (a reset asked for
+      // by name or address, resolved into a token and its e-mail, or into nothing), not only mail
+      await db.schema
+        .alterTable("mail_queue")
+        .addColumn("kind", "text", (c) => c.notNull().defaultTo("message"))
+        .execute();
+    },
+  },
 };
 
 class InlineProvider implements MigrationProvider {

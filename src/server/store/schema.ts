@@ -143,8 +143,16 @@ export interface SigningKeysTable {
  * Outgoing mail, kept until sent so that any instance may send it and a restart loses none.
  * A sender claims a row by setting `claimed_until` (a lease) and marks it sent after SMTP accepts.
  */
+/**
+ * What a row of the queue is: a message to send, or a job the sender does and then deletes (a
+ * password reset asked for by name or address: its request, as JSON, is in body_text)
+ */
+export type MailKind = "message" | "password_reset";
+
 export interface MailQueueTable {
   id: string;
+  kind: MailKind;
+  /** the address; empty for a job */
   recipient: string;
   subject: string;
   /** null once the message is sent or given up: a reset link stays in the database no longer than needed */
