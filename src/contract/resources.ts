@@ -88,6 +88,14 @@ export const UserInput = strict({
   password: Type.Optional(
     Type.String({ minLength: 1, maxLength: 4096, description: "write-only; sets a temporary password" }),
   ),
+  passwordHash: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 512,
+      description:
+        "write-only, on create only: the user's password hash from another system, bcrypt (modular crypt $2a$/$2b$/$2y$) or argon2id (PHC string); it becomes argon2id at the first login",
+    }),
+  ),
   emails: Type.Optional(MultiValued()),
   phoneNumbers: Type.Optional(MultiValued()),
   ims: Type.Optional(MultiValued()),

@@ -30,11 +30,40 @@ export function hashPassword(password: string): Promise<string> {
   return argon2.hash(normalizePassword(password), HASH_OPTIONS);
 }
 
+/** A bcrypt hash in modular crypt format ($2a$, $2b$, $2y$), as other systems export them. */
+const BCRYPT = /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/;
+/** An argon2id hash in PHC string format. */
+const ARGON2ID = /^\$argon2id\$v=19\$m=[0-9]{1,10},t=[0-9]{1,10},p=[0-9]{1,3}\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{16,}$/;
+
+/** Whether a hash imported from another system is one this server can verify (bcrypt or argon2id). */
+export function isImportableHash(hash: string): boolean {
+  return BCRYPT.test(hash) || ARGON2ID.test(hash);
+}
+
 export async function verifyPassword(hash: string, password: string): Promise<boolean> {
   try {
+    if (BCRYPT.test(hash)) {
+      // loaded only for the users who still have an imported bcrypt hash
+      const bcrypt = await import("bcryptjs");
+      // the other system hashed what was typed, not necessarily its NFC form
+      return (
+        (await bcrypt.compare(password, hash)) ||
+        (password !== normalizePassword(password) && (await bcrypt.compare(normalizePassword(password), hash)))
+      );
+    }
     return await argon2.verify(hash, normalizePassword(password));
   } catch {
     return false;
+  }
+}
+
+/** An imported bcrypt hash, or an argon2id one with other parameters, is replaced at the next login. */
+export function needsRehash(hash: string): boolean {
+  if (BCRYPT.test(hash)) return true;
+  try {
+    return argon2.needsRehash(hash, HASH_OPTIONS);
+  } catch {
+    return true;
   }
 }
 
