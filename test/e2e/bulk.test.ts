@@ -11,13 +11,15 @@ const BULK_REQUEST = "urn:ietf:params:scim:api:messages:2.0:BulkRequest";
 const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 const SUPPORT_PASSWORD = "amber kettle orbit 5521 willow";
 
-type Result = { method: string; bulkId?: string; status: string; location?: string; version?: string; response?: any };
+// biome-ignore lint/suspicious/noExplicitAny: the tests assert the shape with expect()
+type Json = any;
+type Result = { method: string; bulkId?: string; status: string; location?: string; version?: string; response?: Json };
 
 describe.each(MODES)("POST /Bulk (%s)", (mode) => {
   let s: Session;
   let support: Env;
 
-  async function bulk(body: unknown, env?: Env): Promise<{ exitCode: number; Operations: Result[]; raw: any }> {
+  async function bulk(body: unknown, env?: Env): Promise<{ exitCode: number; Operations: Result[]; raw: Json }> {
     const result = await s.run(["api", "POST", "/Bulk", "--data", "-"], {
       input: JSON.stringify(body),
       ...(env && { env }),
@@ -26,7 +28,7 @@ describe.each(MODES)("POST /Bulk (%s)", (mode) => {
     return { exitCode: result.exitCode, Operations: raw?.Operations ?? [], raw };
   }
 
-  async function get(path: string): Promise<any> {
+  async function get(path: string): Promise<Json> {
     const result = await s.run(["api", "GET", path]);
     expect(result.exitCode, show(result)).toBe(0);
     return json(result);

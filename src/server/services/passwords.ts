@@ -32,8 +32,8 @@ export function hashPassword(password: string): Promise<string> {
 
 /** A bcrypt hash in modular crypt format ($2a$, $2b$, $2y$), as other systems export them. */
 const BCRYPT = /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/;
-/** An argon2id hash in PHC string format. */
-const ARGON2ID = /^\$argon2id\$v=19\$m=[0-9]{1,10},t=[0-9]{1,10},p=[0-9]{1,3}\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{16,}$/;
+/** An argon2id hash in PHC string format (its parameters in any order: node-argon2 writes m,p,t). */
+const ARGON2ID = /^\$argon2id\$v=19\$[mtp]=[0-9]{1,10}(,[mtp]=[0-9]{1,10}){2}\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{16,}$/;
 
 /** Whether a hash imported from another system is one this server can verify (bcrypt or argon2id). */
 export function isImportableHash(hash: string): boolean {
