@@ -150,6 +150,14 @@ describe.each(MODES)("users import and export (%s)", (mode) => {
       ],
     },
     {
+      name: "a line too large for any request: that line fails, the others are imported",
+      file: "huge.csv",
+      content: `userName,displayName\nbefore-huge,x\nhuge,${"x".repeat(1100 * 1024)}\nafter-huge,y\n`,
+      exit: 1,
+      imported: ["before-huge", "after-huge"],
+      failures: [[3, "payload_too_large"]],
+    },
+    {
       name: "an empty file",
       file: "empty.csv",
       content: "",
@@ -227,7 +235,7 @@ describe.each(MODES)("users import and export (%s)", (mode) => {
       .split("\n")
       .map((line) => JSON.parse(line));
     // admin and the users the scenarios above imported
-    expect(users.length).toBe(10);
+    expect(users.length).toBe(12);
     for (const user of users) {
       for (const hidden of ["id", "meta", "passwordHash", "password", "firstLogin", "locked", "schemas"]) {
         expect(user, hidden).not.toHaveProperty(hidden);

@@ -4,6 +4,7 @@ import type { Context } from "../../cli/context.js";
 import { CliError, EXIT, UsageError } from "../../cli/errors.js";
 import { Progress } from "../../cli/progress.js";
 import { parseRenames, readUsers, type UserLine, type UsersFormat } from "../../cli/user-records.js";
+import { ApiError } from "../../client/errors.js";
 import * as bulk from "../../contract/bulk.js";
 import { collect, examples, wholeNumber, withContext } from "../shared.js";
 
@@ -81,9 +82,25 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
     batch = [];
     batchOperations = 0;
     batchBytes = 0;
-    const { data } = await client.call(bulk.bulk, {
-      body: { schemas: [bulk.BULK_URN.request], Operations: sent.flatMap((p) => p.operations) },
-    });
+    let data: { Operations: { bulkId?: string; status: string; response?: unknown }[] };
+    try {
+      ({ data } = await client.call(bulk.bulk, {
+        body: { schemas: [bulk.BULK_URN.request], Operations: sent.flatMap((p) => p.operations) },
+      }));
+    } catch (error) {
+      // a refused request (a line too large for one, a session that ended) fails its lines, told;
+      // a server out of reach stops the import, the lines before it imported
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      for (const pending of sent) {
+        failures.push({
+          line: pending.line,
+          ...(pending.userName && { userName: pending.userName }),
+          code: error.problem.code,
+          error: error.problem.detail,
+        });
+      }
+      return;
+    }
     const byBulkId = new Map(sent.map((pending) => [`line${pending.line}`, pending]));
     for (const result of data.Operations) {
       const invitation = String(result.bulkId).startsWith("invite-");
