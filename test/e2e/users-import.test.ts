@@ -416,12 +416,13 @@ describe.each(STORES)("users import --invite (%s)", (store) => {
   });
 
   it("mails each new user an invitation; a user without an address is created and reported", async () => {
-    const csv =
-      "userName,emails[0].value\ninv1,inv1@example.com\ninv2,inv2@example.com\nnomail,\ninv3,inv3@example.com\n";
+    // a user who brings its password hash has a password: it is not invited
+    const [{ hash }] = foreignHashes();
+    const csv = `userName,emails[0].value,passwordHash\ninv1,inv1@example.com,\ninv2,inv2@example.com,\nnomail,,\ninv3,inv3@example.com,\nhashed,hashed@example.com,${hash}\n`;
     const run = (args: string[]) => bizctl(args, { env: inst.env });
     const result = await importFile(run, inst.sandbox.root, "invite.csv", csv, ["--invite", "--batch-size", "4"]);
     expect(result.exitCode, show(result)).toBe(6);
-    expect(result.stderr).toContain("Imported 4 of 4 user(s), 3 invited");
+    expect(result.stderr).toContain("Imported 5 of 5 user(s), 3 invited");
     expect(failuresOf(result).map((f) => [f.line, f.userName, f.code])).toEqual([[4, "nomail", "conflict"]]);
     expect(failuresOf(result)[0]?.error).toMatch(/created, but not invited/);
     const expected = ["inv1@example.com", "inv2@example.com", "inv3@example.com"];

@@ -144,7 +144,8 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
     const operations: Operation[] = [
       { method: "POST", path: "/Resources", bulkId, data: { resourceType: "User", ...entry.user } },
     ];
-    if (options.invite) {
+    // a user who brings a password hash has a password: an invitation is for a first one
+    if (options.invite && entry.user.passwordHash === undefined) {
       operations.push({
         method: "POST",
         path: `/Resources/${bulk.BULK_ID_PREFIX}${bulkId}/invitation`,
