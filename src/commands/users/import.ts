@@ -102,6 +102,7 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
       return;
     }
     const byBulkId = new Map(sent.map((pending) => [`line${pending.line}`, pending]));
+    const notCreated = new Set<number>();
     for (const result of data.Operations) {
       const invitation = String(result.bulkId).startsWith("invite-");
       const pending = byBulkId.get(String(result.bulkId).replace(/^invite-/, ""));
@@ -109,9 +110,12 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
       const who = { line: pending.line, ...(pending.userName && { userName: pending.userName }) };
       if (!invitation) {
         if (result.status === "201") created++;
-        else failures.push({ ...who, ...problemOf(result) });
+        else {
+          notCreated.add(pending.line);
+          failures.push({ ...who, ...problemOf(result) });
+        }
       } else if (result.status === "202") invited++;
-      else if (!failures.some((failure) => failure.line === pending.line)) {
+      else if (!notCreated.has(pending.line)) {
         // (an invitation of a user that was not created fails too: its creation is the failure told)
         const problem = problemOf(result);
         failures.push({
@@ -121,7 +125,8 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
         });
       }
     }
-    // the mail goes out through the queue; the pace keeps a large import from flooding it
+    // the mail goes out through the queue; pacing the batches keeps the average under the rate,
+    // so that a large import does not flood the mail server
     if (options.invite) {
       const due = started + (invited * 1000) / rate;
       if (due > Date.now()) await sleep(due - Date.now());
