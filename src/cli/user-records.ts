@@ -45,6 +45,8 @@ export function checkColumns(columns: string[]): void {
     const top = String(columnPath(column)[0]);
     if (top === "password") throw new UsageError(`The column '${column}' holds passwords: ${CLEAR_PASSWORD}.`);
     if (NOT_IMPORTED.has(top)) throw new UsageError(`The column '${column}' is assigned by the server; remove it.`);
+    if (top === "resourceType")
+      throw new UsageError(`'users import' imports Users only; remove the column '${column}'.`);
     if (!KNOWN.has(top)) {
       throw new UsageError(
         `The column '${column}' is not a User attribute.`,
@@ -124,7 +126,7 @@ function openInput(io: IO, file: string): Readable {
 /** The format of a file: by its extension, else by its first character (`{` is NDJSON). */
 export function formatOf(file: string, firstChar: string | undefined): UsersFormat {
   if (/\.csv$/i.test(file)) return "csv";
-  if (/\.(nd)?jsonl?$/i.test(file) || /\.ndjson$/i.test(file)) return "ndjson";
+  if (/\.(ndjson|jsonl|json)$/i.test(file)) return "ndjson";
   return firstChar === "{" ? "ndjson" : "csv";
 }
 

@@ -54,6 +54,7 @@ describe("the header convention", () => {
     [["userName", "password"], /never reads a password in clear/],
     [["userName", "id"], /assigned by the server/],
     [["userName", "firstLogin"], /assigned by the server/],
+    [["userName", "resourceType"], /imports Users only/],
     [["userName", "shoe.size"], /'shoe.size' is not a User attribute/],
     [["userName", "emails[x].value"], /not an attribute path/],
   ])("refuses the header %j", (columns, message) => {

@@ -147,7 +147,7 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
     }
     const bulkId = `line${entry.line}`;
     const operations: Operation[] = [
-      { method: "POST", path: "/Resources", bulkId, data: { resourceType: "User", ...entry.user } },
+      { method: "POST", path: "/Resources", bulkId, data: { ...entry.user, resourceType: "User" } },
     ];
     // a user who brings a password hash has a password: an invitation is for a first one
     if (options.invite && entry.user.passwordHash === undefined) {
