@@ -14,6 +14,7 @@
 //   7. measures/workers.mjs         `server start --workers 2` against `--workers 1` on the event read
 //   8. measures/million-events.mjs  reads and export at 1 000 and 1 000 000 events (seeded straight into SQLite)
 //   9. measures/json-server.mjs     GET by id and POST create against json-server 0.17 (installed into the temp dir)
+//  10. measures/users-import.mjs    `users import` of 10 000 users with --invite against a plain import (SMTP sink)
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;
@@ -29,6 +30,7 @@
 //   BENCH_EVENTS (1000000) events at the large size, BENCH_EVENTS_SMALL (1000) at the small one,
 //   BENCH_USERS (100000) users at the large size, BENCH_EVENT_REQUESTS (200) requests per read and size;
 //   BENCH_JSON_RECORDS (10000) records in json-server's db.json;
+//   BENCH_IMPORT_USERS (10000) users per `users import`;
 //   BENCH_ONLY (e.g. "throughput,workers") runs only the named measures after the set-up.
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -45,6 +47,7 @@ import { measureOAuth } from "./measures/oauth.mjs";
 import { measureRenewPassword } from "./measures/renew-password.mjs";
 import { measureStartup } from "./measures/startup.mjs";
 import { measureThroughput } from "./measures/throughput.mjs";
+import { measureUsersImport } from "./measures/users-import.mjs";
 import { measureWorkers } from "./measures/workers.mjs";
 
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((s) => s.trim())) : undefined;
@@ -85,6 +88,7 @@ try {
   if (wanted("workers")) await measureWorkers(setup, workDir);
   if (wanted("million-events")) await measureMillionEvents(setup, workDir);
   if (wanted("json-server")) await measureJsonServer(setup, workDir);
+  if (wanted("users-import")) await measureUsersImport(setup, workDir);
   summary();
   console.log(`\n(total ${((Date.now() - startedAt) / 1000).toFixed(0)} s)`);
 } catch (error) {

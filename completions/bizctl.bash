@@ -47,7 +47,7 @@ _bizctl_words() {
     "resources create") words="--type --set --file --if-not-exists --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources update") words="--set --file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources delete") words="--ignore-not-found --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "users") words="list create get update set-roles delete set-password disable enable unlock invite sessions sign-out --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users") words="list create get update set-roles delete set-password disable enable unlock invite import export sessions sign-out --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users list") words="--filter --sort-by --sort-order --start-index --count --all --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users create") words="--user-name --email --role --set --file --password-stdin --no-password --invite --if-not-exists --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users get") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -59,6 +59,8 @@ _bizctl_words() {
     "users enable") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users unlock") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users invite") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users import") words="--map --invite --invite-rate --batch-size --format --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users export") words="--filter --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users sessions") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users sign-out") words="--session --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events") words="list get create update delete import export --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

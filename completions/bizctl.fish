@@ -481,7 +481,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from users' -a 'list create get update set-roles delete set-password disable enable unlock invite sessions sign-out'
+complete -c bizctl -n '__fish_seen_subcommand_from users' -a 'list create get update set-roles delete set-password disable enable unlock invite import export sessions sign-out'
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l server
@@ -658,6 +658,38 @@ complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l map
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l invite
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l invite-rate
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l batch-size
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l format
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l filter
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l server

@@ -1,4 +1,5 @@
 export * as auth from "./auth.js";
+export * as bulk from "./bulk.js";
 export * from "./common.js";
 export * from "./errors.js";
 export * as events from "./events.js";
@@ -10,6 +11,7 @@ export * as service from "./service.js";
 export * as sessions from "./sessions.js";
 
 import { authRoutes } from "./auth.js";
+import { bulkRoutes } from "./bulk.js";
 import { eventRoutes } from "./events.js";
 import { invitationRoutes } from "./invitations.js";
 import { oauthRoutes } from "./oauth.js";
@@ -27,4 +29,5 @@ export const allRoutes: readonly RouteEntry[] = [
   ...oauthRoutes,
   ...sessionRoutes,
   ...invitationRoutes,
+  ...bulkRoutes,
 ];

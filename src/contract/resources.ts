@@ -88,6 +88,15 @@ export const UserInput = strict({
   password: Type.Optional(
     Type.String({ minLength: 1, maxLength: 4096, writeOnly: true, description: "sets a temporary password" }),
   ),
+  passwordHash: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 512,
+      writeOnly: true,
+      description:
+        "on create only: the user's password hash from another system, bcrypt (modular crypt $2a$/$2b$/$2y$) or argon2id (PHC string); it becomes argon2id at the first login",
+    }),
+  ),
   emails: Type.Optional(MultiValued()),
   phoneNumbers: Type.Optional(MultiValued()),
   ims: Type.Optional(MultiValued()),

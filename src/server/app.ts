@@ -21,6 +21,7 @@ import { installRateLimits, type RateLimitStore } from "./plugins/rate-limits.js
 import { installSecurityHeaders } from "./plugins/security-headers.js";
 import { ProblemError } from "./problems.js";
 import { authRoutes } from "./routes/auth.js";
+import { bulkRoutes } from "./routes/bulk.js";
 import { eventRoutes } from "./routes/events.js";
 import { invitationRoutes } from "./routes/invitations.js";
 import { resourceRoutes } from "./routes/resources.js";
@@ -74,6 +75,7 @@ function loggerOptions(log: ServerOptions["log"], stream: DestinationStream | un
         "req.headers.authorization",
         "req.headers.cookie",
         "*.password",
+        "*.passwordHash",
         "*.newPassword",
         "*.lastPassword",
         "*.token",
@@ -279,6 +281,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   resourceRoutes(app, services);
   sessionRoutes(app, services);
   invitationRoutes(app, services);
+  bulkRoutes(app, services, options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes);
   oauthRoutes(app, services, { loginLimit });
   await app.ready();
   services.mailer.start();

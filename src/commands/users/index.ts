@@ -11,6 +11,8 @@ import { createResource } from "../resources/create.js";
 import { type ListOptions, listOptions, listResources } from "../resources/list.js";
 import { updateResource } from "../resources/update.js";
 import { collect, examples, tolerating, withContext } from "../shared.js";
+import * as exportUsers from "./export.js";
+import * as importUsers from "./import.js";
 import * as invite from "./invite.js";
 import { resolveUser } from "./resolve.js";
 import * as sessions from "./sessions.js";
@@ -303,6 +305,8 @@ export function register(program: Command, io: Context["io"]): void {
       }),
     );
   invite.register(group, io);
+  importUsers.register(group, io);
+  exportUsers.register(group, io);
   sessions.register(group, io);
   signOut.register(group, io);
 }

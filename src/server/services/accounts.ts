@@ -15,13 +15,14 @@ import {
   countUsers,
   findAccountById,
   findAccountByUserName,
+  replacePasswordHash,
   roleNames,
   saveCredential,
   toAccount,
   type UserAccount,
 } from "../store/users-repo.js";
 import type { Principal, ServiceContext } from "./context.js";
-import { assertAcceptablePassword, burnVerification, hashPassword, verifyPassword } from "./passwords.js";
+import { assertAcceptablePassword, burnVerification, hashPassword, needsRehash, verifyPassword } from "./passwords.js";
 import { assertCan } from "./resource-policy.js";
 
 function summary(account: UserAccount) {
@@ -92,6 +93,10 @@ export async function checkPassword(ctx: ServiceContext, userName: string, passw
     throw invalidCredentials();
   }
   await saveCredential(ctx.store.db, account.id, { failedLogins: 0, lockedUntil: null, loggedIn: true }, ctx.clock());
+  // an imported bcrypt hash (or argon2id with weaker parameters) becomes ours now that the password is known
+  if (needsRehash(hash)) {
+    await replacePasswordHash(ctx.store.db, account.id, { from: hash, to: await hashPassword(password) });
+  }
   return account;
 }
 

@@ -30,8 +30,27 @@ export function hashPassword(password: string): Promise<string> {
   return argon2.hash(normalizePassword(password), HASH_OPTIONS);
 }
 
+/** A bcrypt hash in modular crypt format ($2a$, $2b$, $2y$), as other systems export them. */
+const BCRYPT = /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/;
+/** An argon2id hash in PHC string format (its parameters in any order: node-argon2 writes m,p,t). */
+const ARGON2ID = /^\$argon2id\$v=19\$[mtp]=[0-9]{1,10}(,[mtp]=[0-9]{1,10}){2}\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{16,}$/;
+
+/** Whether a hash imported from another system is one this server can verify (bcrypt or argon2id). */
+export function isImportableHash(hash: string): boolean {
+  return BCRYPT.test(hash) || ARGON2ID.test(hash);
+}
+
 export async function verifyPassword(hash: string, password: string): Promise<boolean> {
   try {
+    if (BCRYPT.test(hash)) {
+      // loaded only for the users who still have an imported bcrypt hash
+      const bcrypt = await import("bcryptjs");
+      // the other system hashed what was typed, not necessarily its NFC form
+      return (
+        (await bcrypt.compare(password, hash)) ||
+        (password !== normalizePassword(password) && (await bcrypt.compare(normalizePassword(password), hash)))
+      );
+    }
     return await argon2.verify(hash, normalizePassword(password));
   } catch {
     return false;
@@ -45,6 +64,16 @@ export async function verifyPassword(hash: string, password: string): Promise<bo
  */
 export const DUMMY_HASH =
   "$argon2id$v=19$m=19456,p=1,t=2$kFzu/K/j12Zp/E4GsST0tQ$csf/Ld6SWLzSpwtwudQ09b/CAXTCC7tdrhIGdlIOb/I";
+
+/** An imported bcrypt hash, or an argon2id one with other parameters, is replaced at the next login. */
+export function needsRehash(hash: string): boolean {
+  if (BCRYPT.test(hash)) return true;
+  try {
+    return argon2.needsRehash(hash, HASH_OPTIONS);
+  } catch {
+    return true;
+  }
+}
 
 /** Spends the time of one verification so that an unknown user answers as slowly as a wrong password. */
 export async function burnVerification(password: string): Promise<void> {

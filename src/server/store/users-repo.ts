@@ -125,6 +125,23 @@ export async function saveCredential(
 }
 
 /**
+ * The same password under a stronger hash: the time it was chosen stays; a hash changed meanwhile
+ * (a reset during the login) is kept.
+ */
+export async function replacePasswordHash(
+  db: Kysely<Schema>,
+  userId: string,
+  change: { from: string; to: string },
+): Promise<void> {
+  await db
+    .updateTable("credentials")
+    .set({ password_hash: change.to })
+    .where("user_id", "=", userId)
+    .where("password_hash", "=", change.from)
+    .execute();
+}
+
+/**
  * Active admins who can log in (a password is set). Read from the indexed attribute values, so
  * that it stays one query however many users there are.
  */

@@ -1,0 +1,316 @@
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import { SCHEMA_URN, USER_ACCOUNT_STATE, UserInput } from "../contract/resources.js";
+import { UsageError } from "./errors.js";
+import type { IO } from "./io.js";
+import { commonJs } from "./lazy-modules.js";
+
+type Attributes = Record<string, unknown>;
+
+/**
+ * One record of a users file: the User it describes, or why it describes none; `line` is where
+ * it starts in the file (1-based, the CSV header being line 1).
+ */
+export type UserLine = { line: number; user: Attributes } | { line: number; error: string; userName?: string };
+
+export type UsersFormat = "csv" | "ndjson";
+
+const ENTERPRISE_PREFIX = `${SCHEMA_URN.enterpriseUser}:`;
+const KNOWN = new Set(Object.keys(UserInput.properties));
+/** What `users export` leaves out and `users import` refuses: assigned by the server, or secret. */
+const NOT_IMPORTED = new Set(["id", "meta", "schemas", "firstLogin", "consumerSecret", ...USER_ACCOUNT_STATE]);
+const BOOLEAN_LEAVES = new Set(["active", "primary"]);
+
+const CLEAR_PASSWORD =
+  "users import never reads a password in clear from a file: leave the password out (the users then set one through --invite or a reset link), or give the other system's bcrypt or argon2id hash as passwordHash";
+
+/** A column name as a path: `name.givenName` → [name, givenName], `emails[0].value` → [emails, 0, value]. */
+export function columnPath(column: string): (string | number)[] {
+  const name = column.startsWith(ENTERPRISE_PREFIX) ? column.slice(ENTERPRISE_PREFIX.length) : column;
+  const path: (string | number)[] = [];
+  for (const part of name.split(".")) {
+    const match = /^([^[\]]+)((?:\[[0-9]{1,2}\])*)$/.exec(part);
+    if (!match)
+      throw new UsageError(`The column '${column}' is not an attribute path (name.givenName, emails[0].value).`);
+    path.push(match[1] as string);
+    for (const index of (match[2] as string).matchAll(/\[([0-9]+)\]/g)) path.push(Number(index[1]));
+  }
+  return path;
+}
+
+/** Refuses a header that names a password in clear, an attribute a User does not have, or one the server assigns. */
+export function checkColumns(columns: string[]): void {
+  for (const column of columns) {
+    const top = String(columnPath(column)[0]);
+    if (top === "password") throw new UsageError(`The column '${column}' holds passwords: ${CLEAR_PASSWORD}.`);
+    if (NOT_IMPORTED.has(top)) throw new UsageError(`The column '${column}' is assigned by the server; remove it.`);
+    if (top === "resourceType")
+      throw new UsageError(`'users import' imports Users only; remove the column '${column}'.`);
+    if (!KNOWN.has(top)) {
+      throw new UsageError(
+        `The column '${column}' is not a User attribute.`,
+        "rename it with --map OLD=NEW, or remove it (see 'users import --help' for the header convention)",
+      );
+    }
+  }
+}
+
+function booleanOf(text: string, column: string): boolean {
+  const lower = text.trim().toLowerCase();
+  if (["true", "1", "yes"].includes(lower)) return true;
+  if (["false", "0", "no"].includes(lower)) return false;
+  throw new Error(`${column} must be true or false (it is '${text}')`);
+}
+
+function setPath(target: Attributes, path: (string | number)[], value: unknown): void {
+  let current: Record<string | number, unknown> = target;
+  path.forEach((key, index) => {
+    if (index === path.length - 1) {
+      current[key] = value;
+      return;
+    }
+    const nextIsIndex = typeof path[index + 1] === "number";
+    current[key] ??= nextIsIndex ? [] : {};
+    current = current[key] as Record<string | number, unknown>;
+  });
+}
+
+/** A CSV row as a User: empty cells are absent; `roles` is a list (`admin;support`); booleans are true/false. */
+export function userFromRow(row: Record<string, string>): Attributes {
+  const user: Attributes = {};
+  for (const [column, cell] of Object.entries(row)) {
+    if (cell === "") continue;
+    const path = columnPath(column);
+    const leaf = path[path.length - 1];
+    let value: unknown = cell;
+    if (path.length === 1 && leaf === "roles") {
+      value = cell
+        .split(/[;,]/)
+        .map((role) => role.trim())
+        .filter(Boolean)
+        .map((role, index) => ({ value: role, primary: index === 0 }));
+    } else if (typeof leaf === "string" && BOOLEAN_LEAVES.has(leaf)) {
+      value = booleanOf(cell, column);
+    }
+    setPath(user, path, value);
+  }
+  // sparse arrays (emails[1] without emails[0]) keep only what was given
+  for (const [key, value] of Object.entries(user)) {
+    if (Array.isArray(value)) user[key] = value.filter((element) => element !== undefined);
+  }
+  return user;
+}
+
+/** Applies `--map OLD=NEW` to a header. */
+export function renameColumns(columns: string[], renames: Map<string, string>): string[] {
+  return columns.map((column) => renames.get(column) ?? column);
+}
+
+export function parseRenames(pairs: string[]): Map<string, string> {
+  const renames = new Map<string, string>();
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0 || at === pair.length - 1) throw new UsageError(`--map takes OLD=NEW (got '${pair}').`);
+    renames.set(pair.slice(0, at), pair.slice(at + 1));
+  }
+  return renames;
+}
+
+function openInput(io: IO, file: string): Readable {
+  if (file === "-") return io.stdin as Readable;
+  const stream = createReadStream(file);
+  return stream;
+}
+
+/** The format of a file: by its extension, else by its first character (`{` is NDJSON). */
+export function formatOf(file: string, firstChar: string | undefined): UsersFormat {
+  if (/\.csv$/i.test(file)) return "csv";
+  if (/\.(ndjson|jsonl|json)$/i.test(file)) return "ndjson";
+  return firstChar === "{" ? "ndjson" : "csv";
+}
+
+/** Reads the first chunk to tell the format, then gives it back in front of the rest. */
+async function peek(input: Readable): Promise<{ first: string | undefined; stream: AsyncIterable<Buffer> }> {
+  const iterator = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const head = await iterator.next();
+  const firstChunk = head.done ? undefined : Buffer.from(head.value);
+  const text = firstChunk
+    ?.toString("utf8")
+    .replace(/^\uFEFF/, "")
+    .trimStart();
+  async function* all() {
+    if (firstChunk) yield firstChunk;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) return;
+      yield Buffer.from(next.value);
+    }
+  }
+  return { first: text?.[0], stream: all() };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function* ndjsonLines(stream: AsyncIterable<Buffer>, renames: Map<string, string>): AsyncGenerator<UserLine> {
+  const { Readable } = await import("node:stream");
+  const lines = createInterface({ input: Readable.from(stream), crlfDelay: Number.POSITIVE_INFINITY });
+  let line = 0;
+  for await (const raw of lines) {
+    line++;
+    const text = (line === 1 ? raw.replace(/^\uFEFF/, "") : raw).trim();
+    if (!text) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      yield { line, error: `not JSON: ${describe(error)}` };
+      continue;
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      yield { line, error: "not a JSON object" };
+      continue;
+    }
+    const user = Object.fromEntries(
+      Object.entries(value as Attributes)
+        .map(([key, inner]) => [renames.get(key) ?? key, inner] as const)
+        .filter(([key]) => !NOT_IMPORTED.has(key) && key !== "resourceType"),
+    );
+    const userName = typeof user.userName === "string" ? user.userName : undefined;
+    if ("password" in user) yield { line, error: CLEAR_PASSWORD, ...(userName && { userName }) };
+    else yield { line, user };
+  }
+}
+
+async function* csvLines(stream: AsyncIterable<Buffer>, renames: Map<string, string>): AsyncGenerator<UserLine> {
+  const { parse } = commonJs(await import("csv-parse"));
+  let header: string[] | undefined;
+  const parser = parse({
+    bom: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    info: true,
+  });
+  const { Readable } = await import("node:stream");
+  Readable.from(stream).pipe(parser);
+  // where the previous record ended: the next one starts after it (and after any empty lines)
+  let endedAt = 0;
+  let emptyLines = 0;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: string[];
+      info: { lines: number; empty_lines: number };
+    }>) {
+      const line = endedAt + 1 + (info.empty_lines - emptyLines);
+      endedAt = info.lines;
+      emptyLines = info.empty_lines;
+      if (!header) {
+        header = renameColumns(
+          record.map((column) => column.trim()),
+          renames,
+        );
+        checkColumns(header);
+        continue;
+      }
+      if (record.length !== header.length) {
+        yield { line, error: `has ${record.length} field(s); the header has ${header.length}` };
+        continue;
+      }
+      const row = Object.fromEntries(header.map((column, index) => [column, record[index] ?? ""]));
+      try {
+        yield { line, user: userFromRow(row) };
+      } catch (error) {
+        yield { line, error: describe(error), ...(row.userName && { userName: row.userName }) };
+      }
+    }
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    // a quote never closed: nothing after it can be read as records
+    const at = (error as { lines?: number }).lines;
+    yield { line: at ?? endedAt + 1, error: `not CSV from here on: ${describe(error)}` };
+  }
+  if (!header) throw new UsageError("The file is empty: a CSV file starts with a header line (userName,…).");
+}
+
+/** The users of a CSV or NDJSON file ('-' for stdin), one at a time, in constant memory. */
+export async function* readUsers(
+  io: IO,
+  file: string,
+  options: { renames: Map<string, string>; format?: UsersFormat },
+): AsyncGenerator<UserLine> {
+  let input: Readable;
+  try {
+    input = openInput(io, file);
+    if (file !== "-") await new Promise((resolve, reject) => input.once("open", resolve).once("error", reject));
+  } catch (error) {
+    throw new UsageError(`Cannot read ${file}: ${describe(error)}`);
+  }
+  const { first, stream } = await peek(input);
+  if (first === undefined) {
+    throw new UsageError(`${file === "-" ? "stdin" : file} is empty: nothing to import.`);
+  }
+  const format = options.format ?? formatOf(file, first);
+  yield* format === "csv" ? csvLines(stream, options.renames) : ndjsonLines(stream, options.renames);
+}
+
+/** The columns `users export` writes as CSV, in this order; NDJSON carries every attribute. */
+export const EXPORT_COLUMNS = [
+  "userName",
+  "externalId",
+  "displayName",
+  "name.givenName",
+  "name.middleName",
+  "name.familyName",
+  "name.honorificPrefix",
+  "name.honorificSuffix",
+  "nickName",
+  "title",
+  "userType",
+  "preferredLanguage",
+  "locale",
+  "timezone",
+  "active",
+  "roles",
+  "emails[0].value",
+  "emails[0].type",
+  "emails[1].value",
+  "emails[1].type",
+  "phoneNumbers[0].value",
+  "phoneNumbers[0].type",
+  "employeeNumber",
+  "costCenter",
+  "organization",
+  "division",
+  "department",
+  "manager.value",
+  "manager.displayName",
+];
+
+/** A User as `users import` reads it back: without what the server assigns, and without any secret. */
+export function exportedUser(user: Attributes): Attributes {
+  return Object.fromEntries(
+    Object.entries(user).filter(
+      ([key]) => !NOT_IMPORTED.has(key) && key !== "resourceType" && key !== "password" && key !== "passwordHash",
+    ),
+  );
+}
+
+/**
+ * A User as a CSV row of EXPORT_COLUMNS: the output's column picker walks dotted paths, so an
+ * `emails[0]` column is an `emails[0]` member holding the first address; roles join with ';'.
+ */
+export function csvRow(user: Attributes): Attributes {
+  const row: Attributes = { ...exportedUser(user) };
+  for (const key of ["emails", "phoneNumbers"]) {
+    const list = Array.isArray(user[key]) ? (user[key] as unknown[]) : [];
+    list.forEach((element, index) => {
+      row[`${key}[${index}]`] = element;
+    });
+  }
+  if (Array.isArray(user.roles)) {
+    row.roles = (user.roles as { value?: unknown }[]).map((role) => String(role.value)).join(";");
+  }
+  return row;
+}

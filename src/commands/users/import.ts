@@ -1,0 +1,218 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Command } from "commander";
+import type { Context } from "../../cli/context.js";
+import { CliError, EXIT, UsageError } from "../../cli/errors.js";
+import { Progress } from "../../cli/progress.js";
+import { parseRenames, readUsers, type UserLine, type UsersFormat } from "../../cli/user-records.js";
+import { ApiError } from "../../client/errors.js";
+import * as bulk from "../../contract/bulk.js";
+import { collect, examples, wholeNumber, withContext } from "../shared.js";
+
+interface ImportOptions {
+  map?: string[];
+  invite?: boolean;
+  inviteRate?: string;
+  batchSize?: string;
+  format?: string;
+}
+
+interface Failure {
+  line: number;
+  userName?: string;
+  code: string;
+  error: string;
+}
+
+type Operation = { method: string; path: string; bulkId?: string; data?: unknown };
+type Pending = { line: number; userName?: string; operations: Operation[]; bytes: number };
+
+const DEFAULT_BATCH = 500;
+const DEFAULT_INVITE_RATE = 50;
+
+/** The problem code of a failed operation, and its message. */
+function problemOf(result: { status: string; response?: unknown }): { code: string; error: string } {
+  const response = (result.response ?? {}) as { code?: string; detail?: string };
+  return { code: response.code ?? `http_${result.status}`, error: response.detail ?? `status ${result.status}` };
+}
+
+/** The exit code that says most about the failures: all of one kind says which, else 1. */
+function exitCodeOf(failures: Failure[]): number {
+  const codes = new Set(failures.map((failure) => failure.code));
+  if (codes.size !== 1) return EXIT.failure;
+  const [code] = codes;
+  if (code === "validation_failed" || code === "invalid_line" || code === "weak_password") return EXIT.validation;
+  if (code === "conflict") return EXIT.conflict;
+  if (code === "forbidden") return EXIT.forbidden;
+  return EXIT.failure;
+}
+
+/**
+ * Creates the users of a CSV or NDJSON file through POST /Bulk, a batch per request; with
+ * --invite each batch also holds an invitation per user (`/Resources/bulkId:…/invitation`),
+ * paced to --invite-rate. Prints a summary and the failures only, with their line numbers.
+ */
+async function importUsers(ctx: Context, file: string, options: ImportOptions): Promise<void> {
+  ctx.requireCredential();
+  const renames = parseRenames(options.map ?? []);
+  if (options.format !== undefined && !["csv", "ndjson"].includes(options.format)) {
+    throw new UsageError("--format is csv or ndjson.");
+  }
+  const rate = Number(wholeNumber(options.inviteRate, "--invite-rate", 1, 100_000) ?? DEFAULT_INVITE_RATE);
+  const client = await ctx.client();
+  const { data: config } = await client.call(bulk.serviceProviderConfig, {});
+  const perBatch = Math.min(
+    Number(wholeNumber(options.batchSize, "--batch-size", 1, bulk.BULK_MAX_OPERATIONS) ?? DEFAULT_BATCH),
+    config.bulk.maxOperations,
+  );
+  // room for the envelope of the request beside its operations
+  const maxBytes = config.bulk.maxPayloadSize - 1024;
+  const progress = new Progress(ctx, "users");
+  const failures: Failure[] = [];
+  let seen = 0;
+  let created = 0;
+  let invited = 0;
+  let batch: Pending[] = [];
+  let batchOperations = 0;
+  let batchBytes = 0;
+  const started = Date.now();
+
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const sent = batch;
+    batch = [];
+    batchOperations = 0;
+    batchBytes = 0;
+    let data: { Operations: { bulkId?: string; status: string; response?: unknown }[] };
+    try {
+      ({ data } = await client.call(bulk.bulk, {
+        body: { schemas: [bulk.BULK_URN.request], Operations: sent.flatMap((p) => p.operations) },
+      }));
+    } catch (error) {
+      // a refused request (a line too large for one, a session that ended) fails its lines, told;
+      // a server out of reach stops the import, the lines before it imported
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      for (const pending of sent) {
+        failures.push({
+          line: pending.line,
+          ...(pending.userName && { userName: pending.userName }),
+          code: error.problem.code,
+          error: error.problem.detail,
+        });
+      }
+      return;
+    }
+    const byBulkId = new Map(sent.map((pending) => [`line${pending.line}`, pending]));
+    const notCreated = new Set<number>();
+    for (const result of data.Operations) {
+      const invitation = String(result.bulkId).startsWith("invite-");
+      const pending = byBulkId.get(String(result.bulkId).replace(/^invite-/, ""));
+      if (!pending) continue;
+      const who = { line: pending.line, ...(pending.userName && { userName: pending.userName }) };
+      if (!invitation) {
+        if (result.status === "201") created++;
+        else {
+          notCreated.add(pending.line);
+          failures.push({ ...who, ...problemOf(result) });
+        }
+      } else if (result.status === "202") invited++;
+      else if (!notCreated.has(pending.line)) {
+        // (an invitation of a user that was not created fails too: its creation is the failure told)
+        const problem = problemOf(result);
+        failures.push({
+          ...who,
+          code: problem.code,
+          error: `created, but not invited ('bizctl users invite' sends it): ${problem.error}`,
+        });
+      }
+    }
+    // the mail goes out through the queue; pacing the batches keeps the average under the rate,
+    // so that a large import does not flood the mail server
+    if (options.invite) {
+      const due = started + (invited * 1000) / rate;
+      if (due > Date.now()) await sleep(due - Date.now());
+    }
+    progress.update(seen);
+  };
+
+  const add = async (entry: UserLine) => {
+    seen++;
+    if ("error" in entry) {
+      failures.push({
+        line: entry.line,
+        ...(entry.userName && { userName: entry.userName }),
+        code: "invalid_line",
+        error: entry.error,
+      });
+      return;
+    }
+    const bulkId = `line${entry.line}`;
+    const operations: Operation[] = [
+      { method: "POST", path: "/Resources", bulkId, data: { ...entry.user, resourceType: "User" } },
+    ];
+    // a user who brings a password hash has a password: an invitation is for a first one
+    if (options.invite && entry.user.passwordHash === undefined) {
+      operations.push({
+        method: "POST",
+        path: `/Resources/${bulk.BULK_ID_PREFIX}${bulkId}/invitation`,
+        bulkId: `invite-${bulkId}`,
+      });
+    }
+    const bytes = Buffer.byteLength(JSON.stringify(operations)) + 1;
+    if (batchOperations + operations.length > perBatch || batchBytes + bytes > maxBytes) await flush();
+    const userName = typeof entry.user.userName === "string" ? entry.user.userName : undefined;
+    batch.push({ line: entry.line, ...(userName && { userName }), operations, bytes });
+    batchOperations += operations.length;
+    batchBytes += bytes;
+  };
+
+  for await (const entry of readUsers(ctx.io, file, { renames, format: options.format as UsersFormat | undefined })) {
+    await add(entry);
+  }
+  await flush();
+  progress.done();
+  failures.sort((a, b) => a.line - b.line);
+  const lines = seen;
+  ctx.info(
+    `Imported ${created} of ${lines} user(s)${options.invite ? `, ${invited} invited` : ""}${failures.length ? `; ${failures.length} failure(s) below` : ""}.`,
+  );
+  if (failures.length === 0) return;
+  await ctx.print(failures, ["line", "userName", "code", "error"]);
+  throw new CliError(
+    `${failures.length} line(s) of ${file === "-" ? "stdin" : file} failed; the others were imported.`,
+    exitCodeOf(failures),
+    "import_incomplete",
+  );
+}
+
+export function register(group: Command, io: Context["io"]): void {
+  group
+    .command("import <file>")
+    .description(
+      "create the users of a CSV or NDJSON file ('-' for stdin) through POST /Bulk; prints a summary and the failures",
+    )
+    .option("--map <old=new>", "read the column (or NDJSON member) OLD as NEW (repeatable)", collect)
+    .option("--invite", "mail each new user an invitation whose link sets the first password")
+    .option("--invite-rate <n>", `invitations queued per second at most (default ${DEFAULT_INVITE_RATE})`)
+    .option("--batch-size <n>", `operations per POST /Bulk request (default ${DEFAULT_BATCH})`)
+    .option("--format <format>", "csv or ndjson (default: from the extension, else from the first character)")
+    .addHelpText(
+      "after",
+      `
+Header convention (CSV): a column names an attribute path of the User schema:
+  userName, displayName, title, active, externalId, employeeNumber, department, …
+  name.givenName, name.familyName          a member of a complex attribute
+  emails[0].value, emails[0].type          an element of a multi-valued attribute
+  roles                                    admin, support or member; several as 'admin;support'
+  urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department  (the prefix is dropped)
+  passwordHash                             a bcrypt ($2a$/$2b$/$2y$) or argon2id (PHC) hash
+Empty cells are absent attributes; active and primary are true or false. A 'password' column is
+refused: passwords in clear are never read from a file. NDJSON lines are User objects, as
+'users export -o ndjson' writes them.
+${examples(
+  "bizctl users import <users-csv>",
+  "bizctl users import <users-csv> --map mail=emails[0].value --map login=userName --invite",
+  "bizctl users export -o ndjson | bizctl --profile <other> users import -",
+)}`,
+    )
+    .action(withContext(io, importUsers));
+}

@@ -1,0 +1,289 @@
+import { BULK_ID_PREFIX, BULK_MAX_OPERATIONS, BULK_URN } from "../../contract/bulk.js";
+import { LIST_COUNT } from "../../contract/resources.js";
+import { ProblemError } from "../problems.js";
+import type { Principal, ServiceContext } from "./context.js";
+import { sendInvitation } from "./invitations.js";
+import { createResource, deleteResource, replaceResource } from "./resources.js";
+
+type Attributes = Record<string, unknown>;
+
+export interface BulkOperation {
+  method: string;
+  path: string;
+  bulkId?: string;
+  version?: string;
+  data?: unknown;
+}
+
+export interface BulkResult {
+  method: string;
+  bulkId?: string;
+  location?: string;
+  version?: string;
+  status: string;
+  response?: unknown;
+}
+
+/** A path of the operation: the collection, one resource, or one resource's invitation. */
+interface Target {
+  type?: "User";
+  id?: string;
+  invitation?: boolean;
+}
+
+const PATH = /^\/(Resources|Users)(?:\/([^/]+)(\/invitation)?)?$/;
+
+function parsePath(path: string): Target {
+  const match = PATH.exec(path);
+  if (!match) {
+    throw new ProblemError(
+      "not_found",
+      `'${path}' is not a path a bulk operation may write: /Resources, /Resources/{id} or /Resources/{id}/invitation.`,
+    );
+  }
+  return {
+    ...(match[1] === "Users" && { type: "User" as const }),
+    ...(match[2] !== undefined && { id: decodeURIComponent(match[2]) }),
+    ...(match[3] !== undefined && { invitation: true }),
+  };
+}
+
+/** Every `bulkId:…` the operation refers to, in its path or anywhere in its data. */
+function referencesOf(operation: BulkOperation): Set<string> {
+  const found = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (typeof value === "string") {
+      if (value.startsWith(BULK_ID_PREFIX)) found.add(value.slice(BULK_ID_PREFIX.length));
+    } else if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === "object") Object.values(value).forEach(visit);
+  };
+  visit(operation.data);
+  for (const segment of operation.path.split("/")) visit(decodeURIComponentSafe(segment));
+  return found;
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The operation with each `bulkId:…` replaced by the id of the resource it created. */
+function resolved(operation: BulkOperation, ids: Map<string, string>): BulkOperation {
+  const swap = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      return value.startsWith(BULK_ID_PREFIX) ? (ids.get(value.slice(BULK_ID_PREFIX.length)) ?? value) : value;
+    }
+    if (Array.isArray(value)) return value.map(swap);
+    if (value && typeof value === "object") {
+      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, swap(inner)]));
+    }
+    return value;
+  };
+  const path = operation.path
+    .split("/")
+    .map((segment) => {
+      const swapped = swap(decodeURIComponentSafe(segment));
+      return swapped === decodeURIComponentSafe(segment) ? segment : encodeURIComponent(String(swapped));
+    })
+    .join("/");
+  return { ...operation, path, ...(operation.data !== undefined && { data: swap(operation.data) }) };
+}
+
+function failure(operation: BulkOperation, error: ProblemError): BulkResult {
+  return {
+    method: operation.method,
+    ...(operation.bulkId !== undefined && { bulkId: operation.bulkId }),
+    status: String(error.status),
+    response: {
+      schemas: [BULK_URN.error],
+      status: String(error.status),
+      ...(error.extra.scimType && { scimType: error.extra.scimType }),
+      detail: error.detail,
+      code: error.code,
+      ...(error.errors && { errors: error.errors }),
+    },
+  };
+}
+
+function dataOf(operation: BulkOperation, target: Target): Attributes {
+  const data = operation.data;
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new ProblemError("validation_failed", `A ${operation.method} operation needs its resource as 'data'.`, {
+      scimType: "invalidSyntax",
+    });
+  }
+  // /Users is the collection of one type: its operations need not name it
+  return target.type && (data as Attributes).resourceType === undefined
+    ? { resourceType: target.type, ...(data as Attributes) }
+    : (data as Attributes);
+}
+
+/** One operation, exactly as its single request would run it. */
+async function execute(ctx: ServiceContext, principal: Principal, operation: BulkOperation): Promise<BulkResult> {
+  const method = operation.method.toUpperCase();
+  const target = parsePath(operation.path);
+  const head = { method, ...(operation.bulkId !== undefined && { bulkId: operation.bulkId }) };
+  if (method === "POST" && target.id === undefined) {
+    if (operation.bulkId === undefined) {
+      throw new ProblemError("validation_failed", "A POST operation needs a bulkId (RFC 7644 section 3.7).", {
+        scimType: "invalidSyntax",
+      });
+    }
+    const created = await createResource(ctx, principal, dataOf(operation, target));
+    return { ...head, location: `${ctx.publicUrl ?? ""}${created.location}`, version: created.etag, status: "201" };
+  }
+  if (method === "POST" && target.id !== undefined && target.invitation) {
+    const sent = await sendInvitation(ctx, principal, target.id);
+    return { ...head, location: `${ctx.publicUrl ?? ""}/Resources/${target.id}`, status: "202", response: sent };
+  }
+  if (target.id !== undefined && !target.invitation && method === "PUT") {
+    const replaced = await replaceResource(ctx, principal, target.id, dataOf(operation, target), operation.version);
+    const meta = replaced.body.meta as { location: string };
+    return { ...head, location: meta.location, version: replaced.etag, status: "200" };
+  }
+  if (target.id !== undefined && !target.invitation && method === "DELETE") {
+    await deleteResource(ctx, principal, target.id, operation.version);
+    return { ...head, location: `${ctx.publicUrl ?? ""}/Resources/${target.id}`, status: "204" };
+  }
+  throw new ProblemError(
+    "method_not_allowed",
+    `${method} ${operation.path} is not an operation of /Bulk: POST a collection or an invitation, PUT or DELETE a resource.`,
+  );
+}
+
+function assertRequest(schemas: string[], operations: BulkOperation[]): void {
+  if (!schemas.includes(BULK_URN.request)) {
+    throw new ProblemError("validation_failed", `A bulk request's schemas must include ${BULK_URN.request}.`, {
+      errors: [{ path: "/schemas", message: "the BulkRequest schema is missing" }],
+      scimType: "invalidSyntax",
+    });
+  }
+  if (operations.length > BULK_MAX_OPERATIONS) {
+    throw new ProblemError(
+      "payload_too_large",
+      `A bulk request may hold at most ${BULK_MAX_OPERATIONS} operations (this one has ${operations.length}); send it in parts.`,
+    );
+  }
+  const seen = new Set<string>();
+  operations.forEach((operation, index) => {
+    if (operation.bulkId === undefined) return;
+    if (seen.has(operation.bulkId)) {
+      throw new ProblemError("validation_failed", `The bulkId '${operation.bulkId}' is used twice.`, {
+        errors: [{ path: `/Operations/${index}/bulkId`, message: "used by an earlier operation" }],
+        scimType: "uniqueness",
+      });
+    }
+    seen.add(operation.bulkId);
+  });
+}
+
+/**
+ * POST /Bulk (RFC 7644 section 3.7). Operations run in the order given, except that one waits
+ * for the operations whose bulkId it refers to; one that refers to a bulkId that failed, that no
+ * operation declares, or that belongs to a cycle fails with 409. Each operation is its own
+ * transaction, with the validation and the authorization of its single request: a bulk request
+ * is not atomic. With failOnErrors, processing stops at that many failures and the operations
+ * not run are absent from the answer.
+ */
+export async function runBulk(
+  ctx: ServiceContext,
+  principal: Principal,
+  request: { schemas: string[]; failOnErrors?: number; Operations: BulkOperation[] },
+) {
+  const operations = request.Operations;
+  assertRequest(request.schemas, operations);
+  const declared = new Set(operations.flatMap((o) => (o.bulkId === undefined ? [] : [o.bulkId])));
+  const ids = new Map<string, string>();
+  const failedIds = new Set<string>();
+  const results: (BulkResult | undefined)[] = [];
+  let errors = 0;
+  const stopped = () => request.failOnErrors !== undefined && errors >= request.failOnErrors;
+  const record = (index: number, operation: BulkOperation, result: BulkResult) => {
+    results[index] = result;
+    if (Number(result.status) >= 400) {
+      errors++;
+      if (operation.bulkId !== undefined) failedIds.add(operation.bulkId);
+    }
+  };
+  let waiting = operations.map((operation, index) => ({ operation, index, refs: referencesOf(operation) }));
+  let progressed = true;
+  while (waiting.length > 0 && progressed && !stopped()) {
+    progressed = false;
+    const next: typeof waiting = [];
+    for (const item of waiting) {
+      if (stopped()) break;
+      const unresolvable = [...item.refs].find((ref) => failedIds.has(ref) || !declared.has(ref));
+      if (unresolvable !== undefined) {
+        const why = failedIds.has(unresolvable) ? "its operation failed" : "no operation of this request declares it";
+        record(
+          item.index,
+          item.operation,
+          failure(
+            item.operation,
+            new ProblemError("conflict", `The bulkId '${unresolvable}' cannot be resolved: ${why}.`, {
+              scimType: "invalidValue",
+            }),
+          ),
+        );
+        progressed = true;
+      } else if ([...item.refs].every((ref) => ids.has(ref))) {
+        let result: BulkResult;
+        try {
+          result = await execute(ctx, principal, resolved(item.operation, ids));
+        } catch (error) {
+          if (!(error instanceof ProblemError)) throw error;
+          result = failure(item.operation, error);
+        }
+        record(item.index, item.operation, result);
+        if (result.status === "201" && item.operation.bulkId !== undefined && result.location) {
+          ids.set(item.operation.bulkId, result.location.slice(result.location.lastIndexOf("/") + 1));
+        }
+        progressed = true;
+      } else {
+        next.push(item);
+      }
+    }
+    waiting = progressed ? next : waiting;
+  }
+  // what is still waiting refers, through others, to itself
+  for (const item of waiting) {
+    if (stopped()) break;
+    record(
+      item.index,
+      item.operation,
+      failure(
+        item.operation,
+        new ProblemError("conflict", "Its bulkId references form a cycle, which this server cannot resolve.", {
+          scimType: "invalidValue",
+        }),
+      ),
+    );
+  }
+  return {
+    schemas: [BULK_URN.response],
+    Operations: results.filter((result): result is BulkResult => result !== undefined),
+  };
+}
+
+/** GET /ServiceProviderConfig: what a SCIM client may rely on (RFC 7643 section 5). */
+export function serviceProviderConfig(bodyLimitBytes: number) {
+  return {
+    schemas: ["urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"],
+    patch: { supported: false },
+    bulk: { supported: true, maxOperations: BULK_MAX_OPERATIONS, maxPayloadSize: bodyLimitBytes },
+    filter: { supported: true, maxResults: LIST_COUNT.max },
+    changePassword: { supported: true },
+    sort: { supported: true },
+    etag: { supported: true },
+    authenticationSchemes: [
+      {
+        type: "oauthbearertoken",
+        name: "Bearer token",
+        description: "A token from POST /auth/login, or from the OAuth 1.0a flow, in Authorization: Bearer.",
+      },
+    ],
+  };
+}
