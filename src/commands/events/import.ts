@@ -317,7 +317,7 @@ export function register(group: Command, io: Context["io"]): void {
       "after",
       examples(
         "bizctl events import events.json",
-        "bizctl events import <events.csv> --on-conflict skip --report failures.ndjson",
+        "bizctl events import <csv-file> --on-conflict skip --report failures.ndjson",
         "bizctl events import events.json --atomic --dry-run",
         "bizctl --profile prod events export -o ndjson | bizctl --profile staging events import -",
       ),
