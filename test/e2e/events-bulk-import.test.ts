@@ -344,6 +344,56 @@ describe.each(STORES)("events import, streamed in batches (%s)", (store) => {
     expect(all).toEqual(lines.map((l) => ({ code: l.code, name: l.name, startsAt: l.startsAt })));
   }, 120_000);
 
+  it.runIf(store === "sqlite remote")(
+    "a server outage stops the import (exit 8); run again with skip against the restarted server, it ends with exactly the file",
+    async () => {
+      const total = 3000;
+      const lines = Array.from({ length: total }, (_, i) => event(`OUT-${String(i).padStart(5, "0")}`, `Out ${i}`));
+      const path = file("outage.ndjson", ndjson(...lines));
+      const importing = s.run(["events", "import", path, "--batch-size", "10", "--json"], { timeoutMs: 120_000 });
+      const filter = encodeURIComponent('code sw "OUT-"');
+      for (let stored = 0; stored === 0; ) {
+        stored = json<{ total: number }>(
+          await s.run(["api", "GET", `/api/crm/v1/events?pagesize=1&filter=${filter}`]),
+        ).total;
+      }
+      await s.server!.stop();
+      const stopped = await importing;
+      expect(stopped.exitCode, show(stopped)).toBe(8);
+      expect(stopped.stderr).toMatch(/--on-conflict skip/);
+
+      const restarted = await startServer(s.sandbox.dataDir, { env: s.env });
+      try {
+        const added = await s.run(["profile", "add", "r2", "--server", restarted.url, "--use"]);
+        expect(added.exitCode, show(added)).toBe(0);
+        expect((await login(s.env, ADMIN, PASSWORD)).exitCode).toBe(0);
+        const again = await importFile(path, "--on-conflict", "skip");
+        expect(again.exitCode, show(again)).toBe(0);
+        const got = report(again);
+        expect(got.created).toBeGreaterThan(0);
+        expect(got.created + got.skipped).toBe(total);
+        const exported = await s.run([
+          "events",
+          "export",
+          "-o",
+          "ndjson",
+          "--filter",
+          'code sw "OUT-"',
+          "--order",
+          "code",
+        ]);
+        const all = exported.stdout
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as { code: string; name: string });
+        expect(all.map((e) => [e.code, e.name])).toEqual(lines.map((l) => [l.code, l.name]));
+      } finally {
+        await restarted.stop();
+      }
+    },
+    180_000,
+  );
+
   async function exportedKills() {
     const exported = await s.run([
       "events",
