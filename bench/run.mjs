@@ -15,6 +15,7 @@
 //   8. measures/million-events.mjs  reads and export at 1 000 and 1 000 000 events (seeded straight into SQLite)
 //   9. measures/json-server.mjs     GET by id and POST create against json-server 0.17 (installed into the temp dir)
 //  10. measures/users-import.mjs    `users import` of 10 000 users with --invite against a plain import (SMTP sink)
+//  11. measures/events-import.mjs   `events import` of 1 000 000 NDJSON events, embedded and remote, against a bare better-sqlite3 loop
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;
@@ -31,6 +32,7 @@
 //   BENCH_USERS (100000) users at the large size, BENCH_EVENT_REQUESTS (200) requests per read and size;
 //   BENCH_JSON_RECORDS (10000) records in json-server's db.json;
 //   BENCH_IMPORT_USERS (10000) users per `users import`;
+//   BENCH_IMPORT_EVENTS (1000000) events imported at the large size, BENCH_IMPORT_EVENTS_SMALL (1000) at the small one;
 //   BENCH_ONLY (e.g. "throughput,workers") runs only the named measures after the set-up.
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -39,6 +41,7 @@ import { PKG } from "./lib/config.mjs";
 import { stopAll } from "./lib/processes.mjs";
 import { summary } from "./lib/report.mjs";
 import { gitState, setUp } from "./lib/setup.mjs";
+import { measureEventsImport } from "./measures/events-import.mjs";
 import { measureFilters } from "./measures/filters.mjs";
 import { measureImports } from "./measures/imports.mjs";
 import { measureJsonServer } from "./measures/json-server.mjs";
@@ -89,6 +92,7 @@ try {
   if (wanted("million-events")) await measureMillionEvents(setup, workDir);
   if (wanted("json-server")) await measureJsonServer(setup, workDir);
   if (wanted("users-import")) await measureUsersImport(setup, workDir);
+  if (wanted("events-import")) await measureEventsImport(setup, workDir);
   summary();
   console.log(`\n(total ${((Date.now() - startedAt) / 1000).toFixed(0)} s)`);
 } catch (error) {

@@ -69,7 +69,7 @@ _bizctl_words() {
     "events create") words="--set --file --if-not-exists --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events update") words="--set --file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events delete") words="--ignore-not-found --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "events import") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "events import") words="--on-conflict --dry-run --atomic --report --format --batch-size --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events export") words="--order --filter --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server") words="init start migrate backup outbox mail-queue rotate-key recover-admin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server init") words="--data-dir --database --secret-key-file --admin-user --admin-email --password-stdin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

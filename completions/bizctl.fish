@@ -807,6 +807,12 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l on-conflict
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l dry-run
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l atomic
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l report
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l format
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l batch-size
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l server

@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { IntegerText, Nullable, Timestamp } from "./common.js";
 import { defineRoute } from "./route.js";
 
@@ -207,4 +207,142 @@ export const deleteEvent = defineRoute({
   responses: { 204: null },
 });
 
-export const eventRoutes = [listEvents, getEvent, createEvent, updateEvent, deleteEvent] as const;
+/** At most this many events in one batch request (and the body stays under the server's body limit). */
+export const EVENT_BATCH_MAX = 1000;
+export const EVENTS_BATCH_PATH = `${EVENTS_PATH}/batch`;
+export const EVENT_IMPORTS_PATH = `${EVENTS_PATH}/imports`;
+/** An atomic import not committed within this time is dropped with what it staged. */
+export const EVENT_IMPORT_TTL_HOURS = 24;
+
+const OnConflict = Type.Union([Type.Literal("fail"), Type.Literal("skip"), Type.Literal("update")], {
+  description:
+    "an event whose code exists (or came earlier in the same import): fail it, skip it, or update it by code",
+});
+
+const ItemProblem = Type.Object({
+  code: Type.String({ description: "the problem code a single create would answer: validation_failed, conflict" }),
+  detail: Type.String(),
+  errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+});
+
+export type BatchItemProblem = Static<typeof ItemProblem>;
+
+const ItemResult = Type.Object({
+  index: Type.Integer({ description: "0-based position of the item in the request" }),
+  ref: Type.Optional(Type.Integer({ description: "the caller's reference of the item, echoed" })),
+  status: Type.Union([
+    Type.Literal("created"),
+    Type.Literal("updated"),
+    Type.Literal("skipped"),
+    Type.Literal("failed"),
+    Type.Literal("staged"),
+  ]),
+  code: Type.Optional(Type.String()),
+  problem: Type.Optional(ItemProblem),
+});
+
+const Counts = {
+  created: Type.Integer(),
+  updated: Type.Integer(),
+  skipped: Type.Integer(),
+  failed: Type.Integer(),
+};
+
+export const BatchResult = Type.Object({
+  ...Counts,
+  staged: Type.Optional(Type.Integer()),
+  dryRun: Type.Boolean(),
+  results: Type.Array(ItemResult),
+});
+
+export const batchEvents = defineRoute({
+  id: "events.batch",
+  method: "POST",
+  path: EVENTS_BATCH_PATH,
+  summary: `Create, skip or update up to ${EVENT_BATCH_MAX} events in one transaction, with a result per item`,
+  tags: ["events"],
+  access: { roles: ["admin", "member"] },
+  body: Type.Object(
+    {
+      items: Type.Array(Type.Unknown({ description: "an event as `events.create` takes it" }), {
+        maxItems: EVENT_BATCH_MAX,
+      }),
+      refs: Type.Optional(
+        Type.Array(Type.Integer(), {
+          maxItems: EVENT_BATCH_MAX,
+          description: "the caller's reference of each item (a line number), echoed in its result",
+        }),
+      ),
+      onConflict: Type.Optional(OnConflict),
+      dryRun: Type.Optional(
+        Type.Boolean({ description: "answer what would happen, in a transaction rolled back: nothing is written" }),
+      ),
+      import: Type.Optional(
+        Type.String({
+          maxLength: 64,
+          description: "an atomic import (events.imports.start): validate and stage the items, write nothing yet",
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  responses: { 200: BatchResult },
+});
+
+const ImportParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+export const startEventImport = defineRoute({
+  id: "events.imports.start",
+  method: "POST",
+  path: EVENT_IMPORTS_PATH,
+  summary: "Open an atomic import: batches staged into it are written all together, or not at all, at its commit",
+  tags: ["events"],
+  access: { roles: ["admin", "member"] },
+  body: Type.Object({ onConflict: Type.Optional(OnConflict) }, { additionalProperties: false }),
+  responses: { 201: Type.Object({ id: Type.String(), expiresAt: Type.String() }) },
+});
+
+export const commitEventImport = defineRoute({
+  id: "events.imports.commit",
+  method: "POST",
+  path: `${EVENT_IMPORTS_PATH}/:id/commit`,
+  summary: "Write every staged event in one transaction; on any failure write none, and answer the failures",
+  tags: ["events"],
+  access: { roles: ["admin", "member"] },
+  params: ImportParams,
+  body: Type.Object(
+    { dryRun: Type.Optional(Type.Boolean({ description: "check the whole import, then roll it back" })) },
+    { additionalProperties: false },
+  ),
+  responses: {
+    200: Type.Object({
+      ...Counts,
+      committed: Type.Boolean(),
+      dryRun: Type.Boolean(),
+      failures: Type.Array(ItemResult, { description: "the failed items only; `index` is the position in the import" }),
+    }),
+  },
+});
+
+export const abortEventImport = defineRoute({
+  id: "events.imports.abort",
+  method: "DELETE",
+  path: `${EVENT_IMPORTS_PATH}/:id`,
+  summary: "Drop an atomic import and what it staged",
+  tags: ["events"],
+  access: { roles: ["admin", "member"] },
+  params: ImportParams,
+  responses: { 204: null },
+});
+
+export const eventRoutes = [
+  listEvents,
+  getEvent,
+  createEvent,
+  updateEvent,
+  deleteEvent,
+  batchEvents,
+  startEventImport,
+  commitEventImport,
+  abortEventImport,
+] as const;

@@ -24,10 +24,8 @@ describe.each(MODES)("events import and export (%s)", (mode) => {
     );
     const imported = await s.run(["events", "import", file, "--json"]);
     expect(imported.exitCode, show(imported)).toBe(0);
-    expect(json(imported)).toEqual([
-      { item: 1, code: "IMP-1", status: "created" },
-      { item: 2, code: "IMP-2", status: "created" },
-    ]);
+    // a summary and the failures only (none here)
+    expect(json(imported)).toEqual({ created: 2, updated: 0, skipped: 0, failed: 0, failures: [] });
     const ndjson = `${JSON.stringify({ code: "IMP-3", name: "Three", startsAt: "2027-02-03T09:00:00Z" })}\n${JSON.stringify({ code: "IMP-4", name: "Four", startsAt: "2027-02-04T09:00:00Z" })}\n`;
     expect((await s.run(["events", "import", "-"], { input: ndjson })).exitCode).toBe(0);
 
@@ -47,7 +45,7 @@ describe.each(MODES)("events import and export (%s)", (mode) => {
     ).toEqual(["IMP-1"]);
   });
 
-  it("re-importing an export reports each duplicate, goes on, and exits 6", async () => {
+  it("re-importing an export reports the duplicate with its position, goes on, and exits 6", async () => {
     const exported = await s.run(["events", "export", "--json"]);
     const file = join(s.sandbox.root, "again.json");
     const records = json<Record<string, unknown>[]>(exported);
@@ -57,21 +55,27 @@ describe.each(MODES)("events import and export (%s)", (mode) => {
     );
     const result = await s.run(["events", "import", file, "--json", "-q"]);
     expect(result.exitCode, show(result)).toBe(6);
-    const report = json<{ item: number; status: string; error?: string }[]>(result);
-    expect(report.map((r) => r.status)).toEqual(["failed", "created"]);
-    expect(report[0]?.error).toMatch(/already exists/);
+    const report = json<{ created: number; failed: number; failures: Record<string, unknown>[] }>(result);
+    expect(report).toMatchObject({ created: 1, failed: 1 });
+    expect(report.failures).toEqual([
+      { line: 1, code: "IMP-1", problem: "conflict", message: expect.stringMatching(/already exists/) },
+    ]);
     expect(errorOf(result).code).toBe("import_incomplete");
     expect(await codes()).toContain("IMP-NEW");
   });
 
-  it("refuses an empty or malformed file before creating anything", async () => {
+  it("refuses an empty file, reports items that are not events, and creates nothing", async () => {
     const before = await codes();
     expect((await s.run(["events", "import", "-"], { input: "" })).exitCode).toBe(2);
     const bad = join(s.sandbox.root, "bad.json");
     writeFileSync(bad, "[1, 2]");
     const result = await s.run(["events", "import", bad]);
-    expect(result.exitCode).toBe(2);
-    expect(errorOf(result).message).toMatch(/item 1 is not an object/);
+    expect(result.exitCode, show(result)).toBe(7);
+    expect(json<{ failures: unknown[] }>(result).failures).toEqual([
+      { line: 1, problem: "not_an_object", message: "not an object" },
+      { line: 2, problem: "not_an_object", message: "not an object" },
+    ]);
+    expect(errorOf(result).code).toBe("import_incomplete");
     expect((await s.run(["events", "import", join(s.sandbox.root, "missing.json")])).exitCode).toBe(2);
     expect(await codes()).toEqual(before);
   });

@@ -1,66 +1,325 @@
-import type { Command } from "commander";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { setFlagsFromString } from "node:v8";
+import { type Command, Option } from "commander";
 import type { Context } from "../../cli/context.js";
-import { CliError, describeError, EXIT, exitCodeFor } from "../../cli/errors.js";
+import { CliError, EXIT, exitCodeFor, UsageError } from "../../cli/errors.js";
 import { Progress } from "../../cli/progress.js";
-import { readRecordsFile } from "../../cli/record-input.js";
+import type { Record_ } from "../../cli/record-input.js";
+import { openRecordSource, type SourceItem, STREAM_FORMATS, type StreamFormat } from "../../cli/record-stream.js";
+import { ApiError } from "../../client/errors.js";
 import * as events from "../../contract/events.js";
 import { examples, withContext } from "../shared.js";
 
-interface Outcome {
-  item: number;
+const ON_CONFLICT = ["fail", "skip", "update"] as const;
+type OnConflict = (typeof ON_CONFLICT)[number];
+
+interface ImportOptions {
+  onConflict: OnConflict;
+  dryRun?: boolean;
+  atomic?: boolean;
+  report?: string;
+  format?: StreamFormat;
+  batchSize: string;
+}
+
+/** One line of the report: where in the file, which event, and the problem code a single create would give. */
+interface Failure {
+  line: number;
+  column?: number;
   code?: string;
-  status: "created" | "failed";
-  error?: string;
+  problem: string;
+  message: string;
+}
+
+interface Counts {
+  created: number;
+  updated: number;
+  skipped: number;
+  failed: number;
+}
+
+/** How many failures the report prints; `--report FILE` has all of them. */
+const SHOWN_FAILURES = 1000;
+
+const JSON_CELLS = new Set(["attendees", "customFields"]);
+
+/**
+ * A CSV record as an event, the way `events export -o csv` writes one: an empty cell is an absent
+ * field, allDay is true or false, tags are comma-separated (or a JSON list), attendees and
+ * customFields are JSON. A cell that does not convert is sent as text, for the server to refuse.
+ */
+function eventFromCsv(record: Record<string, string>): Record_ {
+  const event: Record_ = {};
+  for (const [field, cell] of Object.entries(record)) {
+    if (cell === "") continue;
+    let value: unknown = cell;
+    if (field === "allDay" && /^(true|false)$/i.test(cell)) value = cell.toLowerCase() === "true";
+    else if (field === "version" && /^[0-9]+$/.test(cell)) value = Number(cell);
+    else if (field === "tags")
+      value = cell.trimStart().startsWith("[") ? parseJson(cell) : cell.split(",").map((t) => t.trim());
+    else if (JSON_CELLS.has(field)) value = parseJson(cell);
+    event[field] = value;
+  }
+  return event;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The CSV column of the field a problem points at (`/attendees/0/email` → attendees). */
+function columnOf(columns: Map<string, number> | undefined, problem: events.BatchItemProblem | undefined) {
+  const field = problem?.errors?.[0]?.path.split("/")[1] ?? (problem?.code === "conflict" ? "code" : undefined);
+  return field === undefined ? undefined : columns?.get(field);
+}
+
+class ImportRun {
+  readonly counts: Counts = { created: 0, updated: 0, skipped: 0, failed: 0 };
+  readonly shown: Failure[] = [];
+  private readonly report?: WriteStream;
+  columns?: Map<string, number>;
+  /** the problem of the first failure: the exit code follows it */
+  firstProblem?: string;
+
+  constructor(reportFile: string | undefined) {
+    if (reportFile) this.report = createWriteStream(reportFile, { mode: 0o600 });
+  }
+
+  fail(failure: Failure): void {
+    this.counts.failed++;
+    this.firstProblem ??= failure.problem;
+    if (this.shown.length < SHOWN_FAILURES) this.shown.push(failure);
+    this.report?.write(`${JSON.stringify(failure)}\n`);
+  }
+
+  failItem(line: number, result: { code?: string; problem?: events.BatchItemProblem }): void {
+    const column = columnOf(this.columns, result.problem);
+    this.fail({
+      line,
+      ...(column !== undefined && { column }),
+      ...(result.code !== undefined && { code: result.code }),
+      problem: result.problem?.code ?? "internal_error",
+      message: result.problem?.detail ?? "failed",
+    });
+  }
+
+  async close(): Promise<void> {
+    const report = this.report;
+    if (report)
+      await new Promise<void>((resolve, reject) =>
+        report.end((error?: Error | null) => (error ? reject(error) : resolve())),
+      );
+  }
+}
+
+interface Pending {
+  records: unknown[];
+  lines: number[];
 }
 
 /**
- * Creates each event of a file (as `events export` writes them). Read-only fields are ignored;
- * an event that fails (a duplicate code, an invalid field) is reported and the rest go on.
+ * Imports a file in batches of at most `events.EVENT_BATCH_MAX`, reading it as it goes: one
+ * request in flight while the next batch is read. Without --atomic each batch is its own
+ * transaction, so an interrupted run leaves whole batches; run again with --on-conflict skip, it
+ * finishes the file. With --atomic the batches are staged on the server and written in one
+ * transaction at the end, or not at all.
  */
-async function importEvents(ctx: Context, file: string): Promise<void> {
+async function importEvents(ctx: Context, file: string, options: ImportOptions): Promise<void> {
   ctx.requireCredential();
-  const records = await readRecordsFile(ctx.io, file);
+  const batchSize = Number(options.batchSize);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > events.EVENT_BATCH_MAX) {
+    throw new UsageError(`--batch-size must be a whole number from 1 to ${events.EVENT_BATCH_MAX}.`);
+  }
+  // V8 lets a busy heap grow to several times what is live before it collects: an import of a
+  // million lines would sit at twice the memory of one of a thousand. Sizing the heap by what is
+  // live keeps the memory flat whatever the file's length (the heuristic is read at each GC).
+  setFlagsFromString("--optimize-for-size");
+  const source = await openRecordSource(ctx.io, file, options.format);
   const client = await ctx.client();
+  const run = new ImportRun(options.report);
   const progress = new Progress(ctx, "events");
-  const outcomes: Outcome[] = [];
-  let firstFailure: unknown;
-  for (const [index, record] of records.entries()) {
-    try {
-      const { data } = await client.call(events.createEvent, { body: record as never });
-      outcomes.push({ item: index + 1, code: data.code, status: "created" });
-    } catch (error) {
-      firstFailure ??= error;
-      outcomes.push({
-        item: index + 1,
-        code: record.code as string | undefined,
-        status: "failed",
-        error: describeError(error).message,
-      });
+  let importId: string | undefined;
+  let read = 0;
+  let staged = 0;
+
+  const send = async (batch: Pending): Promise<void> => {
+    const { data } = await client.call(events.batchEvents, {
+      body: {
+        items: batch.records,
+        refs: batch.lines,
+        onConflict: options.onConflict,
+        ...(options.dryRun && !options.atomic && { dryRun: true }),
+        ...(importId && { import: importId }),
+      },
+    });
+    for (const result of data.results) {
+      const line = result.ref ?? batch.lines[result.index] ?? 0;
+      if (result.status === "failed") run.failItem(line, result);
+      else if (result.status === "staged") staged++;
+      else run.counts[result.status]++;
     }
-    progress.update(index + 1, records.length);
+  };
+
+  let inflight: Promise<void> | undefined;
+  let pending: Pending = { records: [], lines: [] };
+  const flush = async () => {
+    if (pending.records.length === 0) return;
+    const batch = pending;
+    pending = { records: [], lines: [] };
+    await inflight;
+    inflight = send(batch);
+    // a failed request surfaces at the next flush or at the end; keep it from being unhandled
+    inflight.catch(() => {});
+  };
+
+  const add = (item: SourceItem) => {
+    if (item.columns) run.columns ??= item.columns;
+    if (item.error) {
+      run.fail({
+        line: item.line,
+        ...(item.error.column !== undefined && { column: item.error.column }),
+        problem: item.error.code,
+        message: item.error.message,
+      });
+      return;
+    }
+    const record = source.format === "csv" ? eventFromCsv(item.record as Record<string, string>) : item.record;
+    pending.records.push(record);
+    pending.lines.push(item.line);
+  };
+
+  try {
+    if (options.atomic) {
+      const { data } = await client.call(events.startEventImport, { body: { onConflict: options.onConflict } });
+      importId = data.id;
+    }
+    for await (const item of source.items) {
+      read++;
+      add(item);
+      if (pending.records.length >= batchSize) await flush();
+      progress.update(read, undefined, source.size ? source.bytesRead() / source.size : undefined);
+    }
+    await flush();
+    await inflight;
+  } catch (error) {
+    progress.done();
+    await run.close();
+    await abandon(ctx, importId);
+    if (error instanceof CliError) throw error;
+    summarise(ctx, run.counts, options, read);
+    ctx.info(
+      options.atomic
+        ? "Stopped; nothing was written (the import is atomic)."
+        : "Stopped; the batches answered above are written. Run the same import again with --on-conflict skip to finish it.",
+    );
+    throw error;
   }
   progress.done();
-  const failed = outcomes.filter((o) => o.status === "failed").length;
-  ctx.info(`Imported ${outcomes.length - failed} of ${outcomes.length} event(s)${failed ? `; ${failed} failed` : ""}.`);
-  await ctx.print(outcomes, ["item", "code", "status", "error"]);
-  if (firstFailure) {
+  if (read === 0) {
+    await run.close();
+    await abandon(ctx, importId);
+    throw new UsageError(`${file === "-" ? "stdin" : file} holds no events; expected NDJSON, a JSON array or CSV.`);
+  }
+
+  if (importId) {
+    if (run.counts.failed > 0) {
+      await abandon(ctx, importId);
+      ctx.info(`${staged} event(s) valid; none written, because --atomic and ${run.counts.failed} failed.`);
+    } else {
+      const { data } = await client.call(events.commitEventImport, {
+        params: { id: importId },
+        body: { ...(options.dryRun && { dryRun: true }) },
+      });
+      for (const failure of data.failures) run.failItem(failure.ref ?? 0, failure);
+      if (data.committed || (options.dryRun && data.failures.length === 0)) {
+        for (const key of ["created", "updated", "skipped"] as const) run.counts[key] = data[key];
+      } else ctx.info(`None written: --atomic and ${data.failed} failed at the commit.`);
+    }
+  }
+  await run.close();
+  summarise(ctx, run.counts, options, read);
+  await printReport(ctx, run);
+  if (run.counts.failed > 0) {
     throw new CliError(
-      `${failed} of ${outcomes.length} event(s) were not imported; see the report above.`,
-      exitCodeFor(firstFailure) || EXIT.failure,
+      `${run.counts.failed} of ${read} event(s) failed${options.report ? `; all failures are in ${options.report}` : ""}.`,
+      exitFor(run.firstProblem),
       "import_incomplete",
     );
   }
 }
 
+/** The exit code of a failed import: that of its first failure's problem (a malformed line is invalid input). */
+function exitFor(problem: string | undefined): number {
+  if (problem === "malformed" || problem === "not_an_object") return EXIT.validation;
+  const code = exitCodeFor(new ApiError(400, { type: "", title: "", status: 400, detail: "", code: problem ?? "" }));
+  return code === EXIT.ok ? EXIT.failure : code;
+}
+
+/** Drops an atomic import the client gives up on; the server would expire it anyway. */
+async function abandon(ctx: Context, importId: string | undefined): Promise<void> {
+  if (!importId) return;
+  try {
+    const client = await ctx.client();
+    await client.call(events.abortEventImport, { params: { id: importId } });
+  } catch {
+    // unreachable now: it expires on the server
+  }
+}
+
+/** The counts on stderr; a JSON or YAML report carries them on stdout instead. */
+function summarise(ctx: Context, counts: Counts, options: ImportOptions, read: number): void {
+  if (["json", "yaml"].includes(ctx.format())) return;
+  const verb = options.dryRun ? "Dry run (nothing written)" : "Imported";
+  ctx.info(
+    `${verb}: ${counts.created} created, ${counts.updated} updated, ${counts.skipped} skipped, ${counts.failed} failed, of ${read} read.`,
+  );
+}
+
+async function printReport(ctx: Context, run: ImportRun): Promise<void> {
+  const format = ctx.format();
+  const more = run.counts.failed - run.shown.length;
+  // found out of order: a malformed line at once, an invalid event when its batch is answered
+  run.shown.sort((a, b) => a.line - b.line);
+  if (format === "json" || format === "yaml") {
+    await ctx.print({ ...run.counts, failures: run.shown });
+  } else if (run.shown.length > 0) {
+    await ctx.print(run.shown, ["line", "column", "code", "problem", "message"]);
+  }
+  if (more > 0) ctx.info(`${more} more failure(s) not shown; --report FILE writes them all.`);
+}
+
 export function register(group: Command, io: Context["io"]): void {
   group
     .command("import <file>")
-    .description("create the events of a JSON or YAML array, or NDJSON ('-' for stdin); reports each")
+    .description(
+      `create (or skip, or update) the events of an NDJSON, JSON array or CSV file ('-' for stdin), streamed in batches of up to ${events.EVENT_BATCH_MAX}; prints a summary and the failures`,
+    )
+    .addOption(
+      new Option("--on-conflict <policy>", "an event whose code exists: fail it, skip it, or update it by code")
+        .choices(ON_CONFLICT)
+        .default("fail"),
+    )
+    .option("--dry-run", "validate everything and report what would happen; write nothing")
+    .option("--atomic", "all or nothing: every event written in one transaction at the end, or none")
+    .option("--report <file>", "write every failure there as NDJSON (line, column, code, problem, message)")
+    .addOption(
+      new Option(
+        "--format <format>",
+        "the file's format (default: from the extension, else its first character)",
+      ).choices(STREAM_FORMATS),
+    )
+    .option("--batch-size <n>", `events per request, 1 to ${events.EVENT_BATCH_MAX}`, String(events.EVENT_BATCH_MAX))
     .addHelpText(
       "after",
       examples(
         "bizctl events import events.json",
-        "bizctl --profile prod events export | bizctl --profile staging events import -",
+        "bizctl events import <csv-file> --on-conflict skip --report failures.ndjson",
+        "bizctl events import events.json --atomic --dry-run",
+        "bizctl --profile prod events export -o ndjson | bizctl --profile staging events import -",
       ),
     )
     .action(withContext(io, importEvents));

@@ -3,6 +3,7 @@ import * as contract from "../../contract/events.js";
 import { buildPath } from "../../contract/route.js";
 import { principalOf } from "../plugins/authenticate.js";
 import type { ServiceContext } from "../services/context.js";
+import * as batch from "../services/event-batch.js";
 import * as events from "../services/events.js";
 import { registerRoute } from "./register.js";
 
@@ -54,6 +55,21 @@ export function eventRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       await events.replaceEvent(ctx, request.params.code, request.body, request.headers["if-match"], request.query),
     ),
   );
+  registerRoute(app, ctx, contract.batchEvents, async (request) =>
+    batch.batchEvents(ctx, principalOf(request), request.body),
+  );
+  registerRoute(app, ctx, contract.startEventImport, async (request, reply) => {
+    const started = await batch.startImport(ctx, principalOf(request), request.body.onConflict);
+    reply.status(201).header("location", buildPath(contract.abortEventImport.path, { id: started.id }));
+    return started;
+  });
+  registerRoute(app, ctx, contract.commitEventImport, async (request) =>
+    batch.commitImport(ctx, principalOf(request), request.params.id, request.body.dryRun),
+  );
+  registerRoute(app, ctx, contract.abortEventImport, async (request, reply) => {
+    await batch.abortImport(ctx, principalOf(request), request.params.id);
+    return reply.status(204).send();
+  });
   registerRoute(app, ctx, contract.deleteEvent, async (request, reply) => {
     await events.deleteEvent(ctx, request.params.code, request.headers["if-match"], request.query);
     return reply.status(204).send();

@@ -129,14 +129,16 @@ function toRepresentation(row: EventRow, fields?: Set<FieldName>): EventRepresen
   return out as EventRepresentation;
 }
 
-function randomCode(): string {
+/** A code for an event created without one. */
+export function newEventCode(): string {
   const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
   return `EV-${Array.from(crypto.getRandomValues(new Uint8Array(10)), (b) => alphabet[b % 32]).join("")}`;
 }
 
 const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
 
-function toRow(
+/** The stored row of a validated event; refuses what the schema cannot say (endsAt before startsAt). */
+export function eventRow(
   code: string,
   body: EventInputBody,
   meta: { now: string; createdAt: string; createdBy: string | null; version: number },
@@ -233,7 +235,7 @@ export async function createEvent(
 ): Promise<Versioned<EventRepresentation>> {
   const { fields } = parseListQuery(query);
   const now = ctx.clock().toISOString();
-  const row = toRow(body.code ?? randomCode(), body, {
+  const row = eventRow(body.code ?? newEventCode(), body, {
     now,
     createdAt: now,
     createdBy: principal.userName,
@@ -262,7 +264,7 @@ export async function replaceEvent(
   return retryWhenChanged(async () => {
     const current = await mustFind(ctx, code);
     assertIfMatch(ifMatch, etagOf(current.version));
-    const row = toRow(current.code, body, {
+    const row = eventRow(current.code, body, {
       now: ctx.clock().toISOString(),
       createdAt: current.created_at,
       createdBy: current.created_by,

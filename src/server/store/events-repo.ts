@@ -19,6 +19,41 @@ export async function insertEvent(db: Kysely<Schema>, row: EventRow): Promise<vo
   await db.insertInto("events").values(row).execute();
 }
 
+/** The stored events among `codeKeys` (lower-case codes), by code key. */
+export async function findEvents(db: Kysely<Schema>, codeKeys: string[]): Promise<Map<string, EventRow>> {
+  const found = new Map<string, EventRow>();
+  // bounded lists keep under SQLite's and PostgreSQL's limits on bound parameters
+  for (let i = 0; i < codeKeys.length; i += 500) {
+    const chunk = codeKeys.slice(i, i + 500);
+    for (const row of await db.selectFrom("events").selectAll().where("code_key", "in", chunk).execute()) {
+      found.set(row.code_key, row);
+    }
+  }
+  return found;
+}
+
+/** Inserts the rows whose code is free, several per statement; returns the code keys it inserted. */
+export async function insertEventsIfAbsent(db: Kysely<Schema>, rows: EventRow[]): Promise<Set<string>> {
+  const inserted = new Set<string>();
+  // 17 columns: 100 rows stay well under either database's limit on bound parameters
+  for (let i = 0; i < rows.length; i += 100) {
+    const written = await db
+      .insertInto("events")
+      .values(rows.slice(i, i + 100))
+      .onConflict((oc) => oc.column("code_key").doNothing())
+      .returning("code_key")
+      .execute();
+    for (const row of written) inserted.add(row.code_key);
+  }
+  return inserted;
+}
+
+/** Replaces an event by code whatever its version (an import's update by code). */
+export async function overwriteEvent(db: Kysely<Schema>, row: EventRow): Promise<void> {
+  const { code_key, code, created_at, created_by, ...changes } = row;
+  await db.updateTable("events").set(changes).where("code_key", "=", code_key).execute();
+}
+
 /** Writes only when the stored version is still `expectedVersion`; false when it is not. */
 export async function replaceEvent(db: Kysely<Schema>, row: EventRow, expectedVersion: number): Promise<boolean> {
   const { code_key, code, created_at, created_by, ...changes } = row;

@@ -185,10 +185,28 @@ export interface Schema {
   mail_queue: MailQueueTable;
   events_count: EventsCountTable;
   oauth_page_forms: OAuthPageFormsTable;
+  event_imports: EventImportsTable;
+  event_import_items: EventImportItemsTable;
 }
 
 /** Slots whose sum is the number of events, kept by triggers so that an unfiltered total costs no scan. */
 export interface EventsCountTable {
   id: number;
   n: number;
+}
+
+export interface EventImportsTable {
+  id: string;
+  created_by: string;
+  on_conflict: string;
+  created_at: string;
+  next_seq: number;
+}
+
+export interface EventImportItemsTable {
+  import_id: string;
+  seq: number;
+  ref: number | null;
+  /** the event as sent, validated when staged and turned into a row at the commit */
+  body: string;
 }

@@ -1,0 +1,77 @@
+import type { FieldIssue } from "./problems.js";
+
+export interface AjvIssue {
+  instancePath: string;
+  message?: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+
+/** What one branch of a union expected, in words: `a boolean`, `null`, `"accepted"`. */
+function expected(issue: AjvIssue): string {
+  const { type, format, allowedValue, allowedValues } = issue.params as Record<string, unknown>;
+  if (issue.keyword === "type") {
+    const names: Record<string, string> = {
+      null: "null",
+      integer: "a whole number",
+      array: "a list",
+      object: "an object",
+      boolean: "a boolean",
+    };
+    return names[String(type)] ?? `a ${String(type)}`;
+  }
+  if (issue.keyword === "format") {
+    if (format === "date-time") return "an RFC 3339 date-time such as 2027-01-10T09:00:00Z";
+    if (format === "email") return "an e-mail address";
+    return `a ${String(format)}`;
+  }
+  if (issue.keyword === "const") return JSON.stringify(allowedValue);
+  if (issue.keyword === "enum") return (allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ");
+  return `a value that ${issue.message ?? "is valid"}`;
+}
+
+/**
+ * Ajv reports a failed union (`Nullable(Timestamp)`, a choice of literals) as one issue per
+ * branch and then "must match a schema in anyOf". That becomes one issue that says what the
+ * field expected: "must be an RFC 3339 date-time ... or null". When a branch failed deeper
+ * inside the value (an attendee's e-mail), those deeper issues are the cause and stay instead.
+ */
+function collapseUnions(issues: AjvIssue[]): AjvIssue[] {
+  const out: AjvIssue[] = [];
+  for (const issue of issues) {
+    if (issue.keyword !== "anyOf") {
+      out.push(issue);
+      continue;
+    }
+    const at = issue.instancePath;
+    const branches: AjvIssue[] = [];
+    while (out.length > 0 && (out.at(-1)!.instancePath === at || out.at(-1)!.instancePath.startsWith(`${at}/`))) {
+      branches.unshift(out.pop()!);
+    }
+    const deeper = branches.filter((b) => b.instancePath !== at);
+    if (deeper.length > 0) {
+      out.push(...deeper);
+      continue;
+    }
+    const words = [...new Set(branches.map(expected))];
+    const message = `must be ${words.length > 2 ? `one of ${words.join(", ")}` : words.join(" or ")}`;
+    out.push({ ...issue, keyword: "union", message });
+  }
+  return out;
+}
+
+/** Ajv's issues as the problem document's `errors` (pointers into the body when `context` is "body"). */
+export function fieldIssues(context: string | undefined, validation: AjvIssue[]): FieldIssue[] {
+  const location = context === "body" ? "" : `/${context === "querystring" ? "query" : (context ?? "")}`;
+  return collapseUnions(validation).map((issue) => {
+    const extra = issue.params.additionalProperty ?? issue.params.missingProperty;
+    const path = `${location}${issue.instancePath}${extra !== undefined ? `/${String(extra)}` : ""}` || "/";
+    const message =
+      issue.keyword === "additionalProperties"
+        ? `unknown field '${String(extra)}'`
+        : issue.keyword === "required"
+          ? `'${String(extra)}' is required`
+          : (issue.message ?? "is not valid");
+    return { path, message };
+  });
+}
