@@ -1,4 +1,4 @@
-// 10. `events import` of BENCH_IMPORT_EVENTS (1 000 000) NDJSON events, against a bare
+// 11. `events import` of BENCH_IMPORT_EVENTS (1 000 000) NDJSON events, against a bare
 // better-sqlite3 loop that reads the same file and inserts the same rows, with one prepared
 // statement in one transaction, into a data dir made the same way (`server init`: the same
 // schema, indexes and triggers). Each import runs on a data dir of its own: embedded (the CLI
@@ -149,7 +149,7 @@ export async function measureEventsImport({ base }, dir) {
   const rssRatio = embedded.rssMb / embeddedSmall.rssMb;
   const remoteRssRatio = remote.rssMb / remoteSmall.rssMb;
   console.log(
-    `\n10. events import of ${thousands(large)} NDJSON events (batches of 1 000), against a bare better-sqlite3 loop reading the same file\n` +
+    `\n11. events import of ${thousands(large)} NDJSON events (batches of 1 000), against a bare better-sqlite3 loop reading the same file\n` +
       "    and inserting the same rows into the same schema in one transaction",
   );
   console.log(
