@@ -57,6 +57,10 @@ export interface ServerOptions {
   mailSenderLoop?: boolean;
   /** development only: accept PLAINTEXT OAuth signatures over plain HTTP (refused by default) */
   allowPlaintextOverHttp?: boolean;
+  /** audit records older than this many days are pruned by the server (`--audit-retention-days`) */
+  auditRetentionDays?: number;
+  /** bench only: write no audit records, to measure what auditing costs (never a user option) */
+  auditOff?: boolean;
 }
 
 export const DEFAULTS = {
@@ -65,6 +69,7 @@ export const DEFAULTS = {
   bodyLimitBytes: 1024 * 1024,
   resetTokenTtlSeconds: 30 * 60,
   inviteTtlSeconds: 72 * 3600,
+  auditRetentionDays: 365,
   mailFrom: "bizctl <no-reply@localhost>",
   loginRateLimit: { max: 30, timeWindowMs: 60_000 },
   redisPrefix: "bizctl:rl:",

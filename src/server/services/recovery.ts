@@ -6,7 +6,8 @@ import { findResource } from "../store/resources-repo.js";
 import type { Schema } from "../store/schema.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
 import { findAccountById, findAccountByUserName, saveCredential } from "../store/users-repo.js";
-import type { ServiceContext } from "./context.js";
+import { audit } from "./audit.js";
+import type { RequestOrigin, ServiceContext } from "./context.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
 import { randomToken } from "./random-token.js";
 
@@ -43,10 +44,15 @@ export async function recipient(ctx: ServiceContext, db: Kysely<Schema>, userId:
 }
 
 /** The token and its e-mail are written in one transaction: no link that is never sent, no mail with a dead link. */
-async function queueResetMail(ctx: ServiceContext, userId: string): Promise<void> {
+async function queueResetMail(ctx: ServiceContext, userId: string, origin: RequestOrigin): Promise<void> {
   await ctx.mailer.transaction(async (trx, queue) => {
     const to = await recipient(ctx, trx, userId);
     if (!to) return;
+    await audit(ctx, trx, {
+      action: "password.reset_request",
+      target: { type: "User", id: userId, name: to.userName },
+      origin,
+    });
     const token = randomToken(32);
     const now = ctx.clock();
     const expiresAt = new Date(now.getTime() + ctx.resetTokenTtlSeconds * 1000);
@@ -66,7 +72,11 @@ async function queueResetMail(ctx: ServiceContext, userId: string): Promise<void
  * POST /renewPassword. The answer is the same, and as fast, whether or not the account exists:
  * the look-up, the token and the queuing of the e-mail all happen after it, in the background.
  */
-export function requestPasswordReset(ctx: ServiceContext, input: { userName?: string; email?: string }) {
+export function requestPasswordReset(
+  ctx: ServiceContext,
+  input: { userName?: string; email?: string },
+  origin: RequestOrigin = {},
+) {
   if ((input.userName === undefined) === (input.email === undefined)) {
     throw invalid("Give exactly one of userName or email.", "/");
   }
@@ -74,7 +84,7 @@ export function requestPasswordReset(ctx: ServiceContext, input: { userName?: st
     const ids = input.userName
       ? [(await findAccountByUserName(ctx.store.db, input.userName))?.id].filter((id): id is string => Boolean(id))
       : await userIdsByEmail(ctx.store.db, input.email as string);
-    for (const id of ids) await queueResetMail(ctx, id);
+    for (const id of ids) await queueResetMail(ctx, id, origin);
   });
   return ACCEPTED;
 }
@@ -90,7 +100,24 @@ function invalidToken(): ProblemError {
 }
 
 /** PUT /resetPassword: one use; all sessions end; lockout and firstLogin are cleared; the user is told by e-mail. */
-export async function resetPassword(ctx: ServiceContext, token: string, newPassword: string): Promise<void> {
+export async function resetPassword(
+  ctx: ServiceContext,
+  token: string,
+  newPassword: string,
+  origin: RequestOrigin = {},
+): Promise<void> {
+  try {
+    await resetWithToken(ctx, token, newPassword, origin);
+  } catch (error) {
+    // a spent or guessed link is worth knowing about; whose it was is not known
+    if (error instanceof ProblemError && error.code === "invalid_reset_token") {
+      await audit(ctx, ctx.store.db, { action: "password.reset", outcome: error.code, origin });
+    }
+    throw error;
+  }
+}
+
+async function resetWithToken(ctx: ServiceContext, token: string, newPassword: string, origin: RequestOrigin) {
   const tokenHash = hashToken(token);
   const pending = await ctx.store.db
     .selectFrom("password_resets")
@@ -112,8 +139,15 @@ export async function resetPassword(ctx: ServiceContext, token: string, newPassw
   await ctx.mailer.transaction(async (trx, queue) => {
     if (!(await consumeResetToken(trx, tokenHash, now))) throw invalidToken();
     await saveCredential(trx, account.id, { passwordHash, firstLogin: false, failedLogins: 0, lockedUntil: null }, now);
-    await revokeUserSessions(trx, account.id, now);
+    const ended = await revokeUserSessions(trx, account.id, now);
     await voidResetTokens(trx, account.id, now);
+    await audit(ctx, trx, {
+      action: "password.reset",
+      actor: { userId: account.id, userName: account.userName },
+      target: { type: "User", id: account.id, name: account.userName },
+      origin,
+      details: { via: pending.purpose === "invitation" ? "invitation" : "reset link", sessionsEnded: ended },
+    });
     // the first password, set through an invitation, changed nothing the user must be warned of
     if (pending.purpose === "invitation") return;
     const to = await recipient(ctx, trx, account.id);
