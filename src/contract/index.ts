@@ -1,3 +1,4 @@
+export * as audit from "./audit.js";
 export * as auth from "./auth.js";
 export * from "./common.js";
 export * from "./errors.js";
@@ -9,6 +10,7 @@ export * from "./route.js";
 export * as service from "./service.js";
 export * as sessions from "./sessions.js";
 
+import { auditRoutes } from "./audit.js";
 import { authRoutes } from "./auth.js";
 import { eventRoutes } from "./events.js";
 import { invitationRoutes } from "./invitations.js";
@@ -27,4 +29,5 @@ export const allRoutes: readonly RouteEntry[] = [
   ...oauthRoutes,
   ...sessionRoutes,
   ...invitationRoutes,
+  ...auditRoutes,
 ];

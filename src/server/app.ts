@@ -19,12 +19,14 @@ import { installProblemHandling, sendProblem } from "./plugins/problems.js";
 import { installRateLimits, type RateLimitStore } from "./plugins/rate-limits.js";
 import { installSecurityHeaders } from "./plugins/security-headers.js";
 import { ProblemError } from "./problems.js";
+import { auditRoutes } from "./routes/audit.js";
 import { authRoutes } from "./routes/auth.js";
 import { eventRoutes } from "./routes/events.js";
 import { invitationRoutes } from "./routes/invitations.js";
 import { resourceRoutes } from "./routes/resources.js";
 import { serviceRoutes } from "./routes/service.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { pruneAuditTrail } from "./services/audit-list.js";
 import type { ServiceContext } from "./services/context.js";
 import { openKeyStorage } from "./services/key-storage.js";
 import { KeyRing } from "./services/keys.js";
@@ -116,6 +118,25 @@ export interface BuiltApp extends FastifyInstance {
   rateLimits: RateLimitStore;
   /** writes out every log line still buffered (the asynchronous stdout destination); close() does it too */
   flushLogs(): void;
+}
+
+/** How often a server prunes the audit trail; every instance does, and a second prune finds nothing. */
+const AUDIT_PRUNE_EVERY_MS = 3600_000;
+
+/**
+ * Retention of the audit trail, run by the servers (`server start`, beside the mail loop), not by
+ * each embedded command: once at start, then hourly. A failed prune is logged and tried again.
+ */
+function pruneAuditPeriodically(services: ServiceContext, days?: number): () => void {
+  const prune = () =>
+    pruneAuditTrail(services, days ?? DEFAULTS.auditRetentionDays).then(
+      (removed) => removed > 0 && services.log().info({ removed }, "pruned audit records past retention"),
+      (error) => services.log().warn({ err: error }, "could not prune the audit trail"),
+    );
+  void prune();
+  const timer = setInterval(prune, AUDIT_PRUNE_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** The whole HTTP application, ready for inject() or listen(); it never listens itself. */
@@ -216,7 +237,9 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   const stopRefreshingKeys = keys.refreshPeriodically((error) =>
     app.log.warn({ err: error }, "could not re-read the signing keys; keeping those loaded"),
   );
+  let stopPruning = () => {};
   app.addHook("onClose", async () => {
+    stopPruning();
     stopRefreshingKeys();
     await services.mailer.close();
     await store.close();
@@ -253,8 +276,10 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   sessionRoutes(app, services);
   invitationRoutes(app, services);
   oauthRoutes(app, services, { loginLimit });
+  auditRoutes(app, services);
   await app.ready();
   services.mailer.start();
+  if (options.mailSenderLoop) stopPruning = pruneAuditPeriodically(services, options.auditRetentionDays);
   return app as unknown as BuiltApp;
 }
 
