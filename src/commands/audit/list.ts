@@ -55,7 +55,7 @@ export function register(group: Command, io: Context["io"]): void {
       examples(
         "bizctl audit list",
         'bizctl audit list --filter \'action eq "login" and outcome ne "success"\'',
-        "bizctl audit list --since 2026-01-01T00:00:00Z --all -o csv > audit.csv",
+        "bizctl audit list --since 2026-01-01T00:00:00Z --all -o csv",
       ),
     )
     .action(

@@ -60,10 +60,15 @@ async function tail(ctx: Context, options: Options): Promise<void> {
       (last.at(-1) as { id?: string } | undefined)?.id ?? (await newestId(ctx, options)) ?? new Date(0).toISOString();
   }
   let stopped = false;
+  // Ctrl-C ends the follow cleanly, so that the cursor is printed; the CLI's own handler (exit 130
+  // at once) is set aside meanwhile, and a second Ctrl-C still ends the process at once
   const stop = () => {
+    if (stopped) process.exit(130);
     stopped = true;
   };
-  process.once("SIGINT", stop);
+  const previous = process.listeners("SIGINT");
+  process.removeAllListeners("SIGINT");
+  process.on("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
     let wait: number = POLL.firstMs;
@@ -84,6 +89,7 @@ async function tail(ctx: Context, options: Options): Promise<void> {
   } finally {
     process.removeListener("SIGINT", stop);
     process.removeListener("SIGTERM", stop);
+    for (const listener of previous) process.on("SIGINT", listener);
   }
   ctx.info(`Resume with: bizctl audit tail --follow --since ${cursor}`);
 }
