@@ -13,6 +13,7 @@
 //   7. measures/workers.mjs         `server start --workers 2` against `--workers 1` on the event read
 //   8. measures/million-events.mjs  reads and export at 1 000 and 1 000 000 events (seeded straight into SQLite)
 //   9. measures/json-server.mjs     GET by id and POST create against json-server 0.17 (installed into the temp dir)
+//  10. measures/audit.mjs           audited writes (User update, login) against auditing off (bench/audit.mts, in-process)
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;
@@ -28,6 +29,7 @@
 //   BENCH_EVENTS (1000000) events at the large size, BENCH_EVENTS_SMALL (1000) at the small one,
 //   BENCH_USERS (100000) users at the large size, BENCH_EVENT_REQUESTS (200) requests per read and size;
 //   BENCH_JSON_RECORDS (10000) records in json-server's db.json;
+//   BENCH_AUDIT_UPDATES (300) / BENCH_AUDIT_LOGINS (40) audited and unaudited writes of each kind;
 //   BENCH_ONLY (e.g. "throughput,workers") runs only the named measures after the set-up.
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -36,6 +38,7 @@ import { PKG } from "./lib/config.mjs";
 import { stopAll } from "./lib/processes.mjs";
 import { summary } from "./lib/report.mjs";
 import { gitState, setUp } from "./lib/setup.mjs";
+import { measureAudit } from "./measures/audit.mjs";
 import { measureFilters } from "./measures/filters.mjs";
 import { measureImports } from "./measures/imports.mjs";
 import { measureJsonServer } from "./measures/json-server.mjs";
@@ -84,6 +87,7 @@ try {
   if (wanted("workers")) await measureWorkers(setup, workDir);
   if (wanted("million-events")) await measureMillionEvents(setup, workDir);
   if (wanted("json-server")) await measureJsonServer(setup, workDir);
+  if (wanted("audit")) await measureAudit(setup, workDir);
   summary();
   console.log(`\n(total ${((Date.now() - startedAt) / 1000).toFixed(0)} s)`);
 } catch (error) {

@@ -7,7 +7,7 @@ import { compileFilter } from "../filter/compile.js";
 import { parseFilter } from "../filter/parse.js";
 import { invalid } from "../problems.js";
 import { type AuditRow, listAudit as listRows, pruneAudit } from "../store/audit-repo.js";
-import { AUDIT_ID_PATTERN } from "./audit.js";
+import { AUDIT_ID_PATTERN, auditIdFloor } from "./audit.js";
 import type { Principal, ServiceContext } from "./context.js";
 import { type CursorQuery, decodeCursor, encodeCursor } from "./event-cursor.js";
 
@@ -106,6 +106,5 @@ export async function listAudit(ctx: ServiceContext, principal: Principal, query
 
 /** Retention: removes the records older than `days`; the count removed. */
 export async function pruneAuditTrail(ctx: ServiceContext, days: number): Promise<number> {
-  const before = new Date(ctx.clock().getTime() - days * 24 * 3600 * 1000).toISOString();
-  return pruneAudit(ctx.store.db, before);
+  return pruneAudit(ctx.store.db, auditIdFloor(ctx.clock().getTime() - days * 24 * 3600 * 1000));
 }

@@ -91,6 +91,9 @@ export function auditId(nowMs: number): string {
 
 export const AUDIT_ID_PATTERN = /^[0-9a-z]{21}$/;
 
+/** The lowest id a record written at `ms` or later can have: ids below it are older. */
+export const auditIdFloor = (ms: number) => ms.toString(36).padStart(9, "0");
+
 /** The actor of an authenticated request: the user, and the consumer acting for them. */
 export function actorOf(principal: Principal): AuditActor {
   return {

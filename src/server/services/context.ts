@@ -22,7 +22,7 @@ export interface ServiceContext {
   resetTokenTtlSeconds: number;
   inviteTtlSeconds: number;
   log: () => FastifyBaseLogger;
-  /** bench only (BIZCTL_BENCH_NO_AUDIT, read by the bench's server): write no audit records */
+  /** bench only (the auditOff server option, set by bench/audit.mts): write no audit records */
   auditOff?: boolean;
   /** development only: accept PLAINTEXT OAuth signatures over plain HTTP */
   allowPlaintextOverHttp?: boolean;
