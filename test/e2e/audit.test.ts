@@ -86,6 +86,8 @@ describe.each(MODES)("audit trail (%s)", (mode) => {
       outcome?: string;
       actor?: string | null;
       target?: { type: string; name?: string };
+      /** the OAuth consumer acting for the actor (undefined: none) */
+      consumer?: string;
     }[];
   }
 
@@ -238,6 +240,32 @@ describe.each(MODES)("audit trail (%s)", (mode) => {
       ],
     },
     {
+      name: "oauth flow approves a grant, the consumer acts for the user, tokens revoke ends it",
+      run: async () => {
+        const created = await s.run(["oauth", "consumers", "create", "--name", "Partner", "--json"]);
+        ok(created, show(created));
+        const consumer = json<{ id: string; consumerKey: string; consumerSecret: string }>(created);
+        ids.partner = consumer.id;
+        secrets.push(consumer.consumerSecret);
+        const flow = await s.run(["oauth", "flow", "--consumer-key", consumer.consumerKey, "--consumer-secret-stdin"], {
+          input: `${consumer.consumerSecret}\n`,
+        });
+        ok(flow, show(flow));
+        const body = JSON.stringify({ code: "VIA-OAUTH", name: "Via OAuth", startsAt: "2027-01-10T09:00:00Z" });
+        const call = await s.run(["oauth", "call", "POST", "/api/crm/v1/events", "--data", "-"], { input: body });
+        ok(call, show(call));
+        const listed = await s.run(["oauth", "tokens", "list", "--json"]);
+        const grant = json<{ token: string; consumerId: string }[]>(listed).find((g) => g.consumerId === consumer.id);
+        ok(await s.run(["oauth", "tokens", "revoke", grant!.token, "--yes"]));
+      },
+      expected: () => [
+        { action: "oauth.consumer.create", actor: "admin", target: { type: "OAuthConsumer", name: "Partner" } },
+        { action: "oauth.grant.approve", actor: "admin", target: { type: "OAuthConsumer" }, consumer: undefined },
+        { action: "event.create", actor: "admin", target: { type: "Event", name: "Via OAuth" }, consumer: ids.partner },
+        { action: "oauth.grant.revoke", actor: "admin", target: { type: "User", name: undefined } },
+      ],
+    },
+    {
       name: "server rotate-key",
       run: async () => ok(await s.run(["server", "rotate-key"])),
       expected: () => [{ action: "key.rotate", actor: null, target: { type: "SigningKey" } }],
@@ -310,7 +338,11 @@ describe.each(MODES)("audit trail (%s)", (mode) => {
         const record = found[0]!;
         if (want.actor === null) expect(record.actor?.userName).toBeUndefined();
         else if (want.actor) expect(record.actor?.userName).toBe(want.actor);
-        if (want.target) expect(record.target).toMatchObject(want.target);
+        if (want.target) {
+          const { name, ...rest } = want.target;
+          expect(record.target).toMatchObject(name === undefined ? rest : want.target);
+        }
+        if ("consumer" in want) expect(record.actor?.consumerId).toBe(want.consumer);
         if (want.action !== "key.rotate") {
           expect(record.clientIp).toBeTruthy();
           expect(record.requestId).toBeTruthy();
@@ -321,7 +353,8 @@ describe.each(MODES)("audit trail (%s)", (mode) => {
 
   it("no password, token, secret or reset link the tests used is anywhere in the audit table", async () => {
     const config = readFileSync(join(s.sandbox.configDir, "config.json"), "utf8");
-    const tokens = [...config.matchAll(/"(eyJ[A-Za-z0-9._-]{20,})"/g)].map((m) => m[1]!);
+    // every token and secret the CLI stored: Bearer tokens, OAuth token credentials
+    const tokens = [...config.matchAll(/"(?:token|tokenSecret|secret)"\s*:\s*"([^"]{8,})"/gi)].map((m) => m[1]!);
     expect(tokens.length).toBeGreaterThan(0);
     const db = new Database(join(s.sandbox.dataDir, "bizctl.db"), { readonly: true, fileMustExist: true });
     try {
