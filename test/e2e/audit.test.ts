@@ -394,6 +394,11 @@ describe.each(MODES)("audit trail (%s)", (mode) => {
     const asAdmin = await recordsSince(undefined, 'action sw "key."');
     expect(asAdmin.length).toBeGreaterThan(0);
 
+    // users get, as a table, ends with the user's recent activity
+    const shown = await s.run(["users", "get", "mia", "-o", "table"]);
+    ok(shown, show(shown));
+    expect(shown.stdout).toMatch(/Recent activity:\n.*action.*\n.*password\.change/s);
+
     const anonymousEnv = await s.newConfig("anonymous");
     const anonymous = await bizctl(["audit", "list"], { env: anonymousEnv });
     expect(anonymous.exitCode, show(anonymous)).toBe(4);
