@@ -16,6 +16,7 @@
 //   9. measures/json-server.mjs     GET by id and POST create against json-server 0.17 (installed into the temp dir)
 //  10. measures/users-import.mjs    `users import` of 10 000 users with --invite against a plain import (SMTP sink)
 //  11. measures/events-import.mjs   `events import` of 1 000 000 NDJSON events, embedded and remote, against a bare better-sqlite3 loop
+//  12. measures/audit.mjs           audited writes (User update, login) against auditing off (bench/audit.mts, in-process)
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;
@@ -33,6 +34,7 @@
 //   BENCH_JSON_RECORDS (10000) records in json-server's db.json;
 //   BENCH_IMPORT_USERS (10000) users per `users import`;
 //   BENCH_IMPORT_EVENTS (1000000) events imported at the large size, BENCH_IMPORT_EVENTS_SMALL (1000) at the small one;
+//   BENCH_AUDIT_UPDATES (300) / BENCH_AUDIT_LOGINS (40) audited and unaudited writes of each kind;
 //   BENCH_ONLY (e.g. "throughput,workers") runs only the named measures after the set-up.
 import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -41,6 +43,7 @@ import { PKG } from "./lib/config.mjs";
 import { stopAll } from "./lib/processes.mjs";
 import { summary } from "./lib/report.mjs";
 import { gitState, setUp } from "./lib/setup.mjs";
+import { measureAudit } from "./measures/audit.mjs";
 import { measureEventsImport } from "./measures/events-import.mjs";
 import { measureFilters } from "./measures/filters.mjs";
 import { measureImports } from "./measures/imports.mjs";
@@ -93,6 +96,7 @@ try {
   if (wanted("json-server")) await measureJsonServer(setup, workDir);
   if (wanted("users-import")) await measureUsersImport(setup, workDir);
   if (wanted("events-import")) await measureEventsImport(setup, workDir);
+  if (wanted("audit")) await measureAudit(setup, workDir);
   summary();
   console.log(`\n(total ${((Date.now() - startedAt) / 1000).toFixed(0)} s)`);
 } catch (error) {

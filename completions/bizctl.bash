@@ -14,7 +14,7 @@ _bizctl() {
 _bizctl_words() {
   local words=""
   case "$1" in
-    "") words="auth oauth resources users events server profile api completion help --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "") words="auth oauth resources users events audit server profile api completion help --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth") words="login logout status token first-login change-password renew-password reset-password sessions sign-out --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth login") words="--user --password-stdin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth logout") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -71,9 +71,12 @@ _bizctl_words() {
     "events delete") words="--ignore-not-found --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events import") words="--on-conflict --dry-run --atomic --report --format --batch-size --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events export") words="--order --filter --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "audit") words="list tail --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "audit list") words="--filter --since --until --page-size --all --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "audit tail") words="--follow --filter --since --lines --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server") words="init start migrate backup outbox mail-queue rotate-key recover-admin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server init") words="--data-dir --database --secret-key-file --admin-user --admin-email --password-stdin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "server start") words="--data-dir --database --secret-key-file --host --port --public-url --smtp-url --mail-from --login-rate-limit --redis-url --redis-prefix --token-ttl --invite-ttl --log-level --workers --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "server start") words="--data-dir --database --secret-key-file --host --port --public-url --smtp-url --mail-from --login-rate-limit --redis-url --redis-prefix --token-ttl --invite-ttl --audit-retention-days --log-level --workers --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server migrate") words="--data-dir --database --secret-key-file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server backup") words="--data-dir --database --secret-key-file --force --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server outbox") words="list show --data-dir --database --secret-key-file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

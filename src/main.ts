@@ -4,6 +4,7 @@ import { describeError, EXIT, exitCodeFor, UsageError } from "./cli/errors.js";
 import { type IO, processIO, writeLine } from "./cli/io.js";
 import { terminalJson } from "./cli/terminal-text.js";
 import * as api from "./commands/api/index.js";
+import * as audit from "./commands/audit/index.js";
 import * as auth from "./commands/auth/index.js";
 import * as completion from "./commands/completion/index.js";
 import * as events from "./commands/events/index.js";
@@ -51,7 +52,7 @@ export function buildProgram(io: IO): Command {
     const checked = checkGlobals(program.opts<GlobalOptions>());
     program.setOptionValue("output", checked.output);
   });
-  for (const group of [auth, oauth, resources, users, events, server, profile, api, completion, help])
+  for (const group of [auth, oauth, resources, users, events, audit, server, profile, api, completion, help])
     group.register(program, io);
   for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput());
   return program;

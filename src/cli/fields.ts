@@ -1,4 +1,5 @@
 import { type TSchema, Type } from "@sinclair/typebox";
+import { AuditRecord } from "../contract/audit.js";
 import { Event } from "../contract/events.js";
 import { OAuthConsumerInput, USER_ACCOUNT_STATE, UserInput } from "../contract/resources.js";
 import { CliError, EXIT } from "./errors.js";
@@ -14,6 +15,7 @@ const BY_RESOURCE_TYPE: Record<string, TSchema[]> = {
 
 /** The schemas of a group's records, known even when a result is empty. */
 const BY_GROUP: Record<string, TSchema[]> = {
+  audit: [AuditRecord],
   events: [Event],
   users: [UserInput, ACCOUNT_STATE],
 };

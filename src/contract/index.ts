@@ -1,3 +1,4 @@
+export * as audit from "./audit.js";
 export * as auth from "./auth.js";
 export * as bulk from "./bulk.js";
 export * from "./common.js";
@@ -10,6 +11,7 @@ export * from "./route.js";
 export * as service from "./service.js";
 export * as sessions from "./sessions.js";
 
+import { auditRoutes } from "./audit.js";
 import { authRoutes } from "./auth.js";
 import { bulkRoutes } from "./bulk.js";
 import { eventRoutes } from "./events.js";
@@ -30,4 +32,5 @@ export const allRoutes: readonly RouteEntry[] = [
   ...sessionRoutes,
   ...invitationRoutes,
   ...bulkRoutes,
+  ...auditRoutes,
 ];

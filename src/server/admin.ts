@@ -104,7 +104,15 @@ export async function rotateKeyInstance(
   return withStore(options, async (store) => {
     await migrateToLatest(store.db, store.dialect);
     const storage = await openKeyStorage({ store, dataDir: options.dataDir, secretKey: options.secretKey });
-    return rotateKeys(storage, new Date(), options);
+    const rotated = await rotateKeys(storage, new Date(), options);
+    // after the fact: the keys may live in files, outside any transaction of the database
+    const { audit } = await import("./services/audit.js");
+    await audit({ clock: () => new Date() }, store.db, {
+      action: "key.rotate",
+      target: { type: "SigningKey", id: rotated.kid },
+      details: { via: "server rotate-key", signFrom: rotated.signFrom, removed: rotated.removed },
+    });
+    return rotated;
   });
 }
 

@@ -20,6 +20,7 @@ import { installProblemHandling, sendProblem } from "./plugins/problems.js";
 import { installRateLimits, type RateLimitStore } from "./plugins/rate-limits.js";
 import { installSecurityHeaders } from "./plugins/security-headers.js";
 import { ProblemError } from "./problems.js";
+import { auditRoutes } from "./routes/audit.js";
 import { authRoutes } from "./routes/auth.js";
 import { bulkRoutes } from "./routes/bulk.js";
 import { eventRoutes } from "./routes/events.js";
@@ -27,6 +28,7 @@ import { invitationRoutes } from "./routes/invitations.js";
 import { resourceRoutes } from "./routes/resources.js";
 import { serviceRoutes } from "./routes/service.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { pruneAuditTrail } from "./services/audit-list.js";
 import type { ServiceContext } from "./services/context.js";
 import { openKeyStorage } from "./services/key-storage.js";
 import { KeyRing } from "./services/keys.js";
@@ -140,6 +142,25 @@ export interface BuiltApp extends FastifyInstance {
   flushLogs(): void;
 }
 
+/** How often a server prunes the audit trail; every instance does, and a second prune finds nothing. */
+const AUDIT_PRUNE_EVERY_MS = 3600_000;
+
+/**
+ * Retention of the audit trail, run by the servers (`server start`, beside the mail loop), not by
+ * each embedded command: once at start, then hourly. A failed prune is logged and tried again.
+ */
+function pruneAuditPeriodically(services: ServiceContext, days?: number): () => void {
+  const prune = () =>
+    pruneAuditTrail(services, days ?? DEFAULTS.auditRetentionDays).then(
+      (removed) => removed > 0 && services.log().info({ removed }, "pruned audit records past retention"),
+      (error) => services.log().warn({ err: error }, "could not prune the audit trail"),
+    );
+  void prune();
+  const timer = setInterval(prune, AUDIT_PRUNE_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /** The whole HTTP application, ready for inject() or listen(); it never listens itself. */
 export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   const clock = options.clock ?? (() => new Date());
@@ -182,6 +203,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     passwordPolicy: { minLength: options.passwordMinLength ?? DEFAULTS.passwordMinLength },
     publicUrl,
     allowPlaintextOverHttp: options.allowPlaintextOverHttp ?? false,
+    ...(options.auditOff && { auditOff: true }),
     linkBase: () => publicUrl ?? listenUrl ?? DEFAULTS.linkBase,
     resetTokenTtlSeconds: options.resetTokenTtlSeconds ?? DEFAULTS.resetTokenTtlSeconds,
     inviteTtlSeconds: options.inviteTtlSeconds ?? DEFAULTS.inviteTtlSeconds,
@@ -245,7 +267,9 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   const stopRefreshingKeys = keys.refreshPeriodically((error) =>
     app.log.warn({ err: error }, "could not re-read the signing keys; keeping those loaded"),
   );
+  let stopPruning = () => {};
   app.addHook("onClose", async () => {
+    stopPruning();
     stopRefreshingKeys();
     await services.mailer.close();
     await store.close();
@@ -283,8 +307,10 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   invitationRoutes(app, services);
   bulkRoutes(app, services, options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes);
   oauthRoutes(app, services, { loginLimit });
+  auditRoutes(app, services);
   await app.ready();
   services.mailer.start();
+  if (options.mailSenderLoop) stopPruning = pruneAuditPeriodically(services, options.auditRetentionDays);
   return app as unknown as BuiltApp;
 }
 

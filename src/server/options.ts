@@ -67,6 +67,10 @@ export interface ServerOptions {
   connectionTimeoutMs?: number;
   /** development only: accept PLAINTEXT OAuth signatures over plain HTTP (refused by default) */
   allowPlaintextOverHttp?: boolean;
+  /** audit records older than this many days are pruned by the server (`--audit-retention-days`) */
+  auditRetentionDays?: number;
+  /** bench only: write no audit records, to measure what auditing costs (never a user option) */
+  auditOff?: boolean;
 }
 
 export const DEFAULTS = {
@@ -81,6 +85,7 @@ export const DEFAULTS = {
   connectionTimeoutMs: 120_000,
   resetTokenTtlSeconds: 30 * 60,
   inviteTtlSeconds: 72 * 3600,
+  auditRetentionDays: 365,
   mailFrom: "bizctl <no-reply@localhost>",
   loginRateLimit: { max: 30, timeWindowMs: 60_000 },
   redisPrefix: "bizctl:rl:",

@@ -71,6 +71,8 @@ const EXEMPT: Record<string, string> = {
   "BIZCTL_SECRET_KEY_FILE=/etc/bizctl/secret bizctl server recover-admin --database postgres://bizctl@db/bizctl --admin-user <name>":
     "names a PostgreSQL host and a key file of the reader's",
   "bizctl events delete KICKOFF": "asks to confirm at a terminal (the next example passes --yes)",
+  "bizctl audit tail --follow --filter 'outcome ne \"success\"'":
+    "follows until Ctrl-C (test/e2e/audit.test.ts runs audit tail --follow)",
 };
 
 /** Placeholders filled from the seed; an example with any other `<...>` or `$VAR` is not runnable as is. */

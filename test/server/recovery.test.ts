@@ -181,7 +181,11 @@ describe("password recovery (inject, outbox mailer)", () => {
         expect(queued).toEqual([
           expect.objectContaining({ kind: "password_reset", recipient: "", status: "queued", attempts: 0 }),
         ]);
-        expect(JSON.parse(queued[0]!.body_text!)).toEqual(body(who));
+        // what was asked, and where from (for the audit record the sender writes): the same shape for every account
+        const { origin, ...asked } = JSON.parse(queued[0]!.body_text!) as { origin: Record<string, unknown> };
+        expect(asked).toEqual(body(who));
+        expect(Object.keys(origin).sort()).toEqual(["ip", "requestId", "userAgent"].filter((key) => key in origin));
+        expect(origin.requestId).toEqual(expect.any(String));
         expect(await resets()).toBe(resetsBefore);
 
         const sent = await mail();

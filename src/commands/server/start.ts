@@ -12,6 +12,7 @@ interface Options extends StorageFlags {
   publicUrl?: string;
   tokenTtl: string;
   inviteTtl: string;
+  auditRetentionDays: string;
   smtpUrl?: string;
   mailFrom?: string;
   loginRateLimit: string;
@@ -60,6 +61,7 @@ async function start(ctx: Context, options: Options): Promise<void> {
     publicUrl: options.publicUrl,
     tokenTtlSeconds: integer(options.tokenTtl, "--token-ttl", 60, 30 * 24 * 3600),
     inviteTtlSeconds: integer(options.inviteTtl, "--invite-ttl", 1, 30 * 24 * 3600),
+    auditRetentionDays: integer(options.auditRetentionDays, "--audit-retention-days", 1, 100 * 365),
     trustProxy: options.trustProxy,
     allowPlaintextOverHttp: options.allowPlaintextOverHttp,
     smtpUrl: options.smtpUrl,
@@ -131,6 +133,11 @@ export function register(group: Command, io: Context["io"]): void {
       new Option("--invite-ttl <seconds>", "how long an invitation link works (default 72 hours)")
         .env("BIZCTL_INVITE_TTL")
         .default("259200"),
+    )
+    .addOption(
+      new Option("--audit-retention-days <days>", "audit records older than this are pruned (hourly)")
+        .env("BIZCTL_AUDIT_RETENTION_DAYS")
+        .default("365"),
     )
     .addOption(new Option("--log-level <level>", "pino log level").env("BIZCTL_LOG_LEVEL").default("info"))
     .addOption(

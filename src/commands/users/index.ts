@@ -7,6 +7,7 @@ import { fieldValidator, merge, recordFromOptions } from "../../cli/record-input
 import * as auth from "../../contract/auth.js";
 import { generatePassword } from "../../contract/passwords.js";
 import * as resources from "../../contract/resources.js";
+import { recentActivity } from "../audit/shared.js";
 import { createResource } from "../resources/create.js";
 import { type ListOptions, listOptions, listResources } from "../resources/list.js";
 import { updateResource } from "../resources/update.js";
@@ -190,7 +191,12 @@ export function register(program: Command, io: Context["io"]): void {
     .action(
       withContext(io, async (ctx, reference: string) => {
         ctx.requireCredential();
-        await ctx.print(await resolveUser(ctx, reference));
+        const user = await resolveUser(ctx, reference);
+        await ctx.print(user);
+        // a person at a table gets the user's recent activity under it; data formats stay the user alone
+        if (ctx.format() === "table" && ctx.globals.query === undefined && ctx.fields() === undefined) {
+          ctx.printText(await recentActivity(ctx, String(user.id)));
+        }
       }),
     );
   group

@@ -9,9 +9,11 @@
 import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import { OUT_OF_BAND } from "../../contract/oauth.js";
+import { originOf } from "../http/origin.js";
 import { ProblemError } from "../problems.js";
-import { checkPassword } from "../services/accounts.js";
-import type { ServiceContext } from "../services/context.js";
+import { checkPasswordAndRecord } from "../services/accounts.js";
+import { audit } from "../services/audit.js";
+import type { RequestOrigin, ServiceContext } from "../services/context.js";
 import { randomToken } from "../services/random-token.js";
 import * as pages from "../store/oauth-page-repo.js";
 import { type AuthorizeView, authorizePage } from "./authorize-page.js";
@@ -149,7 +151,7 @@ export async function submitPage(
     });
   }
   const decision = form.get("decision");
-  if (decision === "deny") return deny(ctx, temporary);
+  if (decision === "deny") return deny(ctx, temporary, originOf(request));
   if (decision !== "approve") {
     return formPage(ctx, request, temporary, 400, { error: "Choose Approve or Deny." });
   }
@@ -165,9 +167,9 @@ export async function submitPage(
       error: `Too many sign-in attempts from this address; try again in ${wait ?? "a few"} seconds.`,
     });
   }
-  let account: Awaited<ReturnType<typeof checkPassword>>;
+  let account: Awaited<ReturnType<typeof checkPasswordAndRecord>>;
   try {
-    account = await checkPassword(ctx, userName, form.get("password") ?? "");
+    account = await checkPasswordAndRecord(ctx, userName, form.get("password") ?? "", originOf(request), "oauth page");
   } catch (error) {
     if (!(error instanceof ProblemError)) throw error;
     if (error.code === "account_locked") {
@@ -186,7 +188,12 @@ export async function submitPage(
     });
   }
   try {
-    const approval = await approveFor(ctx, account.id, token);
+    const approval = await approveFor(
+      ctx,
+      { userId: account.id, userName: account.userName },
+      token,
+      originOf(request),
+    );
     if (approval.redirect) return { kind: "redirect", status: 303, location: approval.redirect };
     return page(200, { kind: "verifier", consumerName: nameOf(temporary), verifier: approval.verifier });
   } catch (error) {
@@ -197,8 +204,24 @@ export async function submitPage(
 }
 
 /** The owner refuses: the temporary credentials are gone; the consumer learns it (Problem Reporting). */
-async function deny(ctx: ServiceContext, temporary: pages.PageTemporary): Promise<PageAnswer> {
-  if (!(await pages.denyTemporary(ctx.store.db, temporary.token))) return DEAD();
+async function deny(ctx: ServiceContext, temporary: pages.PageTemporary, origin: RequestOrigin): Promise<PageAnswer> {
+  // nobody signs in to deny: the record names the consumer and where the answer came from
+  const denied = await ctx.store.db.transaction().execute(async (trx) => {
+    const done = await pages.denyTemporary(trx, temporary.token);
+    if (done) {
+      await audit(ctx, trx, {
+        action: "oauth.grant.deny",
+        target: {
+          type: "OAuthConsumer",
+          id: temporary.consumerId,
+          ...(temporary.consumerName && { name: temporary.consumerName }),
+        },
+        origin,
+      });
+    }
+    return done;
+  });
+  if (!denied) return DEAD();
   if (temporary.callback === OUT_OF_BAND) return page(200, { kind: "denied", consumerName: nameOf(temporary) });
   const location = new URL(temporary.callback);
   location.searchParams.append("oauth_token", temporary.token);

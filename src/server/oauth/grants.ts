@@ -5,6 +5,7 @@
  */
 import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problems.js";
+import { auditBy } from "../services/audit.js";
 import type { Principal, ServiceContext } from "../services/context.js";
 import * as repo from "../store/oauth-repo.js";
 
@@ -79,7 +80,19 @@ export async function listGrants(ctx: ServiceContext, principal: Principal, user
 /** Revokes a grant: the caller's own, or (admin) anyone's. Another user's grant is not found. */
 export async function revokeGrant(ctx: ServiceContext, principal: Principal, token: string): Promise<void> {
   const admin = isAdmin(principal);
-  if (!(await repo.deleteToken(ctx.store.db, token, admin ? undefined : principal.userId))) {
+  const revoked = await ctx.store.db.transaction().execute(async (trx) => {
+    const grant = await repo.deleteToken(trx, token, admin ? undefined : principal.userId);
+    // the token itself is not recorded: the grant is named by its user and its consumer
+    if (grant) {
+      await auditBy(ctx, trx, principal, {
+        action: "oauth.grant.revoke",
+        target: { type: "User", id: grant.userId },
+        details: { consumerId: grant.consumerId },
+      });
+    }
+    return grant;
+  });
+  if (!revoked) {
     throw new ProblemError(
       "not_found",
       `No OAuth grant${admin ? "" : " of yours"} with this token (see 'bizctl oauth tokens list').`,

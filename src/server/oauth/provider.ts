@@ -13,9 +13,11 @@ import {
   type OAuthSignatureMethod,
   OUT_OF_BAND,
 } from "../../contract/oauth.js";
+import { originOf } from "../http/origin.js";
 import { ProblemError } from "../problems.js";
 import { authenticateBearer } from "../services/accounts.js";
-import type { Principal, ServiceContext } from "../services/context.js";
+import { audit } from "../services/audit.js";
+import type { Principal, RequestOrigin, ServiceContext } from "../services/context.js";
 import { randomToken } from "../services/random-token.js";
 import * as repo from "../store/oauth-repo.js";
 import { createSession } from "../store/sessions-repo.js";
@@ -268,11 +270,16 @@ async function approve(ctx: ServiceContext, httpRequest: FastifyRequest, request
       "Your password is temporary; change it before approving access (POST /auth/ChangePassWithLastPass).",
     );
   }
-  return approveFor(ctx, owner.userId, request.oauth.get("oauth_token")!);
+  return approveFor(ctx, owner, request.oauth.get("oauth_token")!, originOf(httpRequest));
 }
 
 /** The owner's approval, however the owner was proven: a verifier, and where to send the owner. */
-export async function approveFor(ctx: ServiceContext, userId: string, token: string): Promise<Approval> {
+export async function approveFor(
+  ctx: ServiceContext,
+  owner: { userId: string; userName: string },
+  token: string,
+  origin: RequestOrigin,
+): Promise<Approval> {
   const temporary = await repo.findTemporary(ctx.store.db, token);
   const now = ctx.clock();
   if (!temporary || temporary.used_at || Date.parse(temporary.expires_at) <= now.getTime()) {
@@ -282,10 +289,22 @@ export async function approveFor(ctx: ServiceContext, userId: string, token: str
     throw unauthorized("oauth_token_invalid", "These temporary credentials were already approved.");
   const oob = temporary.callback === OUT_OF_BAND;
   const verifier = oob ? typableVerifier() : randomToken(16);
-  const approved = await repo.approveTemporary(ctx.store.db, token, {
-    userId,
-    verifierHash: sha256(oob ? canonicalTypable(verifier) : verifier),
-    nowIso: now.toISOString(),
+  const approved = await ctx.store.db.transaction().execute(async (trx) => {
+    const done = await repo.approveTemporary(trx, token, {
+      userId: owner.userId,
+      verifierHash: sha256(oob ? canonicalTypable(verifier) : verifier),
+      nowIso: now.toISOString(),
+    });
+    if (done) {
+      await audit(ctx, trx, {
+        action: "oauth.grant.approve",
+        actor: { userId: owner.userId, userName: owner.userName },
+        target: { type: "OAuthConsumer", id: temporary.consumer_id },
+        origin,
+        details: { outOfBand: oob },
+      });
+    }
+    return done;
   });
   if (!approved) throw unauthorized("oauth_token_invalid", "These temporary credentials were already approved.");
   if (oob) return { token, verifier };
@@ -408,6 +427,7 @@ async function tokenPrincipal(
       firstLogin: account.credential.firstLogin,
       sessionId: row.session_id,
       expiresAt: new Date(row.expires_at),
+      consumerId: signed.consumer.id,
     },
   };
 }

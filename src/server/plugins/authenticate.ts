@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import type { Access } from "../../contract/route.js";
+import { originOf } from "../http/origin.js";
 import { authenticateOAuth } from "../oauth/provider.js";
 import { ProblemError } from "../problems.js";
 import { authenticateBearer } from "../services/accounts.js";
@@ -87,6 +88,7 @@ export function authorize(ctx: ServiceContext, access: Access): onRequestHookHan
   const forbidden = `This operation needs one of the roles ${access.roles.join(", ")}.`;
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const principal = await resolvePrincipal(ctx, request);
+    principal.origin = originOf(request);
     request.principal = principal;
     if (principal.firstLogin && !duringFirstLogin) {
       throw new ProblemError(

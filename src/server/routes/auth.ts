@@ -1,6 +1,7 @@
 import { normalizeIP } from "@fastify/rate-limit";
 import type { FastifyInstance, onRequestHookHandler } from "fastify";
 import * as contract from "../../contract/auth.js";
+import { originOf } from "../http/origin.js";
 import { principalOf } from "../plugins/authenticate.js";
 import * as accounts from "../services/accounts.js";
 import type { ServiceContext } from "../services/context.js";
@@ -34,23 +35,21 @@ export function authRoutes(
     ctx,
     contract.login,
     async (request) =>
-      accounts.login(ctx, request.body.userName, request.body.password, {
-        // request.ip honours --trust-proxy as the rate limiter's key does (which masks IPv6 to a
-        // subnet: not what a person reading the session list wants to see)
-        ip: request.ip,
-        userAgent: request.headers["user-agent"],
-      }),
+      // request.ip honours --trust-proxy as the rate limiter's key does (which masks IPv6 to a
+      // subnet: not what a person reading the session list wants to see)
+      accounts.login(ctx, request.body.userName, request.body.password, originOf(request)),
     loginLimit,
   );
   registerRoute(
     app,
     ctx,
     contract.renewPassword,
-    async (request, reply) => reply.status(202).send(await recovery.requestPasswordReset(ctx, request.body)),
+    async (request, reply) =>
+      reply.status(202).send(await recovery.requestPasswordReset(ctx, request.body, originOf(request))),
     renewLimit,
   );
   registerRoute(app, ctx, contract.resetPassword, async (request, reply) => {
-    await recovery.resetPassword(ctx, request.body.token, request.body.newPassword);
+    await recovery.resetPassword(ctx, request.body.token, request.body.newPassword, originOf(request));
     return reply.status(204).send();
   });
   registerRoute(app, ctx, contract.resetPasswordPage, async (request, reply) => {

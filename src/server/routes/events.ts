@@ -52,7 +52,14 @@ export function eventRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   registerRoute(app, ctx, contract.updateEvent, async (request, reply) =>
     withEtag(
       reply,
-      await events.replaceEvent(ctx, request.params.code, request.body, request.headers["if-match"], request.query),
+      await events.replaceEvent(
+        ctx,
+        principalOf(request),
+        request.params.code,
+        request.body,
+        request.headers["if-match"],
+        request.query,
+      ),
     ),
   );
   registerRoute(app, ctx, contract.batchEvents, async (request) =>
@@ -71,7 +78,13 @@ export function eventRoutes(app: FastifyInstance, ctx: ServiceContext): void {
     return reply.status(204).send();
   });
   registerRoute(app, ctx, contract.deleteEvent, async (request, reply) => {
-    await events.deleteEvent(ctx, request.params.code, request.headers["if-match"], request.query);
+    await events.deleteEvent(
+      ctx,
+      principalOf(request),
+      request.params.code,
+      request.headers["if-match"],
+      request.query,
+    );
     return reply.status(204).send();
   });
 }

@@ -1,8 +1,10 @@
+import type { Kysely } from "kysely";
 import { USER_NAME_PATTERN } from "../../contract/resources.js";
 import type { Role } from "../../contract/route.js";
 import { formatTimestamp } from "../http/timestamps.js";
 import { invalid, ProblemError } from "../problems.js";
 import { findUserByName, insertResource, type ResourceRow, replaceResource } from "../store/resources-repo.js";
+import type { Schema } from "../store/schema.js";
 import {
   createSession,
   findLiveSession,
@@ -21,7 +23,8 @@ import {
   toAccount,
   type UserAccount,
 } from "../store/users-repo.js";
-import type { Principal, ServiceContext } from "./context.js";
+import { actorOf, audit, auditBy, refusalsRecorded } from "./audit.js";
+import type { Principal, RequestOrigin, ServiceContext } from "./context.js";
 import { assertAcceptablePassword, burnVerification, hashPassword, needsRehash, verifyPassword } from "./passwords.js";
 import { assertCan } from "./resource-policy.js";
 
@@ -45,11 +48,14 @@ function backoffSeconds(failures: number): number {
   return Math.min(LOCKOUT.firstSeconds * 2 ** (failures - LOCKOUT.threshold), LOCKOUT.maxSeconds);
 }
 
-/** Where a login comes from, recorded on its session. */
-export interface LoginClient {
-  ip?: string;
-  userAgent?: string;
-}
+/** Where a login comes from, recorded on its session and in the audit trail. */
+export type LoginClient = RequestOrigin;
+
+const userTarget = (account: { id: string; userName: string }) => ({
+  type: "User",
+  id: account.id,
+  name: account.userName,
+});
 
 /** A user agent is kept for a person to recognise a session, not in full. */
 const USER_AGENT_MAX = 256;
@@ -64,17 +70,34 @@ export const SESSION_TOUCH_MS = 60_000;
  * The password check of every login, wherever it is typed (/auth/login, the OAuth authorization
  * page): the same answer for unknown and wrong, the per-account back-off, the failure count.
  */
-export async function checkPassword(ctx: ServiceContext, userName: string, password: string): Promise<UserAccount> {
+export async function checkPassword(
+  ctx: ServiceContext,
+  userName: string,
+  password: string,
+  origin: RequestOrigin = {},
+  via = "login",
+): Promise<UserAccount> {
   const account = await findAccountByUserName(ctx.store.db, userName);
   const hash = account?.credential.passwordHash;
+  // the name typed is kept only when it names an account: people type passwords into that field
+  const failed = (code: string, db = ctx.store.db) =>
+    audit(ctx, db, {
+      action: "login",
+      outcome: code,
+      origin,
+      ...(account && { target: userTarget(account) }),
+      details: { via },
+    });
   if (!account || !hash || !account.active) {
     // an unknown, disabled or password-less account costs the same time as a wrong password
     await burnVerification(password);
+    await failed("invalid_credentials");
     throw invalidCredentials();
   }
   const lockedUntil = account.credential.lockedUntil ? Date.parse(account.credential.lockedUntil) : 0;
   const waitSeconds = Math.ceil((lockedUntil - ctx.clock().getTime()) / 1000);
   if (waitSeconds > 0) {
+    await failed("account_locked");
     throw new ProblemError(
       "account_locked",
       `Too many failed logins; try again in ${waitSeconds} s, or ask an admin to unlock the account.`,
@@ -89,10 +112,20 @@ export async function checkPassword(ctx: ServiceContext, userName: string, passw
       failures >= LOCKOUT.threshold
         ? new Date(ctx.clock().getTime() + backoffSeconds(failures) * 1000).toISOString()
         : null;
-    await saveCredential(ctx.store.db, account.id, { failedLogins: failures, lockedUntil: lock }, ctx.clock());
+    await ctx.store.db.transaction().execute(async (trx) => {
+      await saveCredential(trx, account.id, { failedLogins: failures, lockedUntil: lock }, ctx.clock());
+      await failed("invalid_credentials", trx);
+      if (lock) {
+        await audit(ctx, trx, {
+          action: "lockout",
+          origin,
+          target: userTarget(account),
+          details: { failedLogins: failures, lockedUntil: lock },
+        });
+      }
+    });
     throw invalidCredentials();
   }
-  await saveCredential(ctx.store.db, account.id, { failedLogins: 0, lockedUntil: null, loggedIn: true }, ctx.clock());
   // an imported bcrypt hash (or argon2id with weaker parameters) becomes ours now that the password is known
   if (needsRehash(hash)) {
     await replacePasswordHash(ctx.store.db, account.id, { from: hash, to: await hashPassword(password) });
@@ -100,21 +133,56 @@ export async function checkPassword(ctx: ServiceContext, userName: string, passw
   return account;
 }
 
+/** The success half of a login: the counters cleared and the login recorded, with `trx`. */
+async function loggedIn(
+  ctx: ServiceContext,
+  trx: Kysely<Schema>,
+  account: UserAccount,
+  origin: RequestOrigin,
+  via: string,
+  details: Record<string, unknown> = {},
+) {
+  await saveCredential(trx, account.id, { failedLogins: 0, lockedUntil: null, loggedIn: true }, ctx.clock());
+  await audit(ctx, trx, {
+    action: "login",
+    actor: { userId: account.id, userName: account.userName },
+    target: userTarget(account),
+    origin,
+    details: { via, ...details },
+  });
+}
+
+/** A password check that logs the user in without a session of its own (the OAuth authorization page). */
+export async function checkPasswordAndRecord(
+  ctx: ServiceContext,
+  userName: string,
+  password: string,
+  origin: RequestOrigin,
+  via: string,
+): Promise<UserAccount> {
+  const account = await checkPassword(ctx, userName, password, origin, via);
+  await ctx.store.db.transaction().execute((trx) => loggedIn(ctx, trx, account, origin, via));
+  return account;
+}
+
 export async function login(ctx: ServiceContext, userName: string, password: string, client: LoginClient = {}) {
-  const account = await checkPassword(ctx, userName, password);
+  const account = await checkPassword(ctx, userName, password, client);
   const now = ctx.clock();
   const sessionId = crypto.randomUUID();
   const { token, expiresAt } = await ctx.keys.sign(
     { sub: account.id, jti: sessionId, roles: account.roles },
     ctx.tokenTtlSeconds,
   );
-  await createSession(ctx.store.db, {
-    id: sessionId,
-    userId: account.id,
-    createdAt: now,
-    expiresAt,
-    ...(client.ip && { clientIp: client.ip }),
-    ...(client.userAgent && { userAgent: client.userAgent.slice(0, USER_AGENT_MAX) }),
+  await ctx.store.db.transaction().execute(async (trx) => {
+    await loggedIn(ctx, trx, account, client, "login");
+    await createSession(trx, {
+      id: sessionId,
+      userId: account.id,
+      createdAt: now,
+      expiresAt,
+      ...(client.ip && { clientIp: client.ip }),
+      ...(client.userAgent && { userAgent: client.userAgent.slice(0, USER_AGENT_MAX) }),
+    });
   });
   await pruneSessions(ctx.store.db, now);
   return {
@@ -151,7 +219,13 @@ export async function authenticateBearer(ctx: ServiceContext, token: string): Pr
 }
 
 export async function logout(ctx: ServiceContext, principal: Principal): Promise<void> {
-  await revokeSession(ctx.store.db, principal.sessionId, ctx.clock());
+  await ctx.store.db.transaction().execute(async (trx) => {
+    await revokeSession(trx, principal.sessionId, ctx.clock());
+    await auditBy(ctx, trx, principal, {
+      action: "logout",
+      target: { type: "User", id: principal.userId, name: principal.userName },
+    });
+  });
 }
 
 export function whoAmI(principal: Principal) {
@@ -187,17 +261,31 @@ export async function changePassword(
   lastPassword: string,
   newPassword: string,
 ): Promise<void> {
-  const account = await findAccountById(ctx.store.db, principal.userId);
-  const hash = account?.credential.passwordHash;
-  if (!account || !hash || !(await verifyPassword(hash, lastPassword))) {
-    throw new ProblemError("invalid_credentials", "The current password is wrong.");
-  }
-  await assertAcceptablePassword(newPassword, { userName: account.userName, currentHash: hash }, ctx.passwordPolicy);
-  const now = ctx.clock();
-  await ctx.store.db.transaction().execute(async (trx) => {
-    await saveCredential(trx, account.id, { passwordHash: await hashPassword(newPassword), firstLogin: false }, now);
-    await revokeUserSessions(trx, account.id, now, principal.sessionId);
-  });
+  const target = { type: "User", id: principal.userId, name: principal.userName };
+  const record = { action: "password.change" as const, actor: actorOf(principal), origin: principal.origin, target };
+  await refusalsRecorded(
+    ctx,
+    (error) => (error.code === "invalid_credentials" ? record : undefined),
+    async () => {
+      const account = await findAccountById(ctx.store.db, principal.userId);
+      const hash = account?.credential.passwordHash;
+      if (!account || !hash || !(await verifyPassword(hash, lastPassword))) {
+        throw new ProblemError("invalid_credentials", "The current password is wrong.");
+      }
+      await assertAcceptablePassword(
+        newPassword,
+        { userName: account.userName, currentHash: hash },
+        ctx.passwordPolicy,
+      );
+      const now = ctx.clock();
+      const passwordHash = await hashPassword(newPassword);
+      await ctx.store.db.transaction().execute(async (trx) => {
+        await saveCredential(trx, account.id, { passwordHash, firstLogin: false }, now);
+        const ended = await revokeUserSessions(trx, account.id, now, principal.sessionId);
+        await audit(ctx, trx, { ...record, details: { sessionsEnded: ended } });
+      });
+    },
+  );
 }
 
 const USER_NAME = new RegExp(USER_NAME_PATTERN);
@@ -250,6 +338,11 @@ export async function createFirstAdmin(
     }
     await insertResource(trx, row);
     await saveCredential(trx, row.id, { passwordHash, firstLogin: input.temporary }, now);
+    await audit(ctx, trx, {
+      action: "user.create",
+      target: { type: "User", id: row.id, name: input.userName },
+      details: { via: "server init", roles: ["admin"], temporaryPassword: input.temporary },
+    });
   });
   return { id: row.id, userName: input.userName };
 }
@@ -295,6 +388,11 @@ export async function recoverAdmin(
       const row = newAdminRow(input, now);
       await insertResource(trx, row);
       await saveCredential(trx, row.id, credential, now);
+      await audit(ctx, trx, {
+        action: "user.recover_admin",
+        target: { type: "User", id: row.id, name: input.userName },
+        details: { via: "server recover-admin", created: true, temporaryPassword: true },
+      });
       return { id: row.id, userName: input.userName, created: true };
     }
     const attributes = JSON.parse(current.attributes) as Record<string, unknown>;
@@ -313,6 +411,11 @@ export async function recoverAdmin(
     await replaceResource(trx, row, current.version);
     await saveCredential(trx, current.id, credential, now);
     await revokeUserSessions(trx, current.id, now);
+    await audit(ctx, trx, {
+      action: "user.recover_admin",
+      target: { type: "User", id: current.id, name: String(attributes.userName) },
+      details: { via: "server recover-admin", created: false, temporaryPassword: true },
+    });
     return { id: current.id, userName: String(attributes.userName), created: false };
   });
 }
@@ -321,6 +424,15 @@ export async function recoverAdmin(
 export async function unlock(ctx: ServiceContext, principal: Principal, employeeId: string): Promise<void> {
   const account = await findAccountById(ctx.store.db, employeeId);
   if (!account) throw new ProblemError("not_found", `No employee with id ${employeeId}.`);
-  assertCan(principal, "unlock", "User", { id: account.id, roles: account.roles });
-  await saveCredential(ctx.store.db, account.id, { failedLogins: 0, lockedUntil: null }, ctx.clock());
+  const record = { action: "unlock" as const, target: userTarget(account) };
+  await refusalsRecorded(
+    ctx,
+    (error) =>
+      error.code === "forbidden" ? { ...record, actor: actorOf(principal), origin: principal.origin } : undefined,
+    async () => assertCan(principal, "unlock", "User", { id: account.id, roles: account.roles }),
+  );
+  await ctx.store.db.transaction().execute(async (trx) => {
+    await saveCredential(trx, account.id, { failedLogins: 0, lockedUntil: null }, ctx.clock());
+    await auditBy(ctx, trx, principal, record);
+  });
 }

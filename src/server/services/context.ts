@@ -22,6 +22,8 @@ export interface ServiceContext {
   resetTokenTtlSeconds: number;
   inviteTtlSeconds: number;
   log: () => FastifyBaseLogger;
+  /** bench only (the auditOff server option, set by bench/audit.mts): write no audit records */
+  auditOff?: boolean;
   /** development only: accept PLAINTEXT OAuth signatures over plain HTTP */
   allowPlaintextOverHttp?: boolean;
 }
@@ -35,4 +37,16 @@ export interface Principal {
   firstLogin: boolean;
   sessionId: string;
   expiresAt: Date;
+  /** the OAuth consumer acting for the user (a request signed with token credentials) */
+  consumerId?: string;
+  /** where the request came from, for the audit trail */
+  origin?: RequestOrigin;
+}
+
+/** Where a request came from, as the route layer saw it: what the audit trail records of it. */
+export interface RequestOrigin {
+  requestId?: string;
+  /** the client address, the forwarded one behind --trust-proxy */
+  ip?: string;
+  userAgent?: string;
 }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { invalid } from "../problems.js";
-import type { KeyValue, SortKey } from "../store/events-repo.js";
+import type { KeyValue } from "../store/events-repo.js";
 
 /**
  * The `cursor` of the events list: where the next page starts (the sort keys of the last row
@@ -17,8 +17,14 @@ interface Cursor {
   k: KeyValue[];
 }
 
+/** A column of a keyset order (the events' SortKey, the audit trail's id). */
+export interface KeysetKey {
+  column: string;
+  descending: boolean;
+}
+
 export interface CursorQuery {
-  sort: SortKey[];
+  sort: readonly KeysetKey[];
   filter: string | undefined;
   pagesize: number;
 }

@@ -17,6 +17,7 @@ import { isUniqueViolation } from "../store/errors.js";
 import type { EventRow, SortKey } from "../store/events-repo.js";
 import * as repo from "../store/events-repo.js";
 import type { EventsTable } from "../store/schema.js";
+import { auditBy } from "./audit.js";
 import type { Principal, ServiceContext } from "./context.js";
 import { type CursorQuery, decodeCursor, encodeCursor } from "./event-cursor.js";
 
@@ -227,6 +228,17 @@ export async function getEvent(
   return { body: toRepresentation(row, fields), etag: etagOf(row.version) };
 }
 
+/** An event in the audit trail: its code and name; a change keeps which fields changed, not their values. */
+const eventTarget = (row: EventRow) => ({ type: "Event", id: row.code, name: row.name });
+
+const UNAUDITED_COLUMNS = new Set(["updated_at", "version"]);
+
+function changedColumns(before: EventRow, after: EventRow): string[] {
+  return (Object.keys(after) as (keyof EventRow)[])
+    .filter((key) => !UNAUDITED_COLUMNS.has(key) && before[key] !== after[key])
+    .sort();
+}
+
 export async function createEvent(
   ctx: ServiceContext,
   principal: Principal,
@@ -242,7 +254,10 @@ export async function createEvent(
     version: 1,
   });
   try {
-    await repo.insertEvent(ctx.store.db, row);
+    await ctx.store.db.transaction().execute(async (trx) => {
+      await repo.insertEvent(trx, row);
+      await auditBy(ctx, trx, principal, { action: "event.create", target: eventTarget(row) });
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw new ProblemError("conflict", `An event with code ${row.code} already exists.`);
     throw error;
@@ -252,6 +267,7 @@ export async function createEvent(
 
 export async function replaceEvent(
   ctx: ServiceContext,
+  principal: Principal,
   code: string,
   body: EventInputBody,
   ifMatch: string | undefined,
@@ -270,13 +286,21 @@ export async function replaceEvent(
       createdBy: current.created_by,
       version: current.version + 1,
     });
-    if (!(await repo.replaceEvent(ctx.store.db, row, current.version))) throw new ChangedMeanwhile("event", "updated");
+    await ctx.store.db.transaction().execute(async (trx) => {
+      if (!(await repo.replaceEvent(trx, row, current.version))) throw new ChangedMeanwhile("event", "updated");
+      await auditBy(ctx, trx, principal, {
+        action: "event.update",
+        target: eventTarget(row),
+        details: { changed: changedColumns(current, row) },
+      });
+    });
     return { body: toRepresentation(row, fields), etag: etagOf(row.version) };
   });
 }
 
 export async function deleteEvent(
   ctx: ServiceContext,
+  principal: Principal,
   code: string,
   ifMatch: string | undefined,
   query: ListQuery,
@@ -285,6 +309,9 @@ export async function deleteEvent(
   await retryWhenChanged(async () => {
     const current = await mustFind(ctx, code);
     assertIfMatch(ifMatch, etagOf(current.version));
-    if (!(await repo.deleteEvent(ctx.store.db, code, current.version))) throw new ChangedMeanwhile("event", "deleted");
+    await ctx.store.db.transaction().execute(async (trx) => {
+      if (!(await repo.deleteEvent(trx, code, current.version))) throw new ChangedMeanwhile("event", "deleted");
+      await auditBy(ctx, trx, principal, { action: "event.delete", target: eventTarget(current) });
+    });
   });
 }

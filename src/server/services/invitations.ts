@@ -2,6 +2,7 @@ import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problems.js";
 import { saveResetToken, voidInvitations } from "../store/reset-tokens-repo.js";
 import { findAccountById } from "../store/users-repo.js";
+import { auditBy } from "./audit.js";
 import type { Principal, ServiceContext } from "./context.js";
 import { randomToken } from "./random-token.js";
 import { escapeHtml, hashToken, recipient } from "./recovery.js";
@@ -72,6 +73,11 @@ export async function sendInvitation(ctx: ServiceContext, principal: Principal, 
     });
     const link = `${ctx.linkBase()}/resetPassword?token=${token}&invitation=1`;
     await queue({ to: to.email, ...invitationMail(to.userName, link, ctx.inviteTtlSeconds) });
+    await auditBy(ctx, trx, principal, {
+      action: "user.invite",
+      target: { type: "User", id: account.id, name: account.userName },
+      details: { expiresAt: expiresAt.toISOString() },
+    });
   });
   return { status: "queued" as const, email, expiresAt: formatTimestamp(expiresAt) };
 }

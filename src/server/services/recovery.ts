@@ -7,7 +7,8 @@ import { findResource } from "../store/resources-repo.js";
 import type { Schema } from "../store/schema.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
 import { findAccountById, findAccountByUserName, saveCredential } from "../store/users-repo.js";
-import type { ServiceContext } from "./context.js";
+import { audit } from "./audit.js";
+import type { RequestOrigin, ServiceContext } from "./context.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
 import { randomToken } from "./random-token.js";
 
@@ -49,9 +50,15 @@ async function queueResetMail(
   trx: Kysely<Schema>,
   queue: QueueMail,
   userId: string,
+  origin: RequestOrigin,
 ): Promise<void> {
   const to = await recipient(ctx, trx, userId);
   if (!to) return;
+  await audit(ctx, trx, {
+    action: "password.reset_request",
+    target: { type: "User", id: userId, name: to.userName },
+    origin,
+  });
   const token = randomToken(32);
   const now = ctx.clock();
   const expiresAt = new Date(now.getTime() + ctx.resetTokenTtlSeconds * 1000);
@@ -73,12 +80,17 @@ type ResetRequest = { userName: string } | { email: string };
  * exists: the request queues one job, the same insert for every name and address. The look-up,
  * the token and the e-mail are the mail sender's work (resolveResetRequest), off the request path.
  */
-export async function requestPasswordReset(ctx: ServiceContext, input: { userName?: string; email?: string }) {
+export async function requestPasswordReset(
+  ctx: ServiceContext,
+  input: { userName?: string; email?: string },
+  origin: RequestOrigin = {},
+) {
   if ((input.userName === undefined) === (input.email === undefined)) {
     throw invalid("Give exactly one of userName or email.", "/");
   }
   const request: ResetRequest = input.userName !== undefined ? { userName: input.userName } : { email: input.email! };
-  await ctx.mailer.queueJob("password_reset", request);
+  // the request's origin travels with the job, for the audit record the sender writes
+  await ctx.mailer.queueJob("password_reset", { ...request, origin });
   return ACCEPTED;
 }
 
@@ -93,14 +105,18 @@ export async function resolveResetRequest(
   request: unknown,
   queue: QueueMail,
 ): Promise<void> {
-  const { userName, email } = (request ?? {}) as { userName?: unknown; email?: unknown };
+  const { userName, email, origin } = (request ?? {}) as {
+    userName?: unknown;
+    email?: unknown;
+    origin?: RequestOrigin;
+  };
   const ids =
     typeof userName === "string"
       ? [(await findAccountByUserName(trx, userName))?.id].filter((id): id is string => Boolean(id))
       : typeof email === "string"
         ? await userIdsByEmail(trx, email)
         : [];
-  for (const id of ids) await queueResetMail(ctx, trx, queue, id);
+  for (const id of ids) await queueResetMail(ctx, trx, queue, id, origin ?? {});
 }
 
 function invalidToken(): ProblemError {
@@ -114,7 +130,24 @@ function invalidToken(): ProblemError {
 }
 
 /** PUT /resetPassword: one use; all sessions end; lockout and firstLogin are cleared; the user is told by e-mail. */
-export async function resetPassword(ctx: ServiceContext, token: string, newPassword: string): Promise<void> {
+export async function resetPassword(
+  ctx: ServiceContext,
+  token: string,
+  newPassword: string,
+  origin: RequestOrigin = {},
+): Promise<void> {
+  try {
+    await resetWithToken(ctx, token, newPassword, origin);
+  } catch (error) {
+    // a spent or guessed link is worth knowing about; whose it was is not known
+    if (error instanceof ProblemError && error.code === "invalid_reset_token") {
+      await audit(ctx, ctx.store.db, { action: "password.reset", outcome: error.code, origin });
+    }
+    throw error;
+  }
+}
+
+async function resetWithToken(ctx: ServiceContext, token: string, newPassword: string, origin: RequestOrigin) {
   const tokenHash = hashToken(token);
   const pending = await ctx.store.db
     .selectFrom("password_resets")
@@ -136,8 +169,15 @@ export async function resetPassword(ctx: ServiceContext, token: string, newPassw
   await ctx.mailer.transaction(async (trx, queue) => {
     if (!(await consumeResetToken(trx, tokenHash, now))) throw invalidToken();
     await saveCredential(trx, account.id, { passwordHash, firstLogin: false, failedLogins: 0, lockedUntil: null }, now);
-    await revokeUserSessions(trx, account.id, now);
+    const ended = await revokeUserSessions(trx, account.id, now);
     await voidResetTokens(trx, account.id, now);
+    await audit(ctx, trx, {
+      action: "password.reset",
+      actor: { userId: account.id, userName: account.userName },
+      target: { type: "User", id: account.id, name: account.userName },
+      origin,
+      details: { via: pending.purpose === "invitation" ? "invitation" : "reset link", sessionsEnded: ended },
+    });
     // the first password, set through an invitation, changed nothing the user must be warned of
     if (pending.purpose === "invitation") return;
     const to = await recipient(ctx, trx, account.id);

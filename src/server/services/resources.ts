@@ -22,6 +22,7 @@ import * as repo from "../store/resources-repo.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
 import { roleNames, saveCredential } from "../store/users-repo.js";
 import { assertEmails, assertUserName } from "./accounts.js";
+import { type AuditAction, type AuditEntry, actorOf, auditBy, recordRefusal, refusalsRecorded } from "./audit.js";
 import type { Principal, ServiceContext } from "./context.js";
 import { keepingAnAdmin, takesAwayAnAdmin } from "./last-admin.js";
 import { assertAcceptablePassword, hashPassword, isImportableHash } from "./passwords.js";
@@ -269,9 +270,64 @@ function assertImportedHash(body: Attributes): void {
   }
 }
 
+/** The audit action of a change to a resource of `type` (Users have their own, finer ones). */
+function resourceAction(type: string, change: "create" | "update" | "delete"): AuditAction {
+  if (type === "User") return `user.${change}`;
+  if (type === "OAuthConsumer") return `oauth.consumer.${change}`;
+  return `resource.${change}`;
+}
+
+/** The name a person knows a resource by: a User's userName, a consumer's name, a displayName. */
+function nameOf(type: string, attributes: Attributes): string | undefined {
+  const name = type === "User" ? attributes.userName : (attributes.name ?? attributes.displayName);
+  return typeof name === "string" ? name : undefined;
+}
+
+function targetOf(type: string, id: string, attributes: Attributes) {
+  const name = nameOf(type, attributes);
+  return { type, id, ...(name !== undefined && { name }) };
+}
+
+/** Names of the top-level attributes that differ: values are not kept (they may be personal data). */
+function changedNames(before: Attributes, after: Attributes): string[] {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...keys].filter((key) => !sameJson(before[key], after[key])).sort();
+}
+
+/** The records of a User replacement: one per kind of change (roles, enabled, password, the rest). */
+function userChangeRecords(current: Attributes, next: Attributes, actions: ResourceAction[]) {
+  const records: Omit<AuditEntry, "actor" | "origin" | "target">[] = [];
+  for (const action of actions) {
+    if (action === "changeRoles") {
+      records.push({ action: "user.roles", details: { from: roleNames(current), to: roleNames(next) } });
+    } else if (action === "setActive") {
+      records.push({ action: next.active === false ? "user.disable" : "user.enable" });
+    } else if (action === "setPassword") {
+      records.push({ action: "password.set", details: { temporary: true } });
+    } else if (action === "update") {
+      const { roles: _r, active: _a, ...before } = current;
+      const { roles: _nr, active: _na, ...after } = next;
+      records.push({ action: "user.update", details: { changed: changedNames(before, after) } });
+    }
+  }
+  return records;
+}
+
 export async function createResource(ctx: ServiceContext, principal: Principal, body: Attributes) {
   const type = typeOf(body);
-  assertCan(principal, "create", type);
+  await refusalsRecorded(
+    ctx,
+    (error) =>
+      error.code === "forbidden"
+        ? {
+            action: resourceAction(type, "create"),
+            actor: actorOf(principal),
+            origin: principal.origin,
+            target: { type },
+          }
+        : undefined,
+    async () => assertCan(principal, "create", type),
+  );
   let attributes = checkBody(type, body);
   const now = ctx.clock().toISOString();
   const id = crypto.randomUUID();
@@ -311,6 +367,14 @@ export async function createResource(ctx: ServiceContext, principal: Principal, 
         await saveCredential(trx, id, { passwordHash, firstLogin: imported === undefined }, ctx.clock());
       }
       if (consumerSecret) await repo.saveSecret(trx, id, consumerSecret);
+      await auditBy(ctx, trx, principal, {
+        action: resourceAction(type, "create"),
+        target: targetOf(type, id, attributes),
+        details:
+          type === "User"
+            ? { roles: roleNames(attributes), temporaryPassword: body.password !== undefined }
+            : { attributes: Object.keys(attributes).sort() },
+      });
     });
   } catch (error) {
     uniqueness(error, attributes);
@@ -363,6 +427,8 @@ async function replaceResourceOnce(
   const currentAttributes = JSON.parse(current.attributes) as Attributes;
   let credential: { passwordHash: string; firstLogin: true } | undefined;
   let revokeSessions = false;
+  const auditTarget = targetOf(type, id, currentAttributes);
+  let records: Omit<AuditEntry, "actor" | "origin" | "target">[] = [];
   if (type === "User") {
     attributes = defaultUserAttributes(attributes);
     const userBody = body as UserBody;
@@ -378,9 +444,19 @@ async function replaceResourceOnce(
       throw scimInvalid("'firstLogin' is read-only.", "/firstLogin", "mutability");
     }
     const target = { id, roles: roleNames(currentAttributes) };
-    for (const action of userActions(currentAttributes, attributes, userBody)) {
-      assertCan(principal, action, type, target);
-    }
+    const actions = userActions(currentAttributes, attributes, userBody);
+    records = userChangeRecords(currentAttributes, attributes, actions);
+    await refusalsRecorded(
+      ctx,
+      (error) => {
+        if (error.code !== "forbidden") return undefined;
+        const refused = records[actions.findIndex((action) => !can(principal, action, type, target))];
+        return refused && { ...refused, actor: actorOf(principal), origin: principal.origin, target: auditTarget };
+      },
+      async () => {
+        for (const action of actions) assertCan(principal, action, type, target);
+      },
+    );
     if (userBody.password !== undefined) {
       await assertAcceptablePassword(userBody.password, { userName: String(attributes.userName) }, ctx.passwordPolicy);
       credential = { passwordHash: await hashPassword(userBody.password), firstLogin: true };
@@ -389,6 +465,9 @@ async function replaceResourceOnce(
     if (attributes.active === false) revokeSessions = true;
   } else {
     assertCan(principal, "update", type, { id });
+    records = [
+      { action: resourceAction(type, "update"), details: { changed: changedNames(currentAttributes, attributes) } },
+    ];
     if (type === "OAuthConsumer") {
       if (body.consumerKey !== undefined && body.consumerKey !== currentAttributes.consumerKey) {
         throw scimInvalid("'consumerKey' cannot change.", "/consumerKey", "mutability");
@@ -425,10 +504,21 @@ async function replaceResourceOnce(
         }
         if (credential) await saveCredential(trx, id, credential, ctx.clock());
         if (revokeSessions) await revokeUserSessions(trx, id, ctx.clock());
+        for (const record of records) await auditBy(ctx, trx, principal, { ...record, target: auditTarget });
       };
       await (guarded ? keepingAnAdmin(ctx, trx, write) : write());
     });
   } catch (error) {
+    // the last admin kept: a refused role change or disabling, recorded as such
+    if (error instanceof ProblemError && error.code === "conflict" && guarded) {
+      for (const record of records) {
+        await recordRefusal(
+          ctx,
+          { ...record, actor: actorOf(principal), origin: principal.origin, target: auditTarget },
+          error.code,
+        );
+      }
+    }
     uniqueness(error, attributes);
   }
   // read again: the change may have ended sessions or set a password
@@ -447,9 +537,36 @@ async function deleteResourceOnce(ctx: ServiceContext, principal: Principal, id:
   const current = await mustFind(ctx, principal, id);
   const attributes = JSON.parse(current.attributes) as Attributes;
   const isUser = current.resource_type === "User";
+  const type = current.resource_type;
+  const target = targetOf(type, id, attributes);
+  const record = { action: resourceAction(type, "delete"), target };
+  await refusalsRecorded(
+    ctx,
+    (error) =>
+      error.code === "forbidden" || error.code === "conflict"
+        ? { ...record, actor: actorOf(principal), origin: principal.origin }
+        : undefined,
+    () => deleteRecorded(ctx, principal, { id, current, attributes, isUser, record, ifMatch }),
+  );
+}
+
+async function deleteRecorded(
+  ctx: ServiceContext,
+  principal: Principal,
+  input: {
+    id: string;
+    current: repo.ResourceWithLogin;
+    attributes: Attributes;
+    isUser: boolean;
+    record: Omit<AuditEntry, "actor" | "origin">;
+    ifMatch: string | undefined;
+  },
+) {
+  const { id, current, attributes, isUser, ifMatch } = input;
   assertCan(principal, "delete", current.resource_type, { id, roles: isUser ? roleNames(attributes) : [] });
   assertIfMatch(ifMatch, etagOf(current.version));
   await ctx.store.db.transaction().execute(async (trx) => {
+    await auditBy(ctx, trx, principal, input.record);
     // sessions, credentials and indexed values go with it (foreign keys cascade)
     const remove = async () => {
       if (!(await repo.deleteResource(trx, id, current.version))) {

@@ -2,6 +2,7 @@ import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problems.js";
 import { listOpenSessions, revokeSessionOf, revokeUserSessions } from "../store/sessions-repo.js";
 import { findAccountById } from "../store/users-repo.js";
+import { auditBy } from "./audit.js";
 import type { Principal, ServiceContext } from "./context.js";
 import { assertCan, type ResourceAction } from "./resource-policy.js";
 
@@ -33,11 +34,32 @@ export async function listOwnSessions(ctx: ServiceContext, principal: Principal)
 
 /** `auth sign-out --others`: every session but the one asking. */
 export async function endOwnOtherSessions(ctx: ServiceContext, principal: Principal) {
-  return { ended: await revokeUserSessions(ctx.store.db, principal.userId, ctx.clock(), principal.sessionId) };
+  const ended = await ctx.store.db.transaction().execute(async (trx) => {
+    const count = await revokeUserSessions(trx, principal.userId, ctx.clock(), principal.sessionId);
+    await auditBy(ctx, trx, principal, {
+      action: "sessions.end",
+      target: ownTarget(principal),
+      details: { ended: count, others: true },
+    });
+    return count;
+  });
+  return { ended };
 }
 
+const ownTarget = (principal: Principal) => ({ type: "User", id: principal.userId, name: principal.userName });
+
 export async function endOwnSession(ctx: ServiceContext, principal: Principal, sessionId: string): Promise<void> {
-  if (!(await revokeSessionOf(ctx.store.db, principal.userId, sessionId, ctx.clock()))) throw noSuchSession(sessionId);
+  const ended = await ctx.store.db.transaction().execute(async (trx) => {
+    const done = await revokeSessionOf(trx, principal.userId, sessionId, ctx.clock());
+    if (done)
+      await auditBy(ctx, trx, principal, {
+        action: "sessions.end",
+        target: ownTarget(principal),
+        details: { ended: 1 },
+      });
+    return done;
+  });
+  if (!ended) throw noSuchSession(sessionId);
 }
 
 /** The User a staff member acts on, checked against the roles table (404 for anything not a User). */
@@ -64,7 +86,17 @@ export async function listUserSessions(ctx: ServiceContext, principal: Principal
 export async function endUserSessions(ctx: ServiceContext, principal: Principal, userId: string, sessionId?: string) {
   const account = await targetUser(ctx, principal, userId, "endSessions");
   const now = ctx.clock();
-  if (sessionId === undefined) return { ended: await revokeUserSessions(ctx.store.db, account.id, now) };
-  if (!(await revokeSessionOf(ctx.store.db, account.id, sessionId, now))) throw noSuchSession(sessionId);
-  return { ended: 1 };
+  const target = { type: "User", id: account.id, name: account.userName };
+  const ended = await ctx.store.db.transaction().execute(async (trx) => {
+    const count =
+      sessionId === undefined
+        ? await revokeUserSessions(trx, account.id, now)
+        : Number(await revokeSessionOf(trx, account.id, sessionId, now));
+    if (count > 0 || sessionId === undefined) {
+      await auditBy(ctx, trx, principal, { action: "sessions.end", target, details: { ended: count } });
+    }
+    return count;
+  });
+  if (sessionId !== undefined && ended === 0) throw noSuchSession(sessionId);
+  return { ended };
 }

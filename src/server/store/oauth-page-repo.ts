@@ -11,6 +11,7 @@ export interface PageTemporary {
   expiresAt: string;
   /** approved, exchanged: no longer for the page */
   settled: boolean;
+  consumerId: string;
   consumerName?: string;
 }
 
@@ -18,13 +19,14 @@ export async function findPageTemporary(db: Kysely<Schema>, token: string): Prom
   const row = await db
     .selectFrom("oauth_temporary_credentials as t")
     .innerJoin("resources as c", "c.id", "t.consumer_id")
-    .select(["t.token", "t.callback", "t.expires_at", "t.authorized_at", "t.used_at", "c.attributes"])
+    .select(["t.token", "t.callback", "t.expires_at", "t.authorized_at", "t.used_at", "t.consumer_id", "c.attributes"])
     .where("t.token", "=", token)
     .executeTakeFirst();
   if (!row) return undefined;
   const attributes = JSON.parse(row.attributes) as { name?: unknown };
   return {
     token: row.token,
+    consumerId: row.consumer_id,
     callback: row.callback,
     expiresAt: row.expires_at,
     settled: !!(row.authorized_at || row.used_at),

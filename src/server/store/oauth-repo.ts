@@ -218,13 +218,17 @@ export async function listTokens(db: Kysely<Schema>, options: { userId?: string;
  * Revokes token credentials by dropping their session (the token row goes with it); with
  * `userId`, only when they are that user's.
  */
-export async function deleteToken(db: Kysely<Schema>, token: string, userId?: string): Promise<boolean> {
-  let query = db.selectFrom("oauth_tokens").select("session_id").where("token", "=", token);
+export async function deleteToken(
+  db: Kysely<Schema>,
+  token: string,
+  userId?: string,
+): Promise<{ userId: string; consumerId: string } | undefined> {
+  let query = db.selectFrom("oauth_tokens").select(["session_id", "user_id", "consumer_id"]).where("token", "=", token);
   if (userId !== undefined) query = query.where("user_id", "=", userId);
   const row = await query.executeTakeFirst();
-  if (!row) return false;
+  if (!row) return undefined;
   const result = await db.deleteFrom("sessions").where("id", "=", row.session_id).executeTakeFirst();
-  return Number(result.numDeletedRows) === 1;
+  return Number(result.numDeletedRows) === 1 ? { userId: row.user_id, consumerId: row.consumer_id } : undefined;
 }
 
 /** Records a use of token credentials, unless one was recorded after `sinceIso`. */

@@ -187,6 +187,30 @@ export interface Schema {
   oauth_page_forms: OAuthPageFormsTable;
   event_imports: EventImportsTable;
   event_import_items: EventImportItemsTable;
+  audit_log: AuditLogTable;
+}
+
+/** One security-relevant action, append-only. Never a password, hash, token, secret or link. */
+export interface AuditLogTable {
+  /** sorts in time order (see services/audit.ts) */
+  id: string;
+  time: string;
+  actor_id: string | null;
+  actor_user_name: string | null;
+  /** the OAuth consumer acting for the user, when the request was signed with token credentials */
+  actor_consumer_id: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  /** the target's name when it has one (a userName, an event code), for people reading the trail */
+  target_name: string | null;
+  /** 'success' or the problem code */
+  outcome: string;
+  request_id: string | null;
+  client_ip: string | null;
+  user_agent: string | null;
+  /** small JSON */
+  details: string | null;
 }
 
 /** Slots whose sum is the number of events, kept by triggers so that an unfiltered total costs no scan. */
