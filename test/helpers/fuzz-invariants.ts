@@ -3,7 +3,8 @@
  * - never a 5xx;
  * - every 4xx is an RFC 9457 problem document whose `code` the contract lists;
  * - a refused request (4xx) changes nothing in the database;
- * - no answer shows a password, a hash or a token that was not issued to this caller.
+ * - no answer shows a password, a hash or a token that was not issued to this caller;
+ * - every answer of the app carries its security headers and request id, errors too.
  * Each check returns what is wrong, or nothing; the test turns that into a failure that shows the
  * request, so that fast-check's counterexample reads on its own.
  */
@@ -73,4 +74,14 @@ export function leaksSecret(answer: Answer, hidden: readonly string[]): string |
   if (text.includes("$argon2")) return `a password hash in the answer: ${answer.body.slice(0, 300)}`;
   const found = hidden.find((secret) => text.includes(secret) || text.includes(encodeURIComponent(secret)));
   return found ? `the answer shows a secret not issued to this caller (${found.slice(0, 12)}…)` : undefined;
+}
+
+/** The headers the app promises on every answer (src/server/plugins/security-headers.ts). */
+export function withoutSecurityHeaders(answer: Answer): string | undefined {
+  const missing = ["x-content-type-options", "content-security-policy", "cache-control", "x-request-id"].filter(
+    (name) => answer.headers[name] === undefined,
+  );
+  return missing.length > 0
+    ? `a ${answer.status} without ${missing.join(", ")}: ${answer.body.slice(0, 200)}`
+    : undefined;
 }

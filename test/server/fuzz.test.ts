@@ -34,6 +34,7 @@ import {
   notAProblem,
   sentPasswords,
   serverError,
+  withoutSecurityHeaders,
 } from "../helpers/fuzz-invariants.js";
 import { type FuzzRequest, payloadOf, requestArbitrary, urlOf } from "../helpers/fuzz-requests.js";
 import { CALLER_KINDS, FuzzWorld } from "../helpers/fuzz-world.js";
@@ -80,7 +81,8 @@ async function fuzzCase(world: FuzzWorld, route: RouteEntry, request: FuzzReques
     serverError(answer) ??
     notAProblem(answer) ??
     changedOnRefusal(answer, before, after) ??
-    leaksSecret(answer, hidden);
+    leaksSecret(answer, hidden) ??
+    withoutSecurityHeaders(answer);
   if (answer.status < 400) world.noteIssued(request.caller, answer.body);
   if (answer.status < 400 && request.method !== "GET") await world.heal();
   return wrong && `${route.id} as ${request.caller}: ${request.method} ${url.slice(0, 300)} → ${wrong}`;
@@ -304,8 +306,10 @@ describe.each(databases)("fuzzing every operation of the contract ($name)", ({ s
     expect(changedOnRefusal(answer, before, after)).toBeUndefined();
     expect(leaksSecret(answer, await world.secretsHiddenFrom("admin"))).toBeUndefined();
     if (layer === "app" || answer.fromApp) expect(notAProblem(answer)).toBeUndefined();
-    if (layer === "app") expect(answer.fromApp, `the app answers: ${answer.status} ${answer.body}`).toBe(true);
-    else expect(answer.status, "the parser refuses it").toBe(400);
+    if (layer === "app") {
+      expect(answer.fromApp, `the app answers: ${answer.status} ${answer.body}`).toBe(true);
+      expect(withoutSecurityHeaders(answer)).toBeUndefined();
+    } else expect(answer.status, "the parser refuses it").toBe(400);
   });
 
   for (const route of allRoutes) {
