@@ -119,14 +119,30 @@ function parseRawResponse(data: Buffer): Answer & { fromApp: boolean } {
   return { status, headers, body, fromApp };
 }
 
-/** Writes `bytes` on a fresh connection and reads until the server closes it. */
+/** Whether `data` holds a whole response: its head and the Content-Length bytes of body. */
+function complete(data: Buffer): boolean {
+  const text = data.toString("latin1");
+  const end = text.indexOf("\r\n\r\n");
+  if (end === -1) return false;
+  const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end));
+  return length ? data.length >= end + 4 + Number(length[1]) : text.endsWith("0\r\n\r\n");
+}
+
+/**
+ * Writes `bytes` on a fresh connection and reads one response. The socket stays open for writing
+ * until the answer is in: a client that half-closes early gets no answer from a handler still
+ * waiting on the database.
+ */
 function rawExchange(port: number, bytes: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const socket = connect(port, "127.0.0.1", () => socket.end(bytes));
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    let data = Buffer.alloc(0);
+    const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
+    socket.on("data", (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      if (complete(data)) socket.destroy();
+    });
     socket.on("error", reject);
-    socket.on("close", () => resolve(Buffer.concat(chunks)));
+    socket.on("close", () => resolve(data));
     socket.setTimeout(15_000, () => socket.destroy(new Error("no answer within 15 s")));
   });
 }
