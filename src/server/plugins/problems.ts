@@ -3,7 +3,7 @@ import secureJson from "secure-json-parse";
 import { type ErrorCode, PROBLEM_CONTENT_TYPE, type ProblemDocument, TITLES } from "../../contract/errors.js";
 import { RESOURCES_PATH } from "../../contract/resources.js";
 import { type FieldIssue, ProblemError } from "../problems.js";
-import { isDatabaseUnavailable } from "../store/errors.js";
+import { isDatabaseUnavailable, isUnstorableText } from "../store/errors.js";
 
 export const JSON_MEDIA_TYPES = ["application/json", "application/scim+json"];
 
@@ -114,6 +114,11 @@ function toProblem(error: FastifyError & { validationContext?: string }, scim: b
     // the resources area answers in SCIM's terms too (RFC 7644 section 3.12)
     return new ProblemError("validation_failed", `The request is not valid: ${detail}`, {
       errors,
+      ...(scim && { scimType: "invalidValue" }),
+    });
+  }
+  if (isUnstorableText(error)) {
+    return new ProblemError("validation_failed", "The database cannot store the NUL character (U+0000) in text.", {
       ...(scim && { scimType: "invalidValue" }),
     });
   }
