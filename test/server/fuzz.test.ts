@@ -16,8 +16,13 @@
  * lines, conflicting framing headers. Those few go over a real socket to the same app listening
  * on an ephemeral port, so both parts share one database and one digest.
  *
+ * The database is SQLite in CI; `npm run fuzz` adds PostgreSQL (FUZZ_POSTGRES=1), where the
+ * fuzzer found NUL in text to be a 500 that SQLite never showed.
+ *
  * CI runs FUZZ_RUNS (default 6) cases per operation and caller; `npm run fuzz` runs many more.
- * FUZZ_SEED replays a run; fast-check prints the seed and the shrunk request of a failure.
+ * FUZZ_SEED replays a run (fast-check prints the seed and the request of a failure); shrinking is
+ * off unless FUZZ_SHRINK=1, because the cases share one database and a shrunk replay meets
+ * another state. FUZZ_STATS=1 prints how the answers spread over status and code.
  */
 import { connect } from "node:net";
 import { Ajv } from "ajv";
