@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import secureJson from "secure-json-parse";
 import { type ErrorCode, PROBLEM_CONTENT_TYPE, type ProblemDocument, TITLES } from "../../contract/errors.js";
 import { RESOURCES_PATH } from "../../contract/resources.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/json-depth.js";
 import { type FieldIssue, ProblemError } from "../problems.js";
 import { isDatabaseUnavailable, isUnstorableText } from "../store/errors.js";
 
@@ -168,6 +169,12 @@ export function installProblemHandling(app: FastifyInstance): void {
       text = decoder.decode(buffer);
     } catch {
       return done(new ProblemError("validation_failed", "The body is not valid UTF-8."), undefined);
+    }
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      return done(
+        new ProblemError("validation_failed", `The body nests deeper than ${MAX_JSON_DEPTH} levels.`),
+        undefined,
+      );
     }
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" }));
