@@ -18,7 +18,7 @@ import { clientErrorHandler } from "./plugins/client-errors.js";
 import { lazySchemaController } from "./plugins/lazy-compilers.js";
 import { installProblemHandling, sendProblem } from "./plugins/problems.js";
 import { installRateLimits, type RateLimitStore } from "./plugins/rate-limits.js";
-import { installSecurityHeaders } from "./plugins/security-headers.js";
+import { installSecurityHeaders, setSecurityHeaders } from "./plugins/security-headers.js";
 import { ProblemError } from "./problems.js";
 import { auditRoutes } from "./routes/audit.js";
 import { authRoutes } from "./routes/auth.js";
@@ -239,8 +239,14 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     trustProxy: options.trustProxy ? trustTheProxyInFront : false,
     genReqId: () => crypto.randomUUID(),
     // errors Fastify meets before routing (a malformed URL) leave as problem documents too
-    frameworkErrors: (error, request, reply) =>
-      sendProblem(reply, request, new ProblemError("validation_failed", `The request is malformed: ${error.message}`)),
+    frameworkErrors: (error, request, reply) => {
+      setSecurityHeaders(request, reply);
+      return sendProblem(
+        reply,
+        request,
+        new ProblemError("validation_failed", `The request is malformed: ${error.message}`),
+      );
+    },
     // one line per request, written when it completes (see below), instead of Fastify's two
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,

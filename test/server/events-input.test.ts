@@ -141,6 +141,12 @@ describe("events: bad input gets a 4xx problem document and changes no data", ()
     ["a JSON array", "[]"],
     ["a JSON string", '"event"'],
     ["a __proto__ key", '{"name":"x","startsAt":"2027-04-01T10:00:00Z","__proto__":{"admin":true}}'],
+    // was 500: storing customFields overflowed the stack (found by the fuzzer)
+    [
+      "customFields 10,000 levels deep",
+      `{"name":"x","startsAt":"2027-04-01T10:00:00Z","customFields":${'{"a":'.repeat(10_000)}1${"}".repeat(10_001)}`,
+    ],
+    ["a body 65 levels deep", `${"[".repeat(65)}${"]".repeat(65)}`],
   ])("refuses %s with 400 validation_failed", async (_label, body) => {
     await unchanged(async () => {
       problemOf(await raw("POST", EVENTS, body), 400, "validation_failed");

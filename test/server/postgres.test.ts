@@ -1,7 +1,7 @@
 // The same server on PostgreSQL (how several instances share one state), on a fresh database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPostgresTestServer } from "../helpers/postgres.js";
-import { ADMIN_PASSWORD, ADMIN_USER, login, type TestServer } from "../helpers/server.js";
+import { ADMIN_PASSWORD, ADMIN_USER, login, problemOf, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
 let auth: { authorization: string };
@@ -119,4 +119,22 @@ describe("on PostgreSQL", () => {
     expect(list.totalResults).toBe(5);
     expect(list.Resources).toEqual([]);
   });
+
+  // PostgreSQL cannot hold NUL in text; these were 500 internal_error (found by the fuzzer)
+  it.each([
+    ["a path parameter", "GET", "/Resources/%00", undefined],
+    ["an event code in the path", "DELETE", "/api/crm/v1/events/a%00b", undefined],
+    ["an event name", "POST", "/api/crm/v1/events", { name: "a\u0000b", startsAt: "2027-01-01T00:00:00Z" }],
+    ["a custom resource's attribute", "POST", "/Resources", { resourceType: "Widget", name: "a\u0000b" }],
+    ["a login's user name", "POST", "/auth/login", { userName: "a\u0000", password: "x" }],
+  ] as const)(
+    "refuses NUL in %s with 400 validation_failed, and stores nothing",
+    async (_what, method, url, payload) => {
+      const events = (await call("GET", "/api/crm/v1/events")).json().total;
+      const resources = (await call("GET", "/Resources?count=0")).json().totalResults;
+      problemOf(await call(method, url, payload), 400, "validation_failed");
+      expect((await call("GET", "/api/crm/v1/events")).json().total).toBe(events);
+      expect((await call("GET", "/Resources?count=0")).json().totalResults).toBe(resources);
+    },
+  );
 });

@@ -2,8 +2,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import secureJson from "secure-json-parse";
 import { type ErrorCode, PROBLEM_CONTENT_TYPE, type ProblemDocument, TITLES } from "../../contract/errors.js";
 import { RESOURCES_PATH } from "../../contract/resources.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/json-depth.js";
 import { ProblemError } from "../problems.js";
-import { isDatabaseUnavailable } from "../store/errors.js";
+import { isDatabaseUnavailable, isUnstorableText } from "../store/errors.js";
 import { type AjvIssue, fieldIssues } from "../validation-issues.js";
 
 export const JSON_MEDIA_TYPES = ["application/json", "application/scim+json"];
@@ -45,6 +46,11 @@ function toProblem(error: FastifyError & { validationContext?: string }, scim: b
     // the resources area answers in SCIM's terms too (RFC 7644 section 3.12)
     return new ProblemError("validation_failed", `The request is not valid: ${detail}`, {
       errors,
+      ...(scim && { scimType: "invalidValue" }),
+    });
+  }
+  if (isUnstorableText(error)) {
+    return new ProblemError("validation_failed", "The database cannot store the NUL character (U+0000) in text.", {
       ...(scim && { scimType: "invalidValue" }),
     });
   }
@@ -94,6 +100,12 @@ export function installProblemHandling(app: FastifyInstance): void {
       text = decoder.decode(buffer);
     } catch {
       return done(new ProblemError("validation_failed", "The body is not valid UTF-8."), undefined);
+    }
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      return done(
+        new ProblemError("validation_failed", `The body nests deeper than ${MAX_JSON_DEPTH} levels.`),
+        undefined,
+      );
     }
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" }));

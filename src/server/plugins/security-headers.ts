@@ -21,17 +21,25 @@ function securityHeaders(
   payload: unknown,
   done: (error: null, payload: unknown) => void,
 ): void {
-  for (let i = 0; i < FIXED_NAMES.length; i++) reply.header(FIXED_NAMES[i]!, FIXED_VALUES[i]);
-  if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", DEFAULT_CSP);
-  if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
-  reply.header("x-request-id", request.id);
+  setSecurityHeaders(request, reply);
   done(null, payload);
 }
 
 /**
+ * The headers themselves, for the answers that run no hook: Fastify answers a URL it cannot
+ * decode (`frameworkErrors`) from a context made before any hook was added.
+ */
+export function setSecurityHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  for (let i = 0; i < FIXED_NAMES.length; i++) reply.header(FIXED_NAMES[i]!, FIXED_VALUES[i]);
+  if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", DEFAULT_CSP);
+  if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
+  reply.header("x-request-id", request.id);
+}
+
+/**
  * Headers every response carries; a route that serves HTML sets its own CSP and keeps it. An
- * onSend hook rather than onRequest: errors Fastify meets before any hook (a malformed URL) get
- * them too.
+ * onSend hook rather than onRequest, so that a request refused before its route's handler gets
+ * them too; a URL Fastify cannot decode runs no hook and gets them from setSecurityHeaders.
  */
 export function installSecurityHeaders(app: FastifyInstance): void {
   app.addHook("onSend", securityHeaders);

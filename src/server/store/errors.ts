@@ -36,3 +36,12 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "23505";
 }
+
+/**
+ * True when PostgreSQL refused a text value it cannot hold: NUL (U+0000) in text (22021) or in a
+ * JSON value (22P05). SQLite stores such text; PostgreSQL cannot, so there it is bad input.
+ */
+export function isUnstorableText(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === "22021" || code === "22P05";
+}
