@@ -295,6 +295,26 @@ describe.each(MODES)("audit trail (%s)", (mode) => {
       ],
     },
     {
+      // a bulk request leaves one record with its counts, not one per row
+      name: "events import, in batches and atomic",
+      run: async () => {
+        const lines = (prefix: string) =>
+          [1, 2, 3].map((n) =>
+            JSON.stringify({ code: `${prefix}-${n}`, name: "Bulk", startsAt: "2027-03-01T09:00:00Z" }),
+          );
+        ok(await s.run(["events", "import", "-", "--format", "ndjson"], { input: `${lines("BULK").join("\n")}\n` }));
+        ok(
+          await s.run(["events", "import", "-", "--format", "ndjson", "--atomic"], {
+            input: `${lines("ATOMIC").join("\n")}\n`,
+          }),
+        );
+      },
+      expected: () => [
+        { action: "event.batch", actor: "admin", target: { type: "Event" } },
+        { action: "event.import", actor: "admin", target: { type: "Event" } },
+      ],
+    },
+    {
       name: "custom resources create, update, delete",
       run: async () => {
         const created = await s.run(["resources", "create", "--type", "Room", "--set", "name=Atrium", "--json"]);

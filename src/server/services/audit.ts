@@ -39,6 +39,8 @@ export type AuditAction =
   | "event.create"
   | "event.update"
   | "event.delete"
+  | "event.batch"
+  | "event.import"
   | "resource.create"
   | "resource.update"
   | "resource.delete";

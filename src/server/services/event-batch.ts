@@ -15,6 +15,7 @@ import type { EventRow } from "../store/events-repo.js";
 import * as repo from "../store/events-repo.js";
 import type { Schema } from "../store/schema.js";
 import { type AjvIssue, fieldIssues } from "../validation-issues.js";
+import { auditBy } from "./audit.js";
 import type { Principal, ServiceContext } from "./context.js";
 import { eventRow, newEventCode } from "./events.js";
 
@@ -207,6 +208,12 @@ export async function batchEvents(ctx: ServiceContext, principal: Principal, req
     await ctx.store.db.transaction().execute(async (trx) => {
       await apply(trx, principal, now, valid, request.onConflict ?? "fail", out);
       if (request.dryRun) throw new Rollback();
+      // one record per request, with its counts: a row each would make the trail the size of the data
+      await auditBy(ctx, trx, principal, {
+        action: "event.batch",
+        target: { type: "Event" },
+        details: { ...out.counts, onConflict: request.onConflict ?? "fail" },
+      });
     });
   } catch (error) {
     if (!(error instanceof Rollback)) throw error;
@@ -277,6 +284,11 @@ export async function commitImport(
       outcome = { results: failures, counts: total.counts };
       await imports.dropImport(trx, id);
       if (failures.length > 0 || dryRun) throw new Rollback();
+      await auditBy(ctx, trx, principal, {
+        action: "event.import",
+        target: { type: "Event" },
+        details: { ...total.counts, onConflict, atomic: true },
+      });
       committed = true;
     });
   } catch (error) {
