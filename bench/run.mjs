@@ -36,13 +36,9 @@
 //   BENCH_IMPORT_EVENTS (1000000) events imported at the large size, BENCH_IMPORT_EVENTS_SMALL (1000) at the small one;
 //   BENCH_AUDIT_UPDATES (300) / BENCH_AUDIT_LOGINS (40) audited and unaudited writes of each kind;
 //   BENCH_ONLY (e.g. "throughput,workers") runs only the named measures after the set-up.
-import { mkdtemp, rm } from "node:fs/promises";
-import { cpus, loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
-import { PKG } from "./lib/config.mjs";
-import { stopAll } from "./lib/processes.mjs";
+import { harness } from "./lib/harness.mjs";
 import { summary } from "./lib/report.mjs";
-import { gitState, setUp } from "./lib/setup.mjs";
+import { setUp } from "./lib/setup.mjs";
 import { measureAudit } from "./measures/audit.mjs";
 import { measureEventsImport } from "./measures/events-import.mjs";
 import { measureFilters } from "./measures/filters.mjs";
@@ -59,30 +55,7 @@ import { measureWorkers } from "./measures/workers.mjs";
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((s) => s.trim())) : undefined;
 const wanted = (name) => !only || only.has(name);
 
-let workDir;
-let cleaningUp;
-function cleanUp() {
-  cleaningUp ??= (async () => {
-    await stopAll();
-    if (workDir) await rm(workDir, { recursive: true, force: true });
-  })();
-  return cleaningUp;
-}
-
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.once(signal, () => {
-    process.stderr.write(`\n${signal}: stopping the servers\n`);
-    cleanUp().finally(() => process.exit(130));
-  });
-}
-
-const startedAt = Date.now();
-try {
-  const cpu = cpus();
-  console.log(
-    `bizctl ${PKG.version} bench · node ${process.version} · ${cpu.length} x ${cpu[0]?.model ?? "cpu"} · ${process.platform}/${process.arch} · load ${loadavg()[0].toFixed(1)} · git ${gitState()}`,
-  );
-  workDir = await mkdtemp(join(tmpdir(), "bizctl-bench-"));
+await harness("bench", async (workDir) => {
   const setup = await setUp(workDir);
   // section 3 reports the CLI's cost over `node -e 0` from section 1: it needs it
   const startup = wanted("startup") || wanted("imports") ? await measureStartup(setup) : undefined;
@@ -98,10 +71,4 @@ try {
   if (wanted("events-import")) await measureEventsImport(setup, workDir);
   if (wanted("audit")) await measureAudit(setup, workDir);
   summary();
-  console.log(`\n(total ${((Date.now() - startedAt) / 1000).toFixed(0)} s)`);
-} catch (error) {
-  console.error(`\nbench failed: ${error?.stack ?? error}`);
-  process.exitCode = 1;
-} finally {
-  await cleanUp();
-}
+});

@@ -12,14 +12,11 @@
 //
 // Like the bench it prints PASS/MISS and exits 0 whatever the numbers, 1 only when something could
 // not be measured; everything runs in a fresh temporary directory and the servers are always stopped.
-import { mkdtemp, rm } from "node:fs/promises";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { PKG } from "./lib/config.mjs";
-import { stopAll } from "./lib/processes.mjs";
+import { harness } from "./lib/harness.mjs";
 import { summary } from "./lib/report.mjs";
-import { gitState } from "./lib/setup.mjs";
 import { measureSoak, reportSoak } from "./measures/soak.mjs";
 
 const POSTGRES_URL = process.env.BIZCTL_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -35,60 +32,37 @@ async function maintenance(statement) {
   }
 }
 
-let workDir;
 const databases = [];
-let cleaningUp;
-function cleanUp() {
-  cleaningUp ??= (async () => {
-    await stopAll();
-    for (const name of databases) await maintenance(`drop database if exists ${name} with (force)`);
-    if (workDir) await rm(workDir, { recursive: true, force: true });
-  })();
-  return cleaningUp;
-}
 
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.once(signal, () => {
-    process.stderr.write(`\n${signal}: stopping the servers\n`);
-    cleanUp().finally(() => process.exit(130));
-  });
-}
-
-const startedAt = Date.now();
-try {
-  const cpu = cpus();
-  console.log(
-    `bizctl ${PKG.version} soak · node ${process.version} · ${cpu.length} x ${cpu[0]?.model ?? "cpu"} · ${process.platform}/${process.arch} · load ${loadavg()[0].toFixed(1)} · git ${gitState()}`,
-  );
-  workDir = await mkdtemp(join(tmpdir(), "bizctl-soak-"));
-  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("BIZCTL_")));
-  Object.assign(base, { XDG_CONFIG_HOME: join(workDir, "xdg-config"), XDG_DATA_HOME: join(workDir, "xdg-data") });
-  const rows = [];
-  for (const backend of backends) {
-    if (backend === "sqlite") {
-      rows.push(await measureSoak(base, workDir, "sqlite"));
-    } else if (backend === "postgres") {
-      const name = `bizctl_soak_${process.pid}_${Date.now()}`;
-      await maintenance(`create database ${name}`);
-      databases.push(name);
-      const url = new URL(POSTGRES_URL);
-      url.pathname = `/${name}`;
-      rows.push(await measureSoak(base, workDir, "postgres", url.toString()));
-    } else {
-      throw new Error(`SOAK_BACKENDS: unknown backend '${backend}' (sqlite, postgres)`);
+await harness(
+  "soak",
+  async (workDir) => {
+    const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("BIZCTL_")));
+    Object.assign(base, { XDG_CONFIG_HOME: join(workDir, "xdg-config"), XDG_DATA_HOME: join(workDir, "xdg-data") });
+    const rows = [];
+    for (const backend of backends) {
+      if (backend === "sqlite") {
+        rows.push(await measureSoak(base, workDir, "sqlite"));
+      } else if (backend === "postgres") {
+        const name = `bizctl_soak_${process.pid}_${Date.now()}`;
+        await maintenance(`create database ${name}`);
+        databases.push(name);
+        const url = new URL(POSTGRES_URL);
+        url.pathname = `/${name}`;
+        rows.push(await measureSoak(base, workDir, "postgres", url.toString()));
+      } else {
+        throw new Error(`SOAK_BACKENDS: unknown backend '${backend}' (sqlite, postgres)`);
+      }
+      console.log(
+        `  (load average after ${backend}: ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(" ")})`,
+      );
     }
-    console.log(
-      `  (load average after ${backend}: ${loadavg()
-        .map((l) => l.toFixed(1))
-        .join(" ")})`,
-    );
-  }
-  reportSoak(rows);
-  summary();
-  console.log(`\n(total ${((Date.now() - startedAt) / 1000).toFixed(0)} s, load ${loadavg()[0].toFixed(1)})`);
-} catch (error) {
-  console.error(`\nsoak failed: ${error?.stack ?? error}`);
-  process.exitCode = 1;
-} finally {
-  await cleanUp();
-}
+    reportSoak(rows);
+    summary();
+  },
+  async () => {
+    for (const name of databases) await maintenance(`drop database if exists ${name} with (force)`);
+  },
+);

@@ -5,36 +5,13 @@
 // causes must not slow the request that follows either. Bars: the medians within 10%.
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { SMTPServer } from "smtp-server";
 import { Client } from "undici";
 import { BIN, knob, LISTENING, PASSWORD } from "../lib/config.mjs";
 import { run, startBackground, stop } from "../lib/processes.mjs";
 import { median, ms2, progress, quantile, ratio, table, verdict } from "../lib/report.mjs";
+import { smtpSink } from "../lib/smtp-sink.mjs";
 
 const WITHIN = 0.1;
-
-/** A real SMTP server on a loopback port that accepts and counts every message. */
-async function smtpSink() {
-  let received = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, _session, done) {
-      stream.on("data", () => {});
-      stream.on("end", () => {
-        received++;
-        done();
-      });
-    },
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `smtp://127.0.0.1:${server.server.address().port}`,
-    received: () => received,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
 
 /**
  * Sends `rounds` pairs of the two cases, A B then B A, so that each kind follows each kind equally

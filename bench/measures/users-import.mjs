@@ -5,34 +5,12 @@
 // delivery rate (queue to SMTP) is reported beside it.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { SMTPServer } from "smtp-server";
 import { BIN, knob, LISTENING, PASSWORD } from "../lib/config.mjs";
 import { run, startBackground } from "../lib/processes.mjs";
 import { info, progress, ratio, table, thousands } from "../lib/report.mjs";
+import { smtpSink } from "../lib/smtp-sink.mjs";
 
 const USERS = knob("BENCH_IMPORT_USERS", 10_000);
-
-async function smtpSink() {
-  let received = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, _session, callback) {
-      stream.on("data", () => {});
-      stream.on("end", () => {
-        received++;
-        callback();
-      });
-    },
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `smtp://127.0.0.1:${server.server.address().port}`,
-    received: () => received,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
 
 function csv(prefix) {
   const lines = ["userName,name.givenName,name.familyName,emails[0].value,department,roles"];
