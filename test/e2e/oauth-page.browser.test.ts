@@ -224,9 +224,19 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
     expect(await identity.json()).toMatchObject({ user: { userName: MEMBER.userName } });
   });
 
+  /** The audit trail's records of a denied grant, as an admin reads them. */
+  async function denials(): Promise<{ outcome: string; actor?: unknown; target?: { type: string; name?: string } }[]> {
+    const admin = await loginToken("admin", PASSWORD);
+    const filter = encodeURIComponent('action eq "oauth.grant.deny"');
+    const response = await api("GET", `/audit?filter=${filter}`, undefined, admin);
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { data: Awaited<ReturnType<typeof denials>> }).data;
+  }
+
   it("denies: the callback gets oauth_problem=permission_denied and the temporary credentials are dead", async () => {
     const temp = await temporary();
     const page = await openPage(temp);
+    const denialsBefore = (await denials()).length;
     await page.getByRole("button", { name: "Deny" }).click();
     await page.waitForURL(`${partner.origin}/cb?**`);
     const landed = new URL(page.url());
@@ -236,6 +246,11 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
     await page.close();
     const refused = await signedPost({ oauth_verifier: "guess" }, temp);
     expect(refused.status).toBe(401);
+    // one record of the denial, naming the consumer; nobody signs in to deny, so it has no actor
+    const recorded = await denials();
+    expect(recorded).toHaveLength(denialsBefore + 1);
+    expect(recorded[0]).toMatchObject({ outcome: "success", target: { type: "OAuthConsumer", name: "Partner CRM" } });
+    expect(recorded[0]!.actor).toBeUndefined();
   });
 
   it("shows a wrong password on the page; then the right one approves", async () => {
