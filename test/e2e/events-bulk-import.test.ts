@@ -299,6 +299,26 @@ describe.each(STORES)("events import, streamed in batches (%s)", (store) => {
     if (c.args.includes("--dry-run") && c.exit === 0) expect(report(result)).toMatchObject({ created: 2 });
   });
 
+  it("--dry-run reports exactly what the same import then does, a code repeated in another batch included", async () => {
+    const existing = await importFile(file("dry-existing.ndjson", ndjson(event("DRX-0"))));
+    expect(existing.exitCode, show(existing)).toBe(0);
+    // DRX-1 and drx-1 are two batches apart; "{" is malformed; DRX-0 exists
+    const lines = [event("DRX-1"), event("DRX-2"), event("drx-1"), "{", event("DRX-0"), event("DRX-3")];
+    const path = file("dry-exact.ndjson", ndjson(...lines));
+    const before = await digest();
+    const dry = await importFile(path, "--batch-size", "2", "--dry-run");
+    expect(await digest()).toBe(before);
+    const real = await importFile(path, "--batch-size", "2");
+    expect(report(real)).toMatchObject({ created: 3, failed: 3 });
+    // the same failures on the same lines; a dry run may word them better ("came earlier in the same import")
+    const outcome = ({ failures, ...counts }: Report) => ({
+      ...counts,
+      failures: failures.map(({ line, code, problem }) => ({ line, code, problem })),
+    });
+    expect(outcome(report(dry))).toEqual(outcome(report(real)));
+    expect(dry.exitCode, show(dry)).toBe(real.exitCode);
+  });
+
   it("--atomic without failures writes everything", async () => {
     const result = await importFile(
       file("atomic-ok.ndjson", ndjson(event("ATOK-1"), event("ATOK-2"), event("ATOK-3"))),

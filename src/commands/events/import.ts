@@ -125,8 +125,8 @@ interface Pending {
  * Imports a file in batches of at most `events.EVENT_BATCH_MAX`, reading it as it goes: one
  * request in flight while the next batch is read. Without --atomic each batch is its own
  * transaction, so an interrupted run leaves whole batches; run again with --on-conflict skip, it
- * finishes the file. With --atomic the batches are staged on the server and written in one
- * transaction at the end, or not at all.
+ * finishes the file. With --atomic (and with --dry-run) the batches are staged on the server and
+ * written in one transaction at the end, or not at all (a dry run always rolls it back).
  */
 async function importEvents(ctx: Context, file: string, options: ImportOptions): Promise<void> {
   ctx.requireCredential();
@@ -152,7 +152,6 @@ async function importEvents(ctx: Context, file: string, options: ImportOptions):
         items: batch.records,
         refs: batch.lines,
         onConflict: options.onConflict,
-        ...(options.dryRun && !options.atomic && { dryRun: true }),
         ...(importId && { import: importId }),
       },
     });
@@ -193,7 +192,9 @@ async function importEvents(ctx: Context, file: string, options: ImportOptions):
   };
 
   try {
-    if (options.atomic) {
+    // a dry run is staged like an atomic import and checked as a whole at the end: batch by
+    // batch, nothing written, a code twice in the file in two batches would pass unnoticed
+    if (options.atomic || options.dryRun) {
       const { data } = await client.call(events.startEventImport, { body: { onConflict: options.onConflict } });
       importId = data.id;
     }
@@ -212,8 +213,8 @@ async function importEvents(ctx: Context, file: string, options: ImportOptions):
     if (error instanceof CliError) throw error;
     summarise(ctx, run.counts, options, read);
     ctx.info(
-      options.atomic
-        ? "Stopped; nothing was written (the import is atomic)."
+      options.atomic || options.dryRun
+        ? `Stopped; nothing was written (${options.dryRun ? "a dry run" : "the import is atomic"}).`
         : "Stopped; the batches answered above are written. Run the same import again with --on-conflict skip to finish it.",
     );
     throw error;
@@ -226,7 +227,7 @@ async function importEvents(ctx: Context, file: string, options: ImportOptions):
   }
 
   if (importId) {
-    if (run.counts.failed > 0) {
+    if (run.counts.failed > 0 && options.atomic) {
       await abandon(ctx, importId);
       ctx.info(`${staged} event(s) valid; none written, because --atomic and ${run.counts.failed} failed.`);
     } else {
@@ -235,7 +236,9 @@ async function importEvents(ctx: Context, file: string, options: ImportOptions):
         body: { ...(options.dryRun && { dryRun: true }) },
       });
       for (const failure of data.failures) run.failItem(failure.ref ?? 0, failure);
-      if (data.committed || (options.dryRun && data.failures.length === 0)) {
+      // an atomic run that failed would write nothing; a dry run without --atomic counts as the
+      // run would, one item at a time
+      if (data.committed || (options.dryRun && (!options.atomic || data.failures.length === 0))) {
         for (const key of ["created", "updated", "skipped"] as const) run.counts[key] = data[key];
       } else ctx.info(`None written: --atomic and ${data.failed} failed at the commit.`);
     }
