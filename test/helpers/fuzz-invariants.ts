@@ -1,7 +1,8 @@
 /**
  * What every answer to a fuzzed request must satisfy, whatever was sent:
  * - never a 5xx;
- * - every 4xx is an RFC 9457 problem document whose `code` the contract lists;
+ * - every 4xx is an RFC 9457 problem document whose `code` the contract lists (the OAuth
+ *   authorization page excepted: it answers a browser with a page);
  * - a refused request (4xx) changes nothing in the database;
  * - no answer shows a password, a hash or a token that was not issued to this caller;
  * - every answer of the app carries its security headers and request id, errors too.
@@ -44,6 +45,25 @@ export function notAProblem(answer: Answer): string | undefined {
   }
   if (/\n\s+at /.test(answer.body)) return `a stack trace in the answer: ${show()}`;
   return undefined;
+}
+
+/**
+ * The OAuth authorization page (src/server/oauth/browser.ts, and the contract's description of
+ * /oAuth) answers a browser with a page, its refusals too: a 400 page for a token it cannot use is
+ * read by a person, not a program. Only an unsigned GET that accepts HTML, or the page's own form
+ * posted back, reaches it; anything else from /oAuth is a problem document like every answer.
+ */
+export function authorizationPage(
+  routeId: string,
+  request: { method: string; headers: Record<string, string> },
+  answer: Answer,
+): boolean {
+  if (routeId !== "oauth.get" && routeId !== "oauth.post") return false;
+  if (!String(answer.headers["content-type"] ?? "").startsWith("text/html")) return false;
+  if (!answer.body.startsWith("<!doctype html>")) return false;
+  return request.method === "GET"
+    ? /\btext\/html\b/i.test(request.headers.accept ?? "")
+    : /^application\/x-www-form-urlencoded\b/i.test(request.headers["content-type"] ?? "");
 }
 
 export function changedOnRefusal(answer: Answer, before: DatabaseDigest, after?: DatabaseDigest): string | undefined {

@@ -34,6 +34,7 @@ import type { RouteEntry } from "../../src/contract/route.js";
 import { databaseDigest } from "../helpers/db-digest.js";
 import {
   type Answer,
+  authorizationPage,
   changedOnRefusal,
   leaksSecret,
   notAProblem,
@@ -84,7 +85,7 @@ async function fuzzCase(world: FuzzWorld, route: RouteEntry, request: FuzzReques
   const after = answer.status >= 400 ? await databaseDigest(db) : undefined;
   const wrong =
     serverError(answer) ??
-    notAProblem(answer) ??
+    (authorizationPage(route.id, request, answer) ? undefined : notAProblem(answer)) ??
     changedOnRefusal(answer, before, after) ??
     leaksSecret(answer, hidden) ??
     withoutSecurityHeaders(answer);
