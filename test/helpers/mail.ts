@@ -60,6 +60,8 @@ export interface SmtpSink {
   url: string;
   /** every message received so far, parsed, with its SMTP envelope recipients */
   messages: (ParsedMail & { rcptTo: string[] })[];
+  /** SMTP connections opened so far, and the most messages it was receiving at one moment */
+  stats: { connections: number; mostAtOnce: number };
   /** resolves with the first message (received so far or later) that matches, or fails after timeoutMs */
   waitFor(match: (mail: ParsedMail & { rcptTo: string[] }) => boolean, timeoutMs?: number): Promise<ParsedMail>;
   close(): Promise<void>;
@@ -67,24 +69,37 @@ export interface SmtpSink {
 
 /**
  * A real SMTP server on 127.0.0.1 and an ephemeral port (or the one given: a server that comes up
- * where the app was told it would be): no TLS, no authentication required.
+ * where the app was told it would be): no TLS, no authentication required. `holdMs` makes it take
+ * that long to accept each message, as a busy relay does.
  */
-export async function startSmtpSink(options: { port?: number } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(options: { port?: number; holdMs?: number } = {}): Promise<SmtpSink> {
   const messages: SmtpSink["messages"] = [];
+  const stats = { connections: 0, mostAtOnce: 0 };
+  let receiving = 0;
   const waiters = new Set<() => void>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
+    onConnect(_session, callback) {
+      stats.connections++;
+      callback();
+    },
     onData(stream, session, callback) {
       const rcptTo = session.envelope.rcptTo.map((r) => r.address);
+      stats.mostAtOnce = Math.max(stats.mostAtOnce, ++receiving);
       simpleParser(stream)
-        .then((mail) => {
+        .then(async (mail) => {
+          if (options.holdMs) await new Promise((resolve) => setTimeout(resolve, options.holdMs));
+          receiving--;
           messages.push(Object.assign(mail, { rcptTo }));
           for (const wake of waiters) wake();
           callback();
         })
-        .catch((error: Error) => callback(error));
+        .catch((error: Error) => {
+          receiving--;
+          callback(error);
+        });
     },
   });
   await new Promise<void>((resolve, reject) => {
@@ -96,6 +111,7 @@ export async function startSmtpSink(options: { port?: number } = {}): Promise<Sm
     port,
     url: `smtp://127.0.0.1:${port}`,
     messages,
+    stats,
     waitFor(match, timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

@@ -7,7 +7,7 @@ import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type BuiltApp, buildApp } from "../../src/server/app.js";
-import { MAIL_DEFAULTS } from "../../src/server/mail/mailer.js";
+import { MAIL_DEFAULTS, MAIL_SENDERS } from "../../src/server/mail/mailer.js";
 import type { ServerOptions } from "../../src/server/options.js";
 import { createFirstAdmin } from "../../src/server/services/accounts.js";
 import { claimMail, insertMail } from "../../src/server/store/mail-queue-repo.js";
@@ -61,8 +61,8 @@ async function app(options: Partial<ServerOptions> & { dataDir?: string }): Prom
   return built;
 }
 
-async function smtpSink(port?: number): Promise<SmtpSink> {
-  const sink = await startSmtpSink({ port });
+async function smtpSink(port?: number, holdMs?: number): Promise<SmtpSink> {
+  const sink = await startSmtpSink({ port, holdMs });
   cleanups.push(() => sink.close());
   return sink;
 }
@@ -197,6 +197,33 @@ describe.each(BACKENDS)("mail queue on $name", (backend) => {
     expect(sentBy.a + sentBy.b).toBe(count);
     expect(sentBy.a, JSON.stringify(sentBy)).toBeGreaterThan(0);
     expect(sentBy.b, JSON.stringify(sentBy)).toBeGreaterThan(0);
+  });
+
+  it("has several messages in hand at once, over SMTP connections it keeps open between them", async () => {
+    const { url } = await sharedDatabase(backend);
+    // a relay that takes a while to accept each message: one at a time, they would queue up
+    const smtp = await smtpSink(undefined, 200);
+    const server = await app({ databaseUrl: url, smtpUrl: smtp.url });
+    const count = 3 * MAIL_SENDERS;
+    for (let i = 0; i < count; i++) {
+      await insertMail(server.services.store.db, {
+        id: crypto.randomUUID(),
+        recipient: `user${i}@example.com`,
+        subject: `message ${i}`,
+        text: `body ${i}`,
+        html: `<p>body ${i}</p>`,
+        now: new Date(),
+      });
+    }
+    await server.services.mailer.idle();
+    await eventually(async () => (smtp.messages.length >= count ? true : undefined), `${count} messages`);
+    expect(smtp.messages.map((m) => m.subject).sort()).toEqual(
+      Array.from({ length: count }, (_, i) => `message ${i}`).sort(),
+    );
+    expect(smtp.stats.mostAtOnce).toBeGreaterThan(1);
+    expect(smtp.stats.mostAtOnce).toBeLessThanOrEqual(MAIL_SENDERS);
+    expect(smtp.stats.connections).toBeLessThanOrEqual(MAIL_SENDERS);
+    expect((await queueRows(server)).every((r) => r.status === "sent" && r.attempts === 1)).toBe(true);
   });
 
   it("sends a reset link asked for on one instance that another instance then accepts", async () => {
