@@ -81,6 +81,10 @@ export async function createTransport(
       publicUrl: target.publicUrl,
       log,
       compileSchemasOnFirstUse: true,
+      // one command is one short process: better-sqlite3's 16 MiB page cache pays off in a server,
+      // while a command that walks the whole file (an import of a million events) would fill it,
+      // and the command's memory would grow with the database
+      sqliteCacheKiB: 4096,
       // a command on a dir that was never initialised would create a database and keys in it,
       // then answer "wrong password" to every login
       requireInitialised: true,

@@ -171,7 +171,11 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
       `${where(options.dataDir, file)} was never initialised: there is no database at ${file}.`,
     );
   }
-  const store = await openStore({ ...storeOptions, mustExist: options.requireInitialised });
+  const store = await openStore({
+    ...storeOptions,
+    mustExist: options.requireInitialised,
+    ...(options.sqliteCacheKiB !== undefined && { cacheKiB: options.sqliteCacheKiB }),
+  });
   let keys: KeyRing;
   try {
     if (options.requireInitialised && !(await hasUsers(store))) {

@@ -41,6 +41,8 @@ export interface ServerOptions {
    * no SQLite file, or no user in it (the embedded CLI and `server start`; init itself does not)
    */
   requireInitialised?: boolean;
+  /** SQLite: the connection's page cache in KiB (default better-sqlite3's 16 MiB; the embedded CLI takes less) */
+  sqliteCacheKiB?: number;
   /** compile each route's schemas when it is first used (the embedded CLI serves one request) */
   compileSchemasOnFirstUse?: boolean;
   /** the first mail retry waits this long, each further one twice as long (tests shorten it) */

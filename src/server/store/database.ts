@@ -31,6 +31,8 @@ export interface StoreOptions {
   databaseUrl?: string;
   /** SQLite: refuse a missing database file instead of creating one (and the data dir) */
   mustExist?: boolean;
+  /** SQLite: the connection's page cache in KiB (default better-sqlite3's 16 MiB) */
+  cacheKiB?: number;
 }
 
 const isPostgres = (url: string | undefined) => Boolean(url && /^postgres(ql)?:\/\//i.test(url));
@@ -87,6 +89,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
+  if (options.cacheKiB !== undefined) sqlite.pragma(`cache_size = -${Math.floor(options.cacheKiB)}`);
   const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
