@@ -50,7 +50,7 @@ export async function measureUsersImport({ base }, dir) {
     if (!/Imported (\d+) of \1 user\(s\), \1 invited/.test(invited.stderr)) {
       throw new Error(`users import --invite did not import and invite every user: ${invited.stderr.slice(0, 500)}`);
     }
-    // the server's sender delivers the queue one message at a time; wait for all (bounded)
+    // the server's mail senders deliver the queue; wait for all of it (bounded)
     const deadline = Date.now() + Math.max(120_000, USERS * 50);
     while (sink.received() < USERS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     const mailSeconds = (Date.now() - mailStart) / 1000;
