@@ -180,8 +180,8 @@ interface MailTransport {
 }
 
 /**
- * The mail queue and this instance's sender. Messages are rows of `mail_queue`; each of the
- * sender's MAIL_SENDERS claims one due message at a time with a lease, sends it, and marks it sent
+ * The mail queue and this instance's senders. Messages are rows of `mail_queue`; each sender (up to
+ * MAIL_SENDERS at once) claims one due message at a time with a lease, sends it, and marks it sent
  * (at least once: see README).
  */
 export function createMailer(options: MailerOptions): Mailer {
