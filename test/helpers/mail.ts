@@ -81,6 +81,8 @@ export async function startSmtpSink(options: { port?: number; holdMs?: number } 
     authOptional: true,
     disabledCommands: ["STARTTLS"],
     logger: false,
+    // closing, it does not wait for clients to hang up (a server's pooled connections stay open)
+    closeTimeout: 100,
     onConnect(_session, callback) {
       stats.connections++;
       callback();

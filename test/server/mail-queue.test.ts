@@ -103,7 +103,9 @@ describe.each(BACKENDS)("mail queue on $name", (backend) => {
     await renew(server);
     await server.services.mailer.idle();
     const [waiting] = await queueRows(server);
-    expect(waiting).toMatchObject({ status: "queued", attempts: 1, recipient: EMAIL, sent_at: null });
+    // at least one attempt: at 50 ms of back-off, a busy machine may have made the second already
+    expect(waiting).toMatchObject({ status: "queued", recipient: EMAIL, sent_at: null });
+    expect(waiting!.attempts).toBeGreaterThanOrEqual(1);
     expect(waiting!.last_error).toMatch(/ECONNREFUSED|connect/i);
 
     const smtp = await smtpSink(port);
@@ -332,6 +334,25 @@ describe("mail queue", () => {
     await server.services.mailer.idle();
     expect(await queueRows(server)).toMatchObject(kept ? [{ status: "sent", body_text: null }] : []);
     expect(await readdir(server.services.mailer.describe)).toHaveLength(1);
+  });
+
+  it("without the loop sends every message it queued as it closes, however many (an embedded import with --invite)", async () => {
+    const dataDir = await makeDataDir();
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const embedded = await buildApp({ log: false, dataDir });
+    const count = 1234;
+    // in batches, as users import sends its bulk requests
+    for (let first = 0; first < count; first += 500) {
+      await embedded.services.mailer.transaction(async (_trx, queue) => {
+        for (let i = first; i < Math.min(first + 500, count); i++) {
+          await queue({ to: `user${i}@example.com`, subject: `invitation ${i}`, text: "t", html: "h" });
+        }
+      });
+    }
+    await embedded.close();
+    expect(await readdir(join(dataDir, "outbox"))).toHaveLength(count);
+    const reopened = await app({ dataDir, mailSenderLoop: false });
+    expect((await queueRows(reopened)).filter((r) => r.status !== "sent")).toEqual([]);
   });
 
   it("without the loop (the embedded CLI, the default) sends what it queued as it closes, and leaves the rest of the queue", async () => {

@@ -111,6 +111,9 @@ const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, sock
  */
 export const MAIL_SENDERS = 4;
 
+/** How many of its own messages a closing app looks for at once (its last pass). */
+const OWN_MAIL_CHUNK = 500;
+
 function redacted(url: string): string {
   try {
     const parsed = new URL(url);
@@ -229,9 +232,14 @@ export function createMailer(options: MailerOptions): Mailer {
     };
   }
 
-  /** What this app queued: the ids serve only the last pass of a closing app, so a long-running one keeps the last 1000. */
+  /**
+   * What this app queued, for its last pass as it closes. With the loop, which sends them anyway,
+   * the last 1000 are enough; without it (the embedded CLI) that pass is the only sender, so every
+   * one is kept: an import of 5 000 users with --invite must send 5 000 invitations.
+   */
   function remember(ids: string[]): void {
     for (const id of ids) queuedHere.add(id);
+    if (!loop) return;
     while (queuedHere.size > 1000) queuedHere.delete(queuedHere.values().next().value as string);
   }
 
@@ -296,13 +304,11 @@ export function createMailer(options: MailerOptions): Mailer {
       if (pruned) options.log().debug({ pruned }, "sent mail pruned");
     }
     // one sender to begin with, and one more each time a sender finds work, up to MAIL_SENDERS:
-    // they share the queue through their claims. A closing app's last pass sends only its own few
-    // messages, one at a time.
-    const most = loop && !onlyFresh ? MAIL_SENDERS : 1;
+    // they share the queue through their claims
     const senders = new Set<Promise<void>>();
     let failure: unknown;
     const recruit = () => {
-      if (senders.size >= most) return;
+      if (senders.size >= MAIL_SENDERS) return;
       const sender: Promise<void> = drain(recruit, onlyFresh, dueBy)
         .catch((error: unknown) => {
           failure ??= error;
@@ -373,7 +379,10 @@ export function createMailer(options: MailerOptions): Mailer {
    */
   async function passOverOwn(): Promise<void> {
     for (let round = 0; round < 3 && queuedHere.size > 0; round++) {
-      await pass([...queuedHere], new Date(Math.max(Date.now(), lastJobDue)));
+      const ids = [...queuedHere];
+      const dueBy = new Date(Math.max(Date.now(), lastJobDue));
+      // a few hundred at a time: the ids are bound parameters, of which either database takes a bounded number
+      for (let i = 0; i < ids.length; i += OWN_MAIL_CHUNK) await pass(ids.slice(i, i + OWN_MAIL_CHUNK), dueBy);
     }
   }
 
