@@ -19,6 +19,12 @@ import type { Kysely } from "kysely";
  * And the rows a refused request may add: the audit trail records refusals (a wrong password, a
  * forbidden change) by design, so its records of a failure are left out; a record of a success
  * stays in the digest, as a refused request must never leave one.
+ *
+ * And the rows a request may sweep away: OAuth temporary credentials past their expiry (10 min),
+ * with the authorization page's forms for them (they expire with them), are deleted at most once
+ * a minute by whichever OAuth-signed request comes by, refused or not (src/server/oauth/provider.ts,
+ * `pruneNow`). Rows that expire before `asOf` are left out; the caller passes one instant, later
+ * than the request, to both digests of a request, so that a row cannot expire between the two.
  */
 export const DIGEST_EXCLUSIONS: Readonly<Record<string, readonly string[] | "table">> = {
   oauth_nonces: "table",
@@ -28,8 +34,13 @@ export const DIGEST_EXCLUSIONS: Readonly<Record<string, readonly string[] | "tab
   mail_queue: ["status", "attempts", "next_attempt_at", "claimed_until", "claimed_by", "last_error", "sent_at"],
 };
 
-const DIGEST_ROW_EXCLUSIONS: Readonly<Record<string, (row: Record<string, unknown>) => boolean>> = {
+const expiredBy = (row: Record<string, unknown>, asOf?: string) =>
+  asOf !== undefined && String(normalise(row.expires_at)) < asOf;
+
+const DIGEST_ROW_EXCLUSIONS: Readonly<Record<string, (row: Record<string, unknown>, asOf?: string) => boolean>> = {
   audit_log: (row) => row.outcome !== "success",
+  oauth_temporary_credentials: expiredBy,
+  oauth_page_forms: expiredBy,
 };
 
 export interface DatabaseDigest {
@@ -40,7 +51,8 @@ export interface DatabaseDigest {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a digest reads every table, whatever the schema type says
-export async function databaseDigest(db: Kysely<any>): Promise<DatabaseDigest> {
+export async function databaseDigest(db: Kysely<any>, options: { asOf?: Date } = {}): Promise<DatabaseDigest> {
+  const asOf = options.asOf?.toISOString();
   const tables: Record<string, string[]> = {};
   const hash = createHash("sha256");
   const metadata = (await db.introspection.getTables()).sort((a, b) => a.name.localeCompare(b.name));
@@ -49,7 +61,7 @@ export async function databaseDigest(db: Kysely<any>): Promise<DatabaseDigest> {
     if (excluded === "table") continue;
     const columns = table.columns.map((c) => c.name).filter((c) => !excluded?.includes(c));
     const skipRow = DIGEST_ROW_EXCLUSIONS[table.name];
-    const rows = (await db.selectFrom(table.name).selectAll().execute()).filter((row) => !skipRow?.(row));
+    const rows = (await db.selectFrom(table.name).selectAll().execute()).filter((row) => !skipRow?.(row, asOf));
     const lines = rows.map((row) => JSON.stringify(columns.map((c) => normalise(row[c])))).sort();
     tables[table.name] = lines;
     hash.update(`${table.name}\n${lines.join("\n")}\n`);

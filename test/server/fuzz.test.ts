@@ -62,6 +62,9 @@ function tally(route: RouteEntry, request: FuzzRequest, answer: Answer): void {
   stats.set(key, bucket);
 }
 
+/** Longer than any one case takes: what a request prunes expired before then. */
+const SWEEP_MARGIN_MS = 60_000;
+
 /** Sends one fuzzed request in-process and returns what is wrong with the answer, if anything. */
 async function fuzzCase(world: FuzzWorld, route: RouteEntry, request: FuzzRequest): Promise<string | undefined> {
   const db = world.app.services.store.db;
@@ -73,7 +76,9 @@ async function fuzzCase(world: FuzzWorld, route: RouteEntry, request: FuzzReques
     ...(await world.secretsHiddenFrom(request.caller)),
     ...(request.body.kind === "json" ? sentPasswords(request.body.value) : []),
   ];
-  const before = await databaseDigest(db);
+  // one instant for both digests, past anything the request may prune (see db-digest.ts)
+  const asOf = new Date(world.app.services.clock().getTime() + SWEEP_MARGIN_MS);
+  const before = await databaseDigest(db, { asOf });
   const response = await world.app.inject({
     method: request.method as "GET",
     url,
@@ -82,7 +87,7 @@ async function fuzzCase(world: FuzzWorld, route: RouteEntry, request: FuzzReques
   });
   const answer: Answer = { status: response.statusCode, headers: response.headers, body: response.body };
   tally(route, request, answer);
-  const after = answer.status >= 400 ? await databaseDigest(db) : undefined;
+  const after = answer.status >= 400 ? await databaseDigest(db, { asOf }) : undefined;
   const wrong =
     serverError(answer) ??
     (authorizationPage(route.id, request, answer) ? undefined : notAProblem(answer)) ??
@@ -323,9 +328,10 @@ describe.each(databases)("fuzzing every operation of the contract ($name)", ({ s
   it.each(RAW_CASES)("over a socket: $name", async ({ layer, request }) => {
     await world.heal();
     const db = server.app.services.store.db;
-    const before = await databaseDigest(db);
+    const asOf = new Date(server.app.services.clock().getTime() + SWEEP_MARGIN_MS);
+    const before = await databaseDigest(db, { asOf });
     const answer = parseRawResponse(await rawExchange(port, request(world.authorization("admin", "GET", "/")!)));
-    const after = await databaseDigest(db);
+    const after = await databaseDigest(db, { asOf });
     expect(serverError(answer)).toBeUndefined();
     expect(changedOnRefusal(answer, before, after)).toBeUndefined();
     expect(leaksSecret(answer, await world.secretsHiddenFrom("admin"))).toBeUndefined();
