@@ -22,7 +22,8 @@ export async function measureStartup({ base, remoteEnv, embeddedEnv }) {
       args: [BIN, "events", "list", "--json"],
       env: remoteEnv,
       check: (out) => parseEvents(out, "remote list") && true,
-      target: 1.5,
+      // issue 9's bar; its goal beyond the bar is 1.5x
+      target: 2,
     },
     {
       key: "embedded",
