@@ -72,6 +72,21 @@ async function renew(server: BuiltApp): Promise<void> {
   expect(response.statusCode).toBe(202);
 }
 
+/** `count` messages ("message 0" to user0@example.com, …) written straight into the queue, due now. */
+async function queueMessages(server: BuiltApp, count: number): Promise<void> {
+  const now = new Date();
+  for (let i = 0; i < count; i++) {
+    await insertMail(server.services.store.db, {
+      id: crypto.randomUUID(),
+      recipient: `user${i}@example.com`,
+      subject: `message ${i}`,
+      text: `body ${i}`,
+      html: `<p>body ${i}</p>`,
+      now,
+    });
+  }
+}
+
 const queueRows = (server: BuiltApp) =>
   server.services.store.db.selectFrom("mail_queue").selectAll().orderBy("created_at").execute();
 
@@ -175,17 +190,7 @@ describe.each(BACKENDS)("mail queue on $name", (backend) => {
     const a = await app({ databaseUrl: url, smtpUrl: smtp.url, log: counting("a") });
     const b = await app({ databaseUrl: url, smtpUrl: smtp.url, log: counting("b") });
     const count = 40;
-    const now = new Date();
-    for (let i = 0; i < count; i++) {
-      await insertMail(a.services.store.db, {
-        id: crypto.randomUUID(),
-        recipient: `user${i}@example.com`,
-        subject: `message ${i}`,
-        text: `body ${i}`,
-        html: `<p>body ${i}</p>`,
-        now,
-      });
-    }
+    await queueMessages(a, count);
     await Promise.all([a.services.mailer.idle(), b.services.mailer.idle(), a.services.mailer.idle()]);
     await eventually(async () => (smtp.messages.length >= count ? true : undefined), `${count} messages`);
     // time for a duplicate to arrive, were there one
@@ -207,16 +212,7 @@ describe.each(BACKENDS)("mail queue on $name", (backend) => {
     const smtp = await smtpSink(undefined, 200);
     const server = await app({ databaseUrl: url, smtpUrl: smtp.url });
     const count = 3 * MAIL_SENDERS;
-    for (let i = 0; i < count; i++) {
-      await insertMail(server.services.store.db, {
-        id: crypto.randomUUID(),
-        recipient: `user${i}@example.com`,
-        subject: `message ${i}`,
-        text: `body ${i}`,
-        html: `<p>body ${i}</p>`,
-        now: new Date(),
-      });
-    }
+    await queueMessages(server, count);
     await server.services.mailer.idle();
     await eventually(async () => (smtp.messages.length >= count ? true : undefined), `${count} messages`);
     expect(smtp.messages.map((m) => m.subject).sort()).toEqual(
