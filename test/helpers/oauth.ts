@@ -75,6 +75,25 @@ export interface FlowResult {
   access: Credentials;
 }
 
+/** The first leg through inject(), with the oob callback; fails the test on any unexpected answer. */
+export async function injectTemporaryCredentials(
+  app: BuiltApp,
+  consumer: TestConsumer,
+  method: HmacMethod = "HMAC-SHA1",
+): Promise<Credentials> {
+  const url = `${INJECT_BASE}/oAuth`;
+  const first = await app.inject({
+    method: "POST",
+    url: "/oAuth",
+    headers: {
+      authorization: authHeader(signer(consumer, method), { method: "POST", url, data: { oauth_callback: "oob" } }),
+    },
+  });
+  if (first.statusCode !== 200) throw new Error(`temporary credentials: ${first.statusCode} ${first.body}`);
+  const t = parseFormBody(first.body);
+  return { token: t.oauth_token!, secret: t.oauth_token_secret! };
+}
+
 /** The three legs through inject(), with the oob callback; fails the test on any unexpected answer. */
 export async function injectFlow(
   app: BuiltApp,
@@ -84,14 +103,7 @@ export async function injectFlow(
 ): Promise<FlowResult> {
   const oauth = signer(consumer, method);
   const url = `${INJECT_BASE}/oAuth`;
-  const first = await app.inject({
-    method: "POST",
-    url: "/oAuth",
-    headers: { authorization: authHeader(oauth, { method: "POST", url, data: { oauth_callback: "oob" } }) },
-  });
-  if (first.statusCode !== 200) throw new Error(`temporary credentials: ${first.statusCode} ${first.body}`);
-  const t = parseFormBody(first.body);
-  const temporary = { token: t.oauth_token!, secret: t.oauth_token_secret! };
+  const temporary = await injectTemporaryCredentials(app, consumer, method);
   const approval = await app.inject({
     method: "GET",
     url: `/oAuth?oauth_token=${encodeURIComponent(temporary.token)}`,

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseDigest } from "../helpers/db-digest.js";
 import { changedOnRefusal } from "../helpers/fuzz-invariants.js";
-import { authHeader, createConsumer, INJECT_BASE, signer } from "../helpers/oauth.js";
+import { createConsumer, injectTemporaryCredentials } from "../helpers/oauth.js";
 import { loginToken, manualClock, startTestServer, type TestServer } from "../helpers/server.js";
 
 describe("the fuzzer's database digest", () => {
@@ -25,19 +25,7 @@ describe("the fuzzer's database digest", () => {
     const app = server.app;
     const db = app.services.store.db;
     const consumer = await createConsumer(app, await loginToken(app, server.admin.userName, server.admin.password));
-    const oauth = signer(consumer);
-    const temporary = await app.inject({
-      method: "POST",
-      url: "/oAuth",
-      headers: {
-        authorization: authHeader(oauth, {
-          method: "POST",
-          url: `${INJECT_BASE}/oAuth`,
-          data: { oauth_callback: "oob" },
-        }),
-      },
-    });
-    expect(temporary.statusCode).toBe(200);
+    await injectTemporaryCredentials(app, consumer);
     // past the temporary credentials' 10 minutes and the prune's once a minute
     clock.advance(11 * 60_000);
     const count = async () => (await db.selectFrom("oauth_temporary_credentials").selectAll().execute()).length;
