@@ -67,6 +67,16 @@ async function smtpSink(port?: number, holdMs?: number): Promise<SmtpSink> {
   return sink;
 }
 
+/** The account whose reset e-mails these tests follow. */
+async function addAda(server: BuiltApp): Promise<void> {
+  await createFirstAdmin(server.services, {
+    userName: "ada",
+    email: EMAIL,
+    password: ADMIN_PASSWORD,
+    temporary: false,
+  });
+}
+
 async function renew(server: BuiltApp): Promise<void> {
   const response = await server.inject({ method: "POST", url: "/renewPassword", payload: { userName: "ada" } });
   expect(response.statusCode).toBe(202);
@@ -108,12 +118,7 @@ describe.each(BACKENDS)("mail queue on $name", (backend) => {
     const { url } = await sharedDatabase(backend);
     const port = await closedPort();
     const server = await app({ databaseUrl: url, smtpUrl: `smtp://127.0.0.1:${port}` });
-    await createFirstAdmin(server.services, {
-      userName: "ada",
-      email: EMAIL,
-      password: ADMIN_PASSWORD,
-      temporary: false,
-    });
+    await addAda(server);
 
     await renew(server);
     await server.services.mailer.idle();
@@ -157,12 +162,7 @@ describe.each(BACKENDS)("mail queue on $name", (backend) => {
       mailSenderLoop: true,
       secretKey: TEST_SECRET_KEY,
     });
-    await createFirstAdmin(first.services, {
-      userName: "ada",
-      email: EMAIL,
-      password: ADMIN_PASSWORD,
-      temporary: false,
-    });
+    await addAda(first);
     await renew(first);
     await first.services.mailer.idle();
     await first.close();
@@ -229,7 +229,7 @@ describe.each(BACKENDS)("mail queue on $name", (backend) => {
     const smtp = await smtpSink();
     const a = await app({ databaseUrl: url, smtpUrl: smtp.url });
     const b = await app({ databaseUrl: url, smtpUrl: smtp.url });
-    await createFirstAdmin(a.services, { userName: "ada", email: EMAIL, password: ADMIN_PASSWORD, temporary: false });
+    await addAda(a);
     await renew(a);
     const mail = await smtp.waitFor((m) => m.rcptTo.includes(EMAIL));
     const reset = await b.inject({
@@ -276,12 +276,7 @@ describe("mail queue", () => {
   it("gives a message up after the last attempt and keeps it, with its error, without its body", async () => {
     const port = await closedPort();
     const server = await app({ smtpUrl: `smtp://127.0.0.1:${port}`, mailMaxAttempts: 3, mailRetryDelayMs: 20 });
-    await createFirstAdmin(server.services, {
-      userName: "ada",
-      email: EMAIL,
-      password: ADMIN_PASSWORD,
-      temporary: false,
-    });
+    await addAda(server);
     await renew(server);
     const failed = await eventually(
       async () => (await queueRows(server)).find((r) => r.status === "failed"),
@@ -294,12 +289,7 @@ describe("mail queue", () => {
   it("with the loop, a reset request is a job due within the job delay, resolved by the sender into the e-mail", async () => {
     const smtp = await smtpSink();
     const server = await app({ smtpUrl: smtp.url });
-    await createFirstAdmin(server.services, {
-      userName: "ada",
-      email: EMAIL,
-      password: ADMIN_PASSWORD,
-      temporary: false,
-    });
+    await addAda(server);
     await renew(server);
     const [job] = await queueRows(server);
     expect(job).toMatchObject({ kind: "password_reset", recipient: "", status: "queued", attempts: 0 });
@@ -317,12 +307,7 @@ describe("mail queue", () => {
     { retention: "the default (7 days)", mailRetentionMs: undefined, kept: true },
   ])("prunes sent messages after the retention period: $retention", async ({ mailRetentionMs, kept }) => {
     const server = await app({ mailRetentionMs });
-    await createFirstAdmin(server.services, {
-      userName: "ada",
-      email: EMAIL,
-      password: ADMIN_PASSWORD,
-      temporary: false,
-    });
+    await addAda(server);
     await renew(server);
     await server.services.mailer.idle();
     // every pass prunes first; one more pass, a moment after the one that sent it
@@ -355,12 +340,7 @@ describe("mail queue", () => {
     const dataDir = await makeDataDir();
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
     const embedded = await buildApp({ log: false, dataDir });
-    await createFirstAdmin(embedded.services, {
-      userName: "ada",
-      email: EMAIL,
-      password: ADMIN_PASSWORD,
-      temporary: false,
-    });
+    await addAda(embedded);
     // a message a server queued earlier and is retrying: not this process's to send to the outbox
     const theirs = crypto.randomUUID();
     await insertMail(embedded.services.store.db, {
