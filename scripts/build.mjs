@@ -2,6 +2,7 @@
 // It builds beside dist/ and swaps the folders, so that a process running from dist/ meanwhile
 // (a test, a server) never sees it half-written.
 import { readFileSync, renameSync, rmSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
 import { build } from "esbuild";
 
 const root = new URL("../", import.meta.url);
@@ -9,6 +10,29 @@ const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8"));
 const next = new URL(`dist.next-${process.pid}/`, root);
 const old = new URL(`dist.old-${process.pid}/`, root);
 const dist = new URL("dist/", root);
+
+/**
+ * undici's Client requires its HTTP/2 half when it loads, and that half loads node:http2 (with
+ * tls and the HTTP server it builds on): 14 ms of every remote command's start-up, for a protocol
+ * we never ask for (no `allowH2`). This hands the Client a stand-in that loads the real thing on
+ * its first call: a connection that negotiated h2 still works, it only pays for it then.
+ */
+const undiciHttp2OnDemand = {
+  name: "undici-http2-on-demand",
+  setup(esbuild) {
+    const client = `${sep}undici${sep}lib${sep}dispatcher${sep}client.js`;
+    esbuild.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+      args.namespace === "file" && args.importer.endsWith(client)
+        ? { path: join(dirname(args.importer), "client-h2.on-demand.js"), namespace: "undici-http2-on-demand" }
+        : undefined,
+    );
+    esbuild.onLoad({ filter: /.*/, namespace: "undici-http2-on-demand" }, (args) => ({
+      contents: 'module.exports = function connectH2(...args) { return require("./client-h2.js")(...args); };',
+      resolveDir: dirname(args.path),
+      loader: "js",
+    }));
+  },
+};
 
 try {
   await build({
@@ -34,6 +58,7 @@ try {
     banner: {
       js: "import { createRequire as __bizctlRequire } from 'node:module'; const require = __bizctlRequire(import.meta.url);",
     },
+    plugins: [undiciHttp2OnDemand],
     logLevel: "warning",
   });
   try {
