@@ -1,6 +1,5 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { UsageError } from "./errors.js";
 import type { IO } from "./io.js";
@@ -113,6 +112,8 @@ const isObject = (value: unknown): value is Record_ =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
 async function* ndjsonItems(input: Readable): AsyncGenerator<SourceItem> {
+  // loaded by the commands that read records, not at every start
+  const { createInterface } = await import("node:readline");
   let line = 0;
   for await (const text of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
     line++;

@@ -1,5 +1,4 @@
 import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { SCHEMA_URN, USER_ACCOUNT_STATE, UserInput } from "../contract/resources.js";
 import { UsageError } from "./errors.js";
@@ -155,7 +154,7 @@ function describe(error: unknown): string {
 }
 
 async function* ndjsonLines(stream: AsyncIterable<Buffer>, renames: Map<string, string>): AsyncGenerator<UserLine> {
-  const { Readable } = await import("node:stream");
+  const [{ Readable }, { createInterface }] = await Promise.all([import("node:stream"), import("node:readline")]);
   const lines = createInterface({ input: Readable.from(stream), crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
   for await (const raw of lines) {

@@ -1,4 +1,3 @@
-import { createHmac, createPrivateKey, createSign } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Context } from "../../cli/context.js";
@@ -89,6 +88,8 @@ export async function privateKeyOf(
   const pem = await readFile(path, "utf8").catch((error: Error) => {
     throw new UsageError(`Cannot read the private key ${file}: ${error.message}`);
   });
+  // node:crypto is loaded by the commands that sign, not at every start
+  const { createPrivateKey } = await import("node:crypto");
   try {
     const key = createPrivateKey(pem);
     if (key.asymmetricKeyType !== "rsa") throw new Error(`a ${key.asymmetricKeyType} key`);
@@ -127,7 +128,7 @@ export async function oauthSigner(
     privateKey?: string;
   },
 ): Promise<() => string> {
-  const imported = await import("oauth-1.0a");
+  const [imported, { createHmac, createSign }] = await Promise.all([import("oauth-1.0a"), import("node:crypto")]);
   const OAuth = ((imported as { default?: unknown }).default ?? imported) as typeof imported.default;
   const algorithm = input.signatureMethod === "HMAC-SHA256" ? "sha256" : "sha1";
   const privateKey = input.privateKey;
