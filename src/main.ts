@@ -3,23 +3,58 @@ import { checkGlobals, type GlobalOptions } from "./cli/context.js";
 import { describeError, EXIT, exitCodeFor, UsageError } from "./cli/errors.js";
 import { type IO, processIO, writeLine } from "./cli/io.js";
 import { terminalJson } from "./cli/terminal-text.js";
-import * as api from "./commands/api/index.js";
-import * as audit from "./commands/audit/index.js";
-import * as auth from "./commands/auth/index.js";
-import * as completion from "./commands/completion/index.js";
-import * as events from "./commands/events/index.js";
-import * as help from "./commands/help/index.js";
-import * as oauth from "./commands/oauth/index.js";
-import * as profile from "./commands/profile/index.js";
-import * as resources from "./commands/resources/index.js";
-import * as server from "./commands/server/index.js";
 import { openContexts } from "./commands/shared.js";
-import * as users from "./commands/users/index.js";
 
 declare const BIZCTL_VERSION: string;
 const VERSION = typeof BIZCTL_VERSION === "string" ? BIZCTL_VERSION : "0.0.0-dev";
 
-export function buildProgram(io: IO): Command {
+type Group = { register(program: Command, io: IO): void };
+
+/**
+ * The command groups in the order `bizctl --help` lists them, each loaded on demand: a command
+ * line builds only the group it names (see groupNamed), so that it neither compiles nor builds
+ * the other ten.
+ */
+const GROUPS = {
+  auth: () => import("./commands/auth/index.js"),
+  oauth: () => import("./commands/oauth/index.js"),
+  resources: () => import("./commands/resources/index.js"),
+  users: () => import("./commands/users/index.js"),
+  events: () => import("./commands/events/index.js"),
+  audit: () => import("./commands/audit/index.js"),
+  server: () => import("./commands/server/index.js"),
+  profile: () => import("./commands/profile/index.js"),
+  api: () => import("./commands/api/index.js"),
+  completion: () => import("./commands/completion/index.js"),
+  help: () => import("./commands/help/index.js"),
+} satisfies Record<string, () => Promise<Group>>;
+
+export type GroupName = keyof typeof GROUPS;
+
+/** The global options that take a value as the next word (`--profile work`, `-o json`). */
+const VALUED_GLOBALS = new Set(["--profile", "--server", "-o", "--output", "--fields", "--query"]);
+
+/**
+ * The group whose command a command line runs: its first word that is not a global option (nor
+ * an option's value). Undefined when there is none, or when it needs every group: `help` and
+ * `completion` walk the whole tree, and a misspelt name is answered with the names it resembles.
+ */
+export function groupNamed(argv: readonly string[]): GroupName | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === "--") return undefined;
+    if (word.startsWith("-")) {
+      if (VALUED_GLOBALS.has(word)) i++;
+      continue;
+    }
+    if (word === "help" || word === "completion" || !Object.hasOwn(GROUPS, word)) return undefined;
+    return word as GroupName;
+  }
+  return undefined;
+}
+
+/** The whole command tree, or the global options and `only` when a command line needs no more. */
+export async function buildProgram(io: IO, only?: GroupName): Promise<Command> {
   const program = new Command("bizctl")
     .description("Administer the Enterprise Business API: auth, oauth, resources, events")
     .version(VERSION, "-V, --version")
@@ -52,8 +87,9 @@ export function buildProgram(io: IO): Command {
     const checked = checkGlobals(program.opts<GlobalOptions>());
     program.setOptionValue("output", checked.output);
   });
-  for (const group of [auth, oauth, resources, users, events, audit, server, profile, api, completion, help])
-    group.register(program, io);
+  const names = only ? [only] : (Object.keys(GROUPS) as GroupName[]);
+  const groups: Group[] = await Promise.all(names.map((name) => GROUPS[name]()));
+  for (const group of groups) group.register(program, io);
   for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput());
   return program;
 }
@@ -91,7 +127,7 @@ function report(io: IO, argv: string[], error: unknown, exitCode: number): void 
 
 /** Runs one command line and returns its exit code; it never exits the process itself. */
 export async function run(argv: string[], io: IO = processIO()): Promise<number> {
-  const program = buildProgram(io);
+  const program = await buildProgram(io, groupNamed(argv.slice(2)));
   try {
     await program.parseAsync(argv);
     return EXIT.ok;

@@ -26,7 +26,7 @@ import {
   startServer,
 } from "../helpers/cli.js";
 
-const program = buildProgram(processIO());
+const program = await buildProgram(processIO());
 
 function walk(command: Command, path: string[] = []): { path: string[]; command: Command }[] {
   return [

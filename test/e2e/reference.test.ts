@@ -10,7 +10,7 @@ import { processIO } from "../../src/cli/io.js";
 import { buildProgram } from "../../src/main.js";
 import { bizctl, ROOT, show } from "../helpers/cli.js";
 
-const program = buildProgram(processIO());
+const program = await buildProgram(processIO());
 
 function walk(command: Command, path: string[] = []): { path: string[]; command: Command }[] {
   return [
