@@ -12,25 +12,55 @@ const old = new URL(`dist.old-${process.pid}/`, root);
 const dist = new URL("dist/", root);
 
 /**
- * undici's Client requires its HTTP/2 half when it loads, and that half loads node:http2 (with
- * tls and the HTTP server it builds on): 14 ms of every remote command's start-up, for a protocol
- * we never ask for (no `allowH2`). This hands the Client a stand-in that loads the real thing on
- * its first call: a connection that negotiated h2 still works, it only pays for it then.
+ * Modules that a dependency requires when it loads, for work bizctl never or seldom asks of it.
+ * Each is handed a stand-in that requires the real module at its first use, so that a command
+ * does not parse and run it at every start; what uses it still works, and pays for it then.
+ *   - undici's Client requires its HTTP/2 half, which loads node:http2 (with tls and the HTTP
+ *     server it builds on): 14 ms of every remote command, for a protocol we never ask for (no
+ *     `allowH2`); a connection that negotiates h2 still works.
+ *   - @fastify/swagger requires yaml (290 KB of source) for a YAML document; we serve JSON.
+ *   - @fastify/rate-limit requires ip-address to key IPv6 clients by subnet: on the first
+ *     request from one, not at every embedded command.
  */
-const undiciHttp2OnDemand = {
-  name: "undici-http2-on-demand",
+const ON_DEMAND = [
+  {
+    importer: `${sep}undici${sep}lib${sep}dispatcher${sep}client.js`,
+    module: "./client-h2.js",
+    standIn: "module.exports = function connectH2(...args) { return load()(...args); };",
+  },
+  {
+    importer: `${sep}@fastify${sep}swagger${sep}`,
+    module: "yaml",
+    standIn:
+      "module.exports = { parse: (...args) => load().parse(...args), stringify: (...args) => load().stringify(...args) };",
+  },
+  {
+    importer: `${sep}@fastify${sep}rate-limit${sep}index.js`,
+    module: "ip-address",
+    // a constructor that returns the real instance: `new Address6(ip)` works unchanged
+    standIn: "module.exports = { Address6: function Address6(...args) { return new (load().Address6)(...args); } };",
+  },
+];
+
+const onDemand = {
+  name: "on-demand",
   setup(esbuild) {
-    const client = `${sep}undici${sep}lib${sep}dispatcher${sep}client.js`;
-    esbuild.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
-      args.namespace === "file" && args.importer.endsWith(client)
-        ? { path: join(dirname(args.importer), "client-h2.on-demand.js"), namespace: "undici-http2-on-demand" }
-        : undefined,
-    );
-    esbuild.onLoad({ filter: /.*/, namespace: "undici-http2-on-demand" }, (args) => ({
-      contents: 'module.exports = function connectH2(...args) { return require("./client-h2.js")(...args); };',
-      resolveDir: dirname(args.path),
-      loader: "js",
-    }));
+    for (const [index, { importer, module }] of ON_DEMAND.entries()) {
+      const filter = new RegExp(`^${module.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`);
+      esbuild.onResolve({ filter }, (args) =>
+        args.namespace === "file" && args.importer.includes(importer)
+          ? { path: join(dirname(args.importer), `${index}.on-demand.js`), namespace: "on-demand" }
+          : undefined,
+      );
+    }
+    esbuild.onLoad({ filter: /.*/, namespace: "on-demand" }, (args) => {
+      const { module, standIn } = ON_DEMAND[Number(args.path.match(/(\d+)\.on-demand\.js$/)[1])];
+      return {
+        contents: `let real; const load = () => (real ??= require(${JSON.stringify(module)}));\n${standIn}`,
+        resolveDir: dirname(args.path),
+        loader: "js",
+      };
+    });
   },
 };
 
@@ -58,7 +88,7 @@ try {
     banner: {
       js: "import { createRequire as __bizctlRequire } from 'node:module'; const require = __bizctlRequire(import.meta.url);",
     },
-    plugins: [undiciHttp2OnDemand],
+    plugins: [onDemand],
     logLevel: "warning",
   });
   try {
