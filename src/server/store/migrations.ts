@@ -354,7 +354,26 @@ class InlineProvider implements MigrationProvider {
   }
 }
 
+/**
+ * Whether every migration has run already: the common case, checked with one read. Kysely's
+ * migrator first introspects every table of the schema and takes its lock, which cost an
+ * embedded command more than the command itself. Anything else (no bookkeeping table yet, a
+ * migration missing, or one this build does not know) is left to the migrator, as before.
+ */
+async function isUpToDate(db: Kysely<Schema>): Promise<boolean> {
+  let done: string[];
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    done = rows.map((row) => row.name);
+  } catch {
+    return false;
+  }
+  const known = Object.keys(migrations);
+  return done.length === known.length && known.every((name) => done.includes(name));
+}
+
 export async function migrateToLatest(db: Kysely<Schema>, dialect: "sqlite" | "postgres"): Promise<string[]> {
+  if (await isUpToDate(db)) return [];
   // on PostgreSQL the bookkeeping tables go where ours go (search_path), not always into public
   const migrationTableSchema =
     dialect === "postgres"
