@@ -127,7 +127,7 @@ export async function checkPassword(
     throw invalidCredentials();
   }
   // an imported bcrypt hash (or argon2id with weaker parameters) becomes ours now that the password is known
-  if (needsRehash(hash)) {
+  if (await needsRehash(hash)) {
     await replacePasswordHash(ctx.store.db, account.id, { from: hash, to: await hashPassword(password) });
   }
   return account;

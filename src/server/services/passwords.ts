@@ -1,12 +1,28 @@
-import argon2 from "argon2";
+import type argon2Module from "argon2";
 import { ProblemError } from "../problems.js";
 
+type Argon2 = typeof argon2Module;
+
+/** argon2's own `argon2id` (a test checks it): the module itself is loaded with the first hash. */
+const ARGON2ID = 2 satisfies Argon2["argon2id"];
+
 /** OWASP's minimum for argon2id: m=19 MiB, t=2, p=1. */
-export const HASH_OPTIONS = { type: argon2.argon2id, memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 } as const;
+export const HASH_OPTIONS = { type: ARGON2ID, memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 } as const;
 export const MAX_PASSWORD_LENGTH = 1024;
 
 export interface PasswordPolicy {
   minLength: number;
+}
+
+let argon2: Argon2 | undefined;
+
+/**
+ * The native addon is loaded by the first request that hashes or verifies a password, not by
+ * every embedded command: most read and write no password.
+ */
+async function loadArgon2(): Promise<Argon2> {
+  argon2 ??= (await import("argon2")).default;
+  return argon2;
 }
 
 let commonPasswords: Set<string> | undefined;
@@ -26,18 +42,19 @@ export function normalizePassword(password: string): string {
   return password.normalize("NFC");
 }
 
-export function hashPassword(password: string): Promise<string> {
-  return argon2.hash(normalizePassword(password), HASH_OPTIONS);
+export async function hashPassword(password: string): Promise<string> {
+  return (await loadArgon2()).hash(normalizePassword(password), HASH_OPTIONS);
 }
 
 /** A bcrypt hash in modular crypt format ($2a$, $2b$, $2y$), as other systems export them. */
 const BCRYPT = /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/;
 /** An argon2id hash in PHC string format (its parameters in any order: node-argon2 writes m,p,t). */
-const ARGON2ID = /^\$argon2id\$v=19\$[mtp]=[0-9]{1,10}(,[mtp]=[0-9]{1,10}){2}\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{16,}$/;
+const ARGON2ID_HASH =
+  /^\$argon2id\$v=19\$[mtp]=[0-9]{1,10}(,[mtp]=[0-9]{1,10}){2}\$[A-Za-z0-9+/]{11,}\$[A-Za-z0-9+/]{16,}$/;
 
 /** Whether a hash imported from another system is one this server can verify (bcrypt or argon2id). */
 export function isImportableHash(hash: string): boolean {
-  return BCRYPT.test(hash) || ARGON2ID.test(hash);
+  return BCRYPT.test(hash) || ARGON2ID_HASH.test(hash);
 }
 
 export async function verifyPassword(hash: string, password: string): Promise<boolean> {
@@ -51,7 +68,7 @@ export async function verifyPassword(hash: string, password: string): Promise<bo
         (password !== normalizePassword(password) && (await bcrypt.compare(normalizePassword(password), hash)))
       );
     }
-    return await argon2.verify(hash, normalizePassword(password));
+    return await (await loadArgon2()).verify(hash, normalizePassword(password));
   } catch {
     return false;
   }
@@ -66,10 +83,10 @@ export const DUMMY_HASH =
   "$argon2id$v=19$m=19456,p=1,t=2$kFzu/K/j12Zp/E4GsST0tQ$csf/Ld6SWLzSpwtwudQ09b/CAXTCC7tdrhIGdlIOb/I";
 
 /** An imported bcrypt hash, or an argon2id one with other parameters, is replaced at the next login. */
-export function needsRehash(hash: string): boolean {
+export async function needsRehash(hash: string): Promise<boolean> {
   if (BCRYPT.test(hash)) return true;
   try {
-    return argon2.needsRehash(hash, HASH_OPTIONS);
+    return (await loadArgon2()).needsRehash(hash, HASH_OPTIONS);
   } catch {
     return true;
   }
