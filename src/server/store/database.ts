@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import {
   CompiledQuery,
@@ -64,6 +65,19 @@ export async function hasUsers(store: Store): Promise<boolean> {
   }
 }
 
+/**
+ * The addon file npm's build of better-sqlite3 makes. Handed to it, the `bindings` package does
+ * not probe a dozen folders for it at every start; with another layout (no such file),
+ * better-sqlite3 searches as it always did.
+ */
+function builtAddon(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve("better-sqlite3/build/Release/better_sqlite3.node");
+  } catch {
+    return undefined;
+  }
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   const url = options.databaseUrl;
   if (url && isPostgres(url)) {
@@ -84,7 +98,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   if (!url && !options.mustExist) mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const { default: Database } = await import("better-sqlite3");
-  const sqlite = new Database(file, { fileMustExist: options.mustExist ?? false });
+  const nativeBinding = builtAddon();
+  const sqlite = new Database(file, {
+    fileMustExist: options.mustExist ?? false,
+    ...(nativeBinding && { nativeBinding }),
+  });
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
