@@ -6,6 +6,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  type FastifyServerOptions,
   LogController,
 } from "fastify";
 import pino, { type DestinationStream } from "pino";
@@ -87,6 +88,43 @@ function loggerOptions(log: ServerOptions["log"], stream: DestinationStream | un
   };
 }
 
+const { chindingsSym } = pino.symbols;
+
+/**
+ * Fastify makes a child logger for every request, bound to its id; pino's child() runs the
+ * redaction over each binding (a wildcard path covers every top-level key) and rebuilds its
+ * formatters, about a microsecond per request on the hot path. The request's logger is the same
+ * child, made by hand: one child built once, and per request an object on top of it whose
+ * bindings are the child's with the id appended, serialized as pino would (the redaction
+ * changes nothing in a string). A route with a log level or serializers of its own gets
+ * pino's child as before.
+ */
+function requestChildLoggers(): FastifyServerOptions["childLoggerFactory"] {
+  const templates = new WeakMap<object, FastifyBaseLogger>();
+  return (logger, bindings, options) => {
+    const keys = Object.keys(bindings);
+    const key = keys[0] as string;
+    const value = bindings[key];
+    if (
+      options.level !== undefined ||
+      options.serializers !== undefined ||
+      keys.length !== 1 ||
+      typeof value !== "string"
+    ) {
+      return logger.child(bindings, options);
+    }
+    let template = templates.get(logger);
+    if (!template) {
+      template = logger.child({});
+      templates.set(logger, template);
+    }
+    const child = Object.create(template) as FastifyBaseLogger & Record<symbol, string>;
+    child[chindingsSym] =
+      `${(template as unknown as Record<symbol, string>)[chindingsSym]},${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    return child;
+  };
+}
+
 /** What to name in a "never initialised" message: the data dir, unless the database lives elsewhere. */
 function where(dataDir: string, file: string | undefined, database?: string): string {
   if (!file) return `The database ${database}`;
@@ -98,17 +136,22 @@ const trustTheProxyInFront = (_address: string, hop: number) => hop === 0;
 
 /**
  * The one line per request, written when it completes, as a callback hook (no promise per
- * request). It has a logger of its own, on the app logger's stream and level but without the
- * redaction: the line holds only the request id, the serialized request (method, masked URL, id,
- * address), the status and the time, which no redaction path can reach, so it is the very line
- * the app logger would write, without running the redaction over it on every request.
+ * request). The line is built here rather than by a logger: it holds only the request id, the
+ * serialized request (method, masked URL, id, address), the status and the time, which no
+ * redaction path can reach, so it is the very line pino would write on the app logger's stream
+ * (level, time, pid and hostname first, then those fields, then the message), at a third of
+ * pino's cost. Installed only where the level lets info lines through.
  */
 function requestLine(level: string, stream: DestinationStream) {
-  const log = pino({ level, serializers: { req: serializeRequest } }, stream);
+  const log = pino({ level }, stream);
+  if (!log.isLevelEnabled("info")) return undefined;
+  const info = log.levels.values.info;
+  // `,"pid":…,"hostname":"…"`: pino's own bindings of a root logger, serialized once
+  const bindings = (log as unknown as Record<symbol, string>)[chindingsSym];
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    log.info(
-      { reqId: request.id, req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
-      "request completed",
+    const time = reply.elapsedTime;
+    stream.write(
+      `{"level":${info},"time":${Date.now()}${bindings},"reqId":${JSON.stringify(request.id)},"req":${JSON.stringify(serializeRequest(request))},"res":{"statusCode":${reply.statusCode}},"responseTime":${Number.isFinite(time) ? time : null},"msg":"request completed"}\n`,
     );
     done();
   };
@@ -242,6 +285,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     // limit budget) by sending an X-Forwarded-For of its own
     trustProxy: options.trustProxy ? trustTheProxyInFront : false,
     genReqId: () => crypto.randomUUID(),
+    ...(options.log && { childLoggerFactory: requestChildLoggers() }),
     // errors Fastify meets before routing (a malformed URL) leave as problem documents too
     frameworkErrors: (error, request, reply) => {
       setSecurityHeaders(request, reply);
@@ -286,7 +330,8 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     flushLogs();
   });
 
-  if (options.log && logStream) app.addHook("onResponse", requestLine(options.log.level, logStream));
+  const logRequest = options.log && logStream && requestLine(options.log.level, logStream);
+  if (logRequest) app.addHook("onResponse", logRequest);
   installProblemHandling(app);
   installSecurityHeaders(app);
   app.addSchema(Problem);

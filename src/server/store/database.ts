@@ -11,6 +11,7 @@ import {
   SqliteDriver,
 } from "kysely";
 import { ConfigurationError } from "../configuration-error.js";
+import { runDirectly } from "./precompiled.js";
 import type { Schema } from "./schema.js";
 
 export interface Store {
@@ -114,7 +115,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   // close still checkpoints and removes it.
   sqlite.pragma("wal_autocheckpoint = 10000");
   if (options.cacheKiB !== undefined) sqlite.pragma(`cache_size = -${Math.floor(options.cacheKiB)}`);
-  const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
+  const { database, prepare } = withStatementCache(sqlite);
+  const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect({ database }) });
+  runDirectly(db, { prepare, inTransaction: () => sqlite.inTransaction });
   return {
     db,
     dialect: "sqlite",
@@ -170,29 +173,33 @@ function redactUrl(url: string): string {
 }
 
 type SqliteDatabase = import("better-sqlite3").Database;
+type SqliteStatement = ReturnType<SqliteDatabase["prepare"]>;
 
 /**
  * Kysely prepares every query anew; preparing costs more than running an indexed read. The
  * statements are kept by their SQL text (which holds no values: those are bound parameters).
  */
-function withStatementCache(sqlite: SqliteDatabase): SqliteDatabase {
-  const cache = new Map<string, ReturnType<SqliteDatabase["prepare"]>>();
-  const prepare = sqlite.prepare.bind(sqlite);
-  return new Proxy(sqlite, {
+function withStatementCache(sqlite: SqliteDatabase): {
+  database: SqliteDatabase;
+  prepare: (sql: string) => SqliteStatement;
+} {
+  const cache = new Map<string, SqliteStatement>();
+  const prepareNew = sqlite.prepare.bind(sqlite);
+  const prepare = (sql: string) => {
+    let statement = cache.get(sql);
+    if (!statement) {
+      if (cache.size >= 500) cache.delete(cache.keys().next().value as string);
+      statement = prepareNew(sql);
+      cache.set(sql, statement);
+    }
+    return statement;
+  };
+  const database = new Proxy(sqlite, {
     get(target, property) {
-      if (property !== "prepare") {
-        const value = Reflect.get(target, property, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      }
-      return (sql: string) => {
-        let statement = cache.get(sql);
-        if (!statement) {
-          if (cache.size >= 500) cache.delete(cache.keys().next().value as string);
-          statement = prepare(sql);
-          cache.set(sql, statement);
-        }
-        return statement;
-      };
+      if (property === "prepare") return prepare;
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
     },
   });
+  return { database, prepare };
 }
