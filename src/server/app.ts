@@ -9,7 +9,7 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from "fastify";
-import pino, { type DestinationStream } from "pino";
+import type { DestinationStream } from "pino";
 import { PROBLEM_CONTENT_TYPE, Problem } from "../contract/errors.js";
 import { NotInitialisedError } from "./configuration-error.js";
 import { createMailer } from "./mail/mailer.js";
@@ -37,6 +37,8 @@ import { resolveResetRequest } from "./services/recovery.js";
 import { hasUsers, openStore, sqliteFile } from "./store/database.js";
 import { migrateToLatest } from "./store/migrations.js";
 
+type Pino = typeof import("pino").default;
+
 const SENSITIVE_QUERY = /([?&](?:token|oauth_token|oauth_verifier|oauth_signature)=)[^&]*/gi;
 
 /**
@@ -46,7 +48,7 @@ const SENSITIVE_QUERY = /([?&](?:token|oauth_token|oauth_verifier|oauth_signatur
  * idle server's log is never behind. `flushSync()` on close, and pino's own exit hook, write what
  * is still buffered.
  */
-function stdoutDestination(): DestinationStream & { flushSync(): void } {
+function stdoutDestination(pino: Pino): DestinationStream & { flushSync(): void } {
   return pino.destination({ dest: 1, sync: false });
 }
 
@@ -88,8 +90,6 @@ function loggerOptions(log: ServerOptions["log"], stream: DestinationStream | un
   };
 }
 
-const { chindingsSym } = pino.symbols;
-
 /**
  * Fastify makes a child logger for every request, bound to its id; pino's child() runs the
  * redaction over each binding (a wildcard path covers every top-level key) and rebuilds its
@@ -99,7 +99,8 @@ const { chindingsSym } = pino.symbols;
  * changes nothing in a string). A route with a log level or serializers of its own gets
  * pino's child as before.
  */
-function requestChildLoggers(): FastifyServerOptions["childLoggerFactory"] {
+function requestChildLoggers(pino: Pino): FastifyServerOptions["childLoggerFactory"] {
+  const { chindingsSym } = pino.symbols;
   const templates = new WeakMap<object, FastifyBaseLogger>();
   return (logger, bindings, options) => {
     const keys = Object.keys(bindings);
@@ -142,12 +143,12 @@ const trustTheProxyInFront = (_address: string, hop: number) => hop === 0;
  * (level, time, pid and hostname first, then those fields, then the message), at a third of
  * pino's cost. Installed only where the level lets info lines through.
  */
-function requestLine(level: string, stream: DestinationStream) {
+function requestLine(pino: Pino, level: string, stream: DestinationStream) {
   const log = pino({ level }, stream);
   if (!log.isLevelEnabled("info")) return undefined;
   const info = log.levels.values.info;
   // `,"pid":…,"hostname":"…"`: pino's own bindings of a root logger, serialized once
-  const bindings = (log as unknown as Record<symbol, string>)[chindingsSym];
+  const bindings = (log as unknown as Record<symbol, string>)[pino.symbols.chindingsSym];
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const time = reply.elapsedTime;
     stream.write(
@@ -272,7 +273,9 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     resolveResetRequest(services, trx, request, queue),
   );
 
-  const destination = options.log && !options.log.stream ? stdoutDestination() : undefined;
+  // loaded only by a server that logs: an embedded command logs nothing and does without it
+  const pino = options.log ? (await import("pino")).default : undefined;
+  const destination = pino && options.log && !options.log.stream ? stdoutDestination(pino) : undefined;
   const logStream = options.log ? (options.log.stream ?? destination) : undefined;
   const app = Fastify({
     ...loggerOptions(options.log, logStream),
@@ -285,7 +288,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     // limit budget) by sending an X-Forwarded-For of its own
     trustProxy: options.trustProxy ? trustTheProxyInFront : false,
     genReqId: () => crypto.randomUUID(),
-    ...(options.log && { childLoggerFactory: requestChildLoggers() }),
+    ...(pino && { childLoggerFactory: requestChildLoggers(pino) }),
     // errors Fastify meets before routing (a malformed URL) leave as problem documents too
     frameworkErrors: (error, request, reply) => {
       setSecurityHeaders(request, reply);
@@ -330,7 +333,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     flushLogs();
   });
 
-  const logRequest = options.log && logStream && requestLine(options.log.level, logStream);
+  const logRequest = pino && options.log && logStream && requestLine(pino, options.log.level, logStream);
   if (logRequest) app.addHook("onResponse", logRequest);
   installProblemHandling(app);
   installSecurityHeaders(app);
