@@ -1,10 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/server/store/database.js";
 import { migrateToLatest } from "../../src/server/store/migrations.js";
+import { makeDataDir } from "../helpers/server.js";
 
 /**
  * Every server start and embedded command migrates; a database already up to date is recognised
@@ -15,7 +14,7 @@ describe("migrateToLatest", () => {
   let store: Store;
 
   beforeEach(async () => {
-    root = await mkdtemp(join(tmpdir(), "bizctl-migrations-"));
+    root = await makeDataDir();
     store = await openStore({ dataDir: root });
   });
 
