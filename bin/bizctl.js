@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
+// CommonJS (bin/package.json): an ES module here would start Node's ESM loader at every command
+const { readFileSync } = require("node:fs");
+const { join } = require("node:path");
 
 // `--version` alone answers without loading the command tree
 if (process.argv.length === 3 && (process.argv[2] === "--version" || process.argv[2] === "-V")) {
-  const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  const { version } = JSON.parse(readFileSync(join(__dirname, "..", "package.json"), "utf8"));
   process.stdout.write(`${version}\n`);
 } else {
   // a reader that stops early (`bizctl api GET /openapi.json | head`) closes the pipe: the rest of
@@ -16,6 +18,11 @@ if (process.argv.length === 3 && (process.argv[2] === "--version" || process.arg
     process.exitCode = 130;
     process.exit();
   });
-  const { run } = await import("../dist/main.js");
-  process.exitCode = await run(process.argv);
+  const { loadBundle, saveCodeCaches } = require("../dist/code-cache.cjs");
+  loadBundle(join(__dirname, "..", "dist"), "cli")
+    .run(process.argv)
+    .then((exitCode) => {
+      process.exitCode = exitCode;
+      saveCodeCaches();
+    });
 }

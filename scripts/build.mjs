@@ -1,8 +1,12 @@
-// Bundles the CLI (and, in lazily loaded chunks, the server) so that start-up reads few files.
-// It builds beside dist/ and swaps the folders, so that a process running from dist/ meanwhile
-// (a test, a server) never sees it half-written.
-import { readFileSync, renameSync, rmSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
+// Bundles the CLI and the server, each into one file that src/code-cache.ts loads with V8's code
+// cache: dist/cli.<hash>.js (every command), dist/server.<hash>.js (the embedded mode and the
+// `server` commands, loaded only by them), dist/code-cache.cjs (the loader) and
+// dist/bundles.json (the names of the current bundles). It builds beside dist/ and swaps the
+// folders, so that a process running from dist/ meanwhile (a test, a server) never sees it
+// half-written.
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, sep } from "node:path";
 import { build } from "esbuild";
 
 const root = new URL("../", import.meta.url);
@@ -23,6 +27,13 @@ const dist = new URL("dist/", root);
  *     request from one, not at every embedded command.
  */
 const ON_DEMAND = [
+  {
+    // @inquirer/prompts re-exports every prompt; the editor prompt, which we never show, brings
+    // an encoding converter (iconv-lite, 500 KB) that every command would read
+    importer: `${sep}@inquirer${sep}prompts${sep}`,
+    module: "@inquirer/editor",
+    standIn: "module.exports = { default: (...args) => load().default(...args) };",
+  },
   {
     importer: `${sep}undici${sep}lib${sep}dispatcher${sep}client.js`,
     module: "./client-h2.js",
@@ -64,33 +75,106 @@ const onDemand = {
   },
 };
 
-try {
-  await build({
-    entryPoints: [new URL("src/main.ts", root).pathname],
-    outdir: next.pathname,
-    bundle: true,
-    splitting: true,
-    format: "esm",
-    platform: "node",
-    target: "node20.19",
-    sourcemap: "linked",
-    // every command parses and compiles the chunks it loads: without comments and indentation
-    // there is a third less to read. Comments are also where packages put non-ASCII text (an
-    // author's name, a dash), and one such character makes V8 hold the whole chunk as a two-byte
-    // string. Identifiers stay unminified (names in stack traces; the source maps map the rest)
-    // and the licence comments go to .LEGAL.txt files beside their chunks.
-    minifyWhitespace: true,
-    legalComments: "linked",
-    chunkNames: "chunks/[name]-[hash]",
-    // native addons and drivers stay in node_modules; pino's worker transports need their files
-    external: ["better-sqlite3", "argon2", "pg", "pg-native", "pino", "thread-stream"],
-    define: { BIZCTL_VERSION: JSON.stringify(pkg.version) },
+/**
+ * The CLI's import of the server entry becomes a load of the server bundle through the code cache:
+ * the two bundles share no module, and the server's is read only by the commands that run one.
+ */
+const serverBundle = {
+  name: "server-bundle",
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /\/server\/entry\.js$/ }, (args) =>
+      args.importer.includes(`${sep}src${sep}cli${sep}`) ? { path: "server", namespace: "server-bundle" } : undefined,
+    );
+    esbuild.onResolve({ filter: /^\.\/code-cache\.cjs$/, namespace: "server-bundle" }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+    esbuild.onLoad({ filter: /.*/, namespace: "server-bundle" }, () => ({
+      contents: 'module.exports = require("./code-cache.cjs").loadBundle(__dirname, "server");',
+      loader: "js",
+    }));
+  },
+};
+
+const common = {
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20.19",
+  // import() of a package becomes a require(): a script compiled by vm.Script cannot import()
+  supported: { "dynamic-import": false },
+  // every command reads the bundle: without comments and indentation there is a third less to
+  // read. Comments are also where packages put non-ASCII text (esbuild escapes the rest), and
+  // one such character makes V8 hold the whole bundle as two-byte text. Identifiers stay
+  // unminified (names in stack traces; the source maps map the rest) and the licence comments go
+  // to .LEGAL.txt files.
+  minifyWhitespace: true,
+  legalComments: "external",
+  sourcemap: "external",
+  // native addons and drivers stay in node_modules; pino's worker transports need their files.
+  // Every command reads its whole bundle, so what few commands use is left in node_modules too:
+  // mailparser (a megabyte, for `server outbox`), yaml (YAML records, the swagger stand-in above),
+  // the editor prompt's stand-in, and in the server nodemailer (the first mail sent), ioredis (a
+  // server with Redis) and zxcvbn's dictionaries (the first password set).
+  external: [
+    "better-sqlite3",
+    "argon2",
+    "pg",
+    "pg-native",
+    "pino",
+    "thread-stream",
+    "mailparser",
+    "yaml",
+    "@inquirer/editor",
+    "nodemailer",
+    "ioredis",
+    "@zxcvbn-ts/language-common",
+  ],
+  define: { BIZCTL_VERSION: JSON.stringify(pkg.version), "import.meta.url": "__bizctlMetaUrl" },
+  logLevel: "warning",
+  write: false,
+};
+
+/**
+ * One bundle, wrapped as the function code-cache.ts calls, written as `<role>.<hash>.js` with its
+ * map and licences: a new build is a new name, so a code cache is never offered to another build.
+ */
+async function bundle(role, entry, plugins) {
+  const outfile = join(next.pathname, `${role}.js`);
+  const result = await build({
+    ...common,
+    entryPoints: [new URL(entry, root).pathname],
+    outfile,
     banner: {
-      js: "import { createRequire as __bizctlRequire } from 'node:module'; const require = __bizctlRequire(import.meta.url);",
+      js: "(function (exports, require, module, __filename, __dirname) {const __bizctlMetaUrl = require('node:url').pathToFileURL(__filename).href;",
     },
-    plugins: [onDemand],
-    logLevel: "warning",
+    footer: { js: "})" },
+    plugins,
   });
+  const code = result.outputFiles.find((file) => file.path === outfile);
+  // the loader reads it as latin1, which is right for ASCII only
+  if (code.contents.some((byte) => byte > 0x7f)) throw new Error(`${role}.js holds non-ASCII bytes`);
+  const named = `${role}.${createHash("sha256").update(code.contents).digest("hex").slice(0, 12)}.js`;
+  for (const file of result.outputFiles) {
+    writeFileSync(join(next.pathname, basename(file.path).replace(`${role}.js`, named)), file.contents);
+  }
+  return named;
+}
+
+try {
+  mkdirSync(next, { recursive: true });
+  const bundles = {
+    server: await bundle("server", "src/server/entry.ts", [onDemand]),
+    cli: await bundle("cli", "src/main.ts", [onDemand, serverBundle]),
+  };
+  await build({
+    ...common,
+    write: true,
+    sourcemap: false,
+    entryPoints: [new URL("src/code-cache.ts", root).pathname],
+    outfile: join(next.pathname, "code-cache.cjs"),
+  });
+  writeFileSync(new URL("bundles.json", next), `${JSON.stringify(bundles, null, 2)}\n`);
   try {
     renameSync(dist, old);
   } catch {

@@ -4,6 +4,7 @@ import { describeError, EXIT, exitCodeFor, UsageError } from "./cli/errors.js";
 import { type IO, processIO, writeLine } from "./cli/io.js";
 import { terminalJson } from "./cli/terminal-text.js";
 import { openContexts } from "./commands/shared.js";
+import { restoreV8Flags } from "./v8-flags.js";
 
 declare const BIZCTL_VERSION: string;
 const VERSION = typeof BIZCTL_VERSION === "string" ? BIZCTL_VERSION : "0.0.0-dev";
@@ -147,5 +148,6 @@ export async function run(argv: string[], io: IO = processIO()): Promise<number>
     return exitCode;
   } finally {
     for (const ctx of openContexts.splice(0)) await ctx.close().catch(() => {});
+    restoreV8Flags();
   }
 }

@@ -35,7 +35,12 @@ export async function setUp(dir) {
   const dataDir = join(dir, "data");
   // Nothing of the caller's bizctl setup leaks in; XDG dirs point into the temp dir too.
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("BIZCTL_")));
-  Object.assign(base, { XDG_CONFIG_HOME: join(dir, "xdg-config"), XDG_DATA_HOME: join(dir, "xdg-data") });
+  // the code cache too: the bench starts without one, and the set-up's commands write it
+  Object.assign(base, {
+    XDG_CONFIG_HOME: join(dir, "xdg-config"),
+    XDG_DATA_HOME: join(dir, "xdg-data"),
+    XDG_CACHE_HOME: join(dir, "xdg-cache"),
+  });
   const remoteEnv = { ...base, BIZCTL_CONFIG_DIR: join(dir, "config-remote"), BIZCTL_DATA_DIR: dataDir };
   const embeddedEnv = { ...base, BIZCTL_CONFIG_DIR: join(dir, "config-embedded"), BIZCTL_DATA_DIR: dataDir };
 

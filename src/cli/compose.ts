@@ -68,7 +68,7 @@ export async function createTransport(
   options: { onRetry?: (message: string) => void; serverLogLevel?: string },
 ): Promise<Transport> {
   if (target.server === EMBEDDED) {
-    const { buildApp } = await import("../server/app.js");
+    const { buildApp } = await import("../server/entry.js");
     // pino's stderr destination is loaded only when the server's log is wanted (--verbose)
     const log = options.serverLogLevel
       ? { level: options.serverLogLevel, stream: (await import("pino")).destination(2) }
@@ -127,12 +127,7 @@ function initCommand(target: Target): string {
 
 /** The server's own entry points, for the `server` commands; loaded only when one runs. */
 export async function loadServerAdmin() {
-  const [admin, listen, cluster] = await Promise.all([
-    import("../server/admin.js"),
-    import("../server/listen.js"),
-    import("../server/cluster.js"),
-  ]);
-  return { ...admin, ...listen, ...cluster };
+  return import("../server/entry.js");
 }
 
 export async function createClient(

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { setFlagsFromString } from "node:v8";
 import type { Dispatcher } from "undici";
 // undici's index loads every dispatcher, fetch, WebSocket and the mocks (1 MB parsed at each start);
 // a CLI call needs a Pool and request() only
 import undiciRequest from "undici/lib/api/api-request.js";
 import Pool from "undici/lib/dispatcher/pool.js";
+import { setV8Flags } from "../v8-flags.js";
 import { NetworkError } from "./errors.js";
 import {
   attemptHeaders,
@@ -20,7 +20,7 @@ import {
 // `events list` and competes for the cores the command runs on. A CLI parses a few responses and
 // exits, so the baseline code is all it needs. The flag is read when a module is compiled (on the
 // first connection), and this process compiles no other WebAssembly.
-setFlagsFromString("--liftoff-only");
+setV8Flags("--liftoff-only", "--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering");
 
 const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
 const RETRY_STATUS = new Set([429, 502, 503, 504]);

@@ -1,5 +1,4 @@
 import cluster, { type Worker } from "node:cluster";
-import pino from "pino";
 import { buildApp } from "./app.js";
 import { type ListenOptions, startServer } from "./listen.js";
 
@@ -38,6 +37,9 @@ export async function startCluster(
   options: ListenOptions,
   count: number,
 ): Promise<{ url: string; closed: Promise<void> }> {
+  // loaded here, not with the module: the server bundle that holds this file serves embedded
+  // commands too, which log nothing
+  const { default: pino } = await import("pino");
   const log = pino({ level: options.log ? options.log.level : "silent" }, options.log ? options.log.stream : undefined);
   await (await buildApp({ ...options, log: false })).close();
 

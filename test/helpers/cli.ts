@@ -122,6 +122,8 @@ export interface Sandbox {
   remove(): Promise<void>;
 }
 
+const SHARED_CACHE = join(tmpdir(), "bizctl-e2e-cache");
+
 export async function makeSandbox(): Promise<Sandbox> {
   const root = await mkdtemp(join(tmpdir(), "bizctl-e2e-"));
   const configDir = join(root, "config");
@@ -130,7 +132,9 @@ export async function makeSandbox(): Promise<Sandbox> {
     root,
     configDir,
     dataDir,
-    env: cleanEnv({ HOME: root, BIZCTL_CONFIG_DIR: configDir, BIZCTL_DATA_DIR: dataDir }),
+    // one code cache for every sandbox (test/e2e/code-cache.test.ts gives its own): the sandbox's
+    // HOME holds only what the test put there, and each run need not write a cache of its own
+    env: cleanEnv({ HOME: root, BIZCTL_CONFIG_DIR: configDir, BIZCTL_DATA_DIR: dataDir, XDG_CACHE_HOME: SHARED_CACHE }),
     remove: () => rm(root, { recursive: true, force: true }),
   };
 }

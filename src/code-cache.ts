@@ -1,0 +1,98 @@
+/**
+ * Loads the CLI's bundles with V8's code cache. Node 20 caches no compiled code for files it
+ * loads (Node 22's module.enableCompileCache() came later), so every command parsed and compiled
+ * megabytes of bundled JavaScript again: a third of the instructions of an embedded `events list`.
+ * A bundle compiled through vm.Script can be handed the code V8 produced for it last time;
+ * the cache is written after a command whose bundle had none (or one V8 refused), and holds every
+ * function that command ran, so the next command skips parsing and compiling them.
+ *
+ * The bundles (scripts/build.mjs) are CommonJS functions `(function (exports, require, module,
+ * __filename, __dirname) {...})`, named by a hash of their content, and dist/bundles.json names
+ * the current ones: a rebuilt bundle has a new name, so no cache of an older build is ever offered
+ * for it. V8 checks the rest itself (its version, its flags, the source's length) and refuses a
+ * cache that does not match; the command then compiles as without one and writes a new cache.
+ *
+ * The cache lives in $XDG_CACHE_HOME/bizctl (default ~/.cache/bizctl), one file per bundle and
+ * Node version. NODE_DISABLE_COMPILE_CACHE=1, the variable Node's own compile cache reads, turns
+ * it off. A cache that cannot be read or written only costs the time it would have saved.
+ */
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { Script } from "node:vm";
+
+interface Loaded {
+  script: Script;
+  /** the cache file to write after the command, when V8 had no usable cache for the bundle */
+  writeTo?: string;
+  bundle: string;
+}
+
+const loaded: Loaded[] = [];
+let manifest: Record<string, string> | undefined;
+
+function cacheDir(): string | undefined {
+  const env = process.env;
+  if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  return join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "bizctl");
+}
+
+/** The cache file of a bundle under this Node (V8 would refuse another version's cache anyway). */
+function cacheFile(dir: string, bundle: string): string {
+  return join(dir, `${bundle}.node-${process.version}-${process.arch}.v8`);
+}
+
+function readCache(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs the bundle built for `role` ("cli", "server") in this process and returns its exports;
+ * `distDir` holds the bundles and bundles.json.
+ */
+export function loadBundle(distDir: string, role: string): Record<string, unknown> {
+  manifest ??= JSON.parse(readFileSync(join(distDir, "bundles.json"), "utf8")) as Record<string, string>;
+  const bundle = manifest[role];
+  if (!bundle) throw new Error(`dist/bundles.json names no ${role} bundle: run npm run build`);
+  const filename = join(distDir, bundle);
+  const dir = cacheDir();
+  const cacheAt = dir && cacheFile(dir, bundle);
+  const cachedData = cacheAt ? readCache(cacheAt) : undefined;
+  // the bundles are ASCII (scripts/build.mjs), which latin1 reads a third faster than UTF-8
+  const script = new Script(readFileSync(filename, "latin1"), { filename, cachedData });
+  const usable = cachedData !== undefined && !script.cachedDataRejected;
+  loaded.push({ script, bundle, writeTo: cacheAt && !usable ? cacheAt : undefined });
+  const module = { exports: {} as Record<string, unknown> };
+  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  wrapper.call(module.exports, module.exports, createRequire(filename), module, filename, distDir);
+  return module.exports;
+}
+
+/**
+ * Writes the caches the bundles loaded in this process lacked. Called once the command is done,
+ * so that the cache holds the functions it ran; written whole or not at all (a rename), so that
+ * concurrent commands never read half a file. Older builds' caches of the same bundle go.
+ */
+export function saveCodeCaches(): void {
+  for (const { script, writeTo, bundle } of loaded.splice(0)) {
+    if (!writeTo) continue;
+    try {
+      const dir = cacheDir()!;
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const temporary = `${writeTo}.${process.pid}.tmp`;
+      writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
+      renameSync(temporary, writeTo);
+      const role = bundle.slice(0, bundle.indexOf("."));
+      for (const name of readdirSync(dir)) {
+        if (name.startsWith(`${role}.`) && !name.startsWith(`${bundle}.`)) rmSync(join(dir, name), { force: true });
+      }
+    } catch {
+      // a read-only or full disk: the next command compiles, as it would without a cache
+    }
+  }
+}

@@ -1,0 +1,21 @@
+import { setFlagsFromString } from "node:v8";
+
+const restores: string[] = [];
+
+/**
+ * Sets V8 flags for the rest of this process. `restore` sets them back to V8's defaults, the
+ * flags they imply included: V8 keeps a hash of its flags in every code cache it writes and
+ * refuses a cache written under other flags, so the code cache written after a command
+ * (code-cache.ts) must see the flags the next command will start with. What a flag implies is
+ * what `node --print-flag-values --the-flag -e 0` shows against `node --print-flag-values -e 0`;
+ * test/e2e/code-cache.test.ts fails when a restore misses one.
+ */
+export function setV8Flags(flags: string, restore: string): void {
+  setFlagsFromString(flags);
+  restores.push(restore);
+}
+
+/** Puts back V8's defaults for every flag setV8Flags() changed, last changed first. */
+export function restoreV8Flags(): void {
+  for (const restore of restores.splice(0).reverse()) setFlagsFromString(restore);
+}
