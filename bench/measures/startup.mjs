@@ -77,5 +77,11 @@ export async function measureStartup({ base, remoteEnv, embeddedEnv }) {
     return [c.label, `${ms(m)} (ratio ${ratio(m / baseline)} node -e 0)`, compared, spread];
   });
   console.log(table(["command", "median", "target", "spread"], rows));
+  // a fixed cost of every node process, the reference's included, which flatters every ratio here
+  if (process.env.NODE_EXTRA_CA_CERTS)
+    console.log(
+      `  NODE_EXTRA_CA_CERTS is set (${process.env.NODE_EXTRA_CA_CERTS}): every process, node -e 0 included, parses those\n` +
+        "  certificates at start; run with `env -u NODE_EXTRA_CA_CERTS` for the ratios without that shared cost",
+    );
   return { baseline, medians };
 }
