@@ -40,6 +40,25 @@ const ON_DEMAND = [
     standIn: "module.exports = function connectH2(...args) { return load()(...args); };",
   },
   {
+    // Fastify loads every server it can build and the resolver its listen() uses; the embedded
+    // mode listens on nothing (light-my-request) and `server start` builds node:http's only, so
+    // HTTPS and HTTP/2 (with tls), and dns, wait for a use
+    importer: `${sep}fastify${sep}lib${sep}server.js`,
+    module: "node:https",
+    standIn: "module.exports = { createServer: (...args) => load().createServer(...args) };",
+  },
+  {
+    importer: `${sep}fastify${sep}lib${sep}server.js`,
+    module: "node:http2",
+    standIn:
+      "module.exports = { createServer: (...args) => load().createServer(...args), createSecureServer: (...args) => load().createSecureServer(...args) };",
+  },
+  {
+    importer: `${sep}fastify${sep}lib${sep}server.js`,
+    module: "node:dns",
+    standIn: "module.exports = { lookup: (...args) => load().lookup(...args) };",
+  },
+  {
     importer: `${sep}@fastify${sep}swagger${sep}`,
     module: "yaml",
     standIn:

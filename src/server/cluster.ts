@@ -1,8 +1,12 @@
-import cluster, { type Worker } from "node:cluster";
+import type { Worker } from "node:cluster";
 import { buildApp } from "./app.js";
 import { type ListenOptions, startServer } from "./listen.js";
 
-export const isClusterWorker = () => cluster.isWorker;
+// node:cluster (six of Node's modules) and pino are loaded by the `server start` that uses them,
+// not with this file: the server bundle that holds it serves the embedded commands too
+const loadCluster = async () => (await import("node:cluster")).default;
+
+export const isClusterWorker = async () => (await loadCluster()).isWorker;
 
 interface ListeningMessage {
   bizctl: "listening";
@@ -14,6 +18,7 @@ interface ListeningMessage {
  * primary its address instead of announcing it itself.
  */
 export async function startWorker(options: ListenOptions): Promise<{ closed: Promise<void> }> {
+  const cluster = await loadCluster();
   const { url, closed } = await startServer(options);
   process.send?.({ bizctl: "listening", url } satisfies ListeningMessage);
   // once drained, let go of the channel to the primary, which would keep this process alive
@@ -37,9 +42,7 @@ export async function startCluster(
   options: ListenOptions,
   count: number,
 ): Promise<{ url: string; closed: Promise<void> }> {
-  // loaded here, not with the module: the server bundle that holds this file serves embedded
-  // commands too, which log nothing
-  const { default: pino } = await import("pino");
+  const [cluster, { default: pino }] = await Promise.all([loadCluster(), import("pino")]);
   const log = pino({ level: options.log ? options.log.level : "silent" }, options.log ? options.log.stream : undefined);
   await (await buildApp({ ...options, log: false })).close();
 

@@ -73,7 +73,7 @@ async function start(ctx: Context, options: Options): Promise<void> {
     // an empty database would serve, but no one could ever log in to it
     requireInitialised: true,
   };
-  if (isClusterWorker()) {
+  if (await isClusterWorker()) {
     // a worker of --workers N: the primary announces the address
     await (await startWorker(listenOptions)).closed;
     return;
