@@ -16,7 +16,7 @@
  * Node version. NODE_DISABLE_COMPILE_CACHE=1, the variable Node's own compile cache reads, turns
  * it off. A cache that cannot be read or written only costs the time it would have saved.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -76,7 +76,7 @@ export function loadBundle(distDir: string, role: string): Record<string, unknow
 /**
  * Writes the caches the bundles loaded in this process lacked. Called once the command is done,
  * so that the cache holds the functions it ran; written whole or not at all (a rename), so that
- * concurrent commands never read half a file. Older builds' caches of the same bundle go.
+ * concurrent commands never read half a file.
  */
 export function saveCodeCaches(): void {
   for (const { script, writeTo, bundle } of loaded.splice(0)) {
@@ -87,12 +87,26 @@ export function saveCodeCaches(): void {
       const temporary = `${writeTo}.${process.pid}.tmp`;
       writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
       renameSync(temporary, writeTo);
-      const role = bundle.slice(0, bundle.indexOf("."));
-      for (const name of readdirSync(dir)) {
-        if (name.startsWith(`${role}.`) && !name.startsWith(`${bundle}.`)) rmSync(join(dir, name), { force: true });
-      }
+      dropOldCaches(dir, bundle);
     } catch {
       // a read-only or full disk: the next command compiles, as it would without a cache
     }
   }
+}
+
+/** Caches kept for other builds of a bundle: two installed versions used in turn keep theirs. */
+const OTHER_BUILDS_KEPT = 3;
+
+/**
+ * Removes the caches of the bundle's other builds (upgrades leave them behind) but the most
+ * recently written few. A cache in use is never rewritten, so its age says nothing; the worst an
+ * eviction does is one more compile and write.
+ */
+function dropOldCaches(dir: string, bundle: string): void {
+  const role = bundle.slice(0, bundle.indexOf("."));
+  const others = readdirSync(dir)
+    .filter((name) => name.startsWith(`${role}.`) && name.endsWith(".v8") && !name.startsWith(`${bundle}.`))
+    .map((name) => ({ name, written: statSync(join(dir, name)).mtimeMs }))
+    .sort((a, b) => b.written - a.written);
+  for (const { name } of others.slice(OTHER_BUILDS_KEPT)) rmSync(join(dir, name), { force: true });
 }

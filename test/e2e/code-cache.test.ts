@@ -1,5 +1,5 @@
 import { type Stats, statSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
@@ -123,17 +123,21 @@ describe("code cache settings", () => {
     expect([list.stdout, list.stderr]).toEqual([usual.stdout, usual.stderr]);
   });
 
-  it("a new cache removes the caches of earlier builds, and only those", async () => {
+  it("a new cache keeps the three newest caches of other builds, and nothing else goes", async () => {
     await rm(cacheDir(s), { recursive: true, force: true });
     await mkdir(cacheDir(s), { recursive: true });
-    const earlier = "cli.000000000000.js.node-v20.0.0-x64.v8";
-    const unrelated = "notes.txt";
-    await writeFile(join(cacheDir(s), earlier), "old");
-    await writeFile(join(cacheDir(s), unrelated), "mine");
+    // other builds' caches, written one day apart: cli.000000000001 is the oldest
+    const others = [1, 2, 3, 4].map((n) => `cli.00000000000${n}.js.node-v20.0.0-x64.v8`);
+    for (const [i, name] of others.entries()) {
+      await writeFile(join(cacheDir(s), name), "old");
+      const day = new Date(Date.now() - (others.length - i) * 86_400_000);
+      await utimes(join(cacheDir(s), name), day, day);
+    }
+    await writeFile(join(cacheDir(s), "notes.txt"), "mine");
     ok(await s.run(["events", "list", "--json"]));
     const names = [...(await cacheFiles(s)).keys()];
-    expect(names).not.toContain(earlier);
-    expect(names).toContain(unrelated);
-    expect(names.filter((name) => name.endsWith(".v8")).length).toBe(2);
+    expect(names).not.toContain(others[0]);
+    expect(names).toEqual(expect.arrayContaining([...others.slice(1), "notes.txt"]));
+    expect(names.length).toBe(3 + 1 + 2);
   });
 });
