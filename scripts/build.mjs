@@ -19,12 +19,7 @@ const dist = new URL("dist/", root);
  * Modules that a dependency requires when it loads, for work bizctl never or seldom asks of it.
  * Each is handed a stand-in that requires the real module at its first use, so that a command
  * does not parse and run it at every start; what uses it still works, and pays for it then.
- *   - undici's Client requires its HTTP/2 half, which loads node:http2 (with tls and the HTTP
- *     server it builds on): 14 ms of every remote command, for a protocol we never ask for (no
- *     `allowH2`); a connection that negotiates h2 still works.
- *   - @fastify/swagger requires yaml (290 KB of source) for a YAML document; we serve JSON.
- *   - @fastify/rate-limit requires ip-address to key IPv6 clients by subnet: on the first
- *     request from one, not at every embedded command.
+ * Each entry says why.
  */
 const ON_DEMAND = [
   {
@@ -35,6 +30,9 @@ const ON_DEMAND = [
     standIn: "module.exports = { default: (...args) => load().default(...args) };",
   },
   {
+    // undici's Client requires its HTTP/2 half, which loads node:http2 (with tls and the HTTP
+    // server it builds on): 14 ms of every remote command, for a protocol we never ask for (no
+    // `allowH2`); a connection that negotiates h2 still works
     importer: `${sep}undici${sep}lib${sep}dispatcher${sep}client.js`,
     module: "./client-h2.js",
     standIn: "module.exports = function connectH2(...args) { return load()(...args); };",
@@ -59,15 +57,18 @@ const ON_DEMAND = [
     standIn: "module.exports = { lookup: (...args) => load().lookup(...args) };",
   },
   {
+    // @fastify/swagger requires yaml (290 KB of source) for a YAML document; we serve JSON
     importer: `${sep}@fastify${sep}swagger${sep}`,
     module: "yaml",
     standIn:
       "module.exports = { parse: (...args) => load().parse(...args), stringify: (...args) => load().stringify(...args) };",
   },
   {
+    // @fastify/rate-limit requires ip-address to key IPv6 clients by subnet: on the first request
+    // from one, not at every embedded command. The stand-in is a constructor that returns the
+    // real instance, so `new Address6(ip)` works unchanged
     importer: `${sep}@fastify${sep}rate-limit${sep}index.js`,
     module: "ip-address",
-    // a constructor that returns the real instance: `new Address6(ip)` works unchanged
     standIn: "module.exports = { Address6: function Address6(...args) { return new (load().Address6)(...args); } };",
   },
 ];
