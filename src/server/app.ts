@@ -312,7 +312,9 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
         validateSchema: !options.compileSchemasOnFirstUse,
       },
     },
-    ...(options.compileSchemasOnFirstUse && { schemaController: lazySchemaController as never }),
+    ...(options.schemaCompilers
+      ? { schemaController: { compilersFactory: options.schemaCompilers } as never }
+      : options.compileSchemasOnFirstUse && { schemaController: lazySchemaController() as never }),
   });
   logger = app.log;
   app.decorate("services", services);

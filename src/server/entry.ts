@@ -7,3 +7,4 @@ export * from "./admin.js";
 export { buildApp } from "./app.js";
 export * from "./cluster.js";
 export * from "./listen.js";
+export { routeKey, schemaCompilations } from "./plugins/lazy-compilers.js";

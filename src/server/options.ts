@@ -45,6 +45,11 @@ export interface ServerOptions {
   sqliteCacheKiB?: number;
   /** compile each route's schemas when it is first used (the embedded CLI serves one request) */
   compileSchemasOnFirstUse?: boolean;
+  /**
+   * Fastify's schema compilers in place of its own (and of compileSchemasOnFirstUse's): the
+   * build's, which keep each route's compiled code for the server bundle (scripts/build.mjs)
+   */
+  schemaCompilers?: { buildValidator: unknown; buildSerializer: unknown };
   /** the first mail retry waits this long, each further one twice as long (tests shorten it) */
   mailRetryDelayMs?: number;
   /** attempts before a queued message is given up (kept, with its last error) */

@@ -1,8 +1,26 @@
 import ValidatorSelector from "@fastify/ajv-compiler";
 import SerializerSelector from "@fastify/fast-json-stringify-compiler";
+import { type PrecompiledSchemas, precompiledSchemas } from "./precompiled-schemas.js";
 
 type Validator = ((data: unknown) => boolean) & { errors?: unknown };
+type Serializer = (data: unknown) => string;
 type Compile<F> = (route: unknown) => F;
+
+/** What Fastify tells a compiler of the schema it wants compiled. */
+interface RouteSchema {
+  method: string;
+  url: string;
+  httpPart?: string;
+  httpStatus?: string;
+  contentType?: string;
+}
+
+/** The key of a route's compiled function in the build's table (precompiled-schemas.ts). */
+export function routeKey(route: RouteSchema): string {
+  return route.httpPart !== undefined
+    ? `${route.method} ${route.url} ${route.httpPart}`
+    : `${route.method} ${route.url} ${route.httpStatus} ${route.contentType}`;
+}
 
 function lazyValidator(compile: () => Validator): Validator {
   let compiled: Validator | undefined;
@@ -15,30 +33,64 @@ function lazyValidator(compile: () => Validator): Validator {
   return validate;
 }
 
-/**
- * Fastify's own compilers (ajv, fast-json-stringify), run when a route is first used instead of
- * when the app starts. The embedded CLI builds the whole app to serve one request; compiling the
- * schemas of every route was a quarter of its start-up. A server compiles them eagerly.
- */
-// each selector keeps one ajv (or serializer builder) per set of shared schemas: made once
-const validators = ValidatorSelector() as (e: unknown, o: unknown) => Compile<Validator>;
-const serializers = SerializerSelector() as (e: unknown, o: unknown) => Compile<(data: unknown) => string>;
+function lazySerializer(compile: () => Serializer): Serializer {
+  let serialize: Serializer | undefined;
+  return (data) => {
+    serialize ??= compile();
+    return serialize(data);
+  };
+}
 
-export const lazySchemaController = {
-  compilersFactory: {
-    buildValidator(externalSchemas: unknown, ajvOptions: unknown) {
-      const compile = validators(externalSchemas, ajvOptions);
-      return (route: unknown) => lazyValidator(() => compile(route));
-    },
-    buildSerializer(externalSchemas: unknown, options: unknown) {
-      const compile = serializers(externalSchemas, options);
-      return (route: unknown) => {
-        let serialize: ((data: unknown) => string) | undefined;
-        return (data: unknown) => {
-          serialize ??= compile(route);
-          return serialize(data);
+/** How many of this process's routes compiled a schema at run time, and how many took the build's. */
+const compiled = { atRunTime: 0, precompiled: 0 };
+
+export function schemaCompilations(): { atRunTime: number; precompiled: number } {
+  return { ...compiled };
+}
+
+/**
+ * Fastify's compilers for the embedded CLI, which builds the whole app to serve one request:
+ * a route's schemas are compiled when it is first used, not when the app starts (compiling
+ * every route's was a quarter of the start-up), and where the build compiled them already
+ * (precompiled-schemas.ts) the route takes that code and no ajv is made at all. A server
+ * compiles everything eagerly with Fastify's own.
+ */
+export function lazySchemaController(precompiled: PrecompiledSchemas | undefined = precompiledSchemas) {
+  // each selector keeps one ajv (or serializer builder) per set of shared schemas: made once
+  const validators = ValidatorSelector() as (e: unknown, o: unknown) => Compile<Validator>;
+  const serializers = SerializerSelector() as (e: unknown, o: unknown) => Compile<Serializer>;
+  return {
+    compilersFactory: {
+      buildValidator(externalSchemas: unknown, ajvOptions: unknown) {
+        let compile: Compile<Validator> | undefined;
+        return (route: RouteSchema) => {
+          const restore = precompiled?.validators[routeKey(route)];
+          return lazyValidator(() => {
+            if (restore) {
+              compiled.precompiled++;
+              return restore() as Validator;
+            }
+            compiled.atRunTime++;
+            compile ??= validators(externalSchemas, ajvOptions);
+            return compile(route);
+          });
         };
-      };
+      },
+      buildSerializer(externalSchemas: unknown, options: unknown) {
+        let compile: Compile<Serializer> | undefined;
+        return (route: RouteSchema) => {
+          const restore = precompiled?.serializers[routeKey(route)];
+          return lazySerializer(() => {
+            if (restore) {
+              compiled.precompiled++;
+              return restore() as Serializer;
+            }
+            compiled.atRunTime++;
+            compile ??= serializers(externalSchemas, options);
+            return compile(route);
+          });
+        };
+      },
     },
-  },
-};
+  };
+}
