@@ -3,9 +3,8 @@
 // `server` commands, loaded only by them), dist/code-cache.cjs (the loader) and
 // dist/bundles.json (the names of the current bundles). The server bundle is built twice: the
 // first build compiles every route's schemas (precompiledSchemas below), the second holds them.
-// It builds beside dist/ and swaps the
-// folders, so that a process running from dist/ meanwhile (a test, a server) never sees it
-// half-written.
+// It builds beside dist/ and swaps the folders, so that a process running from dist/ meanwhile
+// (a test, a server) never sees it half-written.
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -60,6 +59,13 @@ const ON_DEMAND = [
     importer: `${sep}fastify${sep}lib${sep}server.js`,
     module: "node:dns",
     standIn: "module.exports = { lookup: (...args) => load().lookup(...args) };",
+  },
+  {
+    // commander requires node:child_process (with dgram and net) for executable subcommands,
+    // which our command tree does not have: 2 ms of every command
+    importer: `${sep}commander${sep}lib${sep}command.js`,
+    module: "node:child_process",
+    standIn: "module.exports = { spawn: (...args) => load().spawn(...args) };",
   },
   {
     // @fastify/swagger requires yaml (290 KB of source) for a YAML document; we serve JSON

@@ -1,6 +1,7 @@
-import { setFlagsFromString } from "node:v8";
-
 const restores: string[] = [];
+
+// node:v8 is loaded by the few commands that set a flag, not by every command that restores none
+const setFlagsFromString = (flags: string) => process.getBuiltinModule("node:v8").setFlagsFromString(flags);
 
 /**
  * Sets V8 flags for the rest of this process. `restore` sets them back to V8's defaults, the
