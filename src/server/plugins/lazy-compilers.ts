@@ -49,6 +49,26 @@ export function schemaCompilations(): { atRunTime: number; precompiled: number }
 }
 
 /**
+ * For each route, what makes its function on first use: the build's unit where the table has
+ * one, else a compile now, by a compiler made on the first route that needs it.
+ */
+function firstUse<F>(table: Record<string, () => unknown> | undefined, makeCompiler: () => Compile<F>) {
+  let compile: Compile<F> | undefined;
+  return (route: RouteSchema) => {
+    const restore = table?.[routeKey(route)];
+    return (): F => {
+      if (restore) {
+        compiled.precompiled++;
+        return restore() as F;
+      }
+      compiled.atRunTime++;
+      compile ??= makeCompiler();
+      return compile(route);
+    };
+  };
+}
+
+/**
  * Fastify's compilers for the embedded CLI, which builds the whole app to serve one request:
  * a route's schemas are compiled when it is first used, not when the app starts (compiling
  * every route's was a quarter of the start-up), and where the build compiled them already
@@ -62,34 +82,12 @@ export function lazySchemaController(precompiled: PrecompiledSchemas | undefined
   return {
     compilersFactory: {
       buildValidator(externalSchemas: unknown, ajvOptions: unknown) {
-        let compile: Compile<Validator> | undefined;
-        return (route: RouteSchema) => {
-          const restore = precompiled?.validators[routeKey(route)];
-          return lazyValidator(() => {
-            if (restore) {
-              compiled.precompiled++;
-              return restore() as Validator;
-            }
-            compiled.atRunTime++;
-            compile ??= validators(externalSchemas, ajvOptions);
-            return compile(route);
-          });
-        };
+        const make = firstUse(precompiled?.validators, () => validators(externalSchemas, ajvOptions));
+        return (route: RouteSchema) => lazyValidator(make(route));
       },
       buildSerializer(externalSchemas: unknown, options: unknown) {
-        let compile: Compile<Serializer> | undefined;
-        return (route: RouteSchema) => {
-          const restore = precompiled?.serializers[routeKey(route)];
-          return lazySerializer(() => {
-            if (restore) {
-              compiled.precompiled++;
-              return restore() as Serializer;
-            }
-            compiled.atRunTime++;
-            compile ??= serializers(externalSchemas, options);
-            return compile(route);
-          });
-        };
+        const make = firstUse(precompiled?.serializers, () => serializers(externalSchemas, options));
+        return (route: RouteSchema) => lazySerializer(make(route));
       },
     },
   };
