@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/server/store/database.js";
 import { migrateToLatest } from "../../src/server/store/migrations.js";
+import { recordNonce } from "../../src/server/store/oauth-repo.js";
 import { makeDataDir } from "../helpers/server.js";
 
 /**
@@ -35,14 +36,30 @@ describe("migrateToLatest", () => {
     expect(await migrateToLatest(store.db, "sqlite")).toEqual([]);
   });
 
-  it("runs the migration a database lacks", async () => {
+  // the last migration undone by hand, as a database last migrated by the build before it would be
+  it("runs the migration a database lacks: 0017 re-keys the nonces by time and keeps them (no replay reopened)", async () => {
     await migrateToLatest(store.db, "sqlite");
-    // 0016 undone by hand, as a database last migrated by the build before it would be
-    await sql`alter table mail_queue drop column kind`.execute(store.db);
-    await sql`delete from kysely_migration where name = '0016_mail_jobs'`.execute(store.db);
-    expect(await migrateToLatest(store.db, "sqlite")).toEqual(["0016_mail_jobs"]);
-    const columns = await sql<{ name: string }>`select name from pragma_table_info('mail_queue')`.execute(store.db);
-    expect(columns.rows.map((c) => c.name)).toContain("kind");
+    // the table as 0003 made it, holding one accepted nonce, as a database before 0017 would
+    await sql`drop table oauth_nonces`.execute(store.db);
+    await sql`create table oauth_nonces (consumer_id text not null references resources (id) on delete cascade,
+      token text not null, nonce text not null, ts text not null, expires_at text not null,
+      constraint oauth_nonces_pk primary key (consumer_id, token, nonce, ts))`.execute(store.db);
+    await sql`create index oauth_nonces_expires_at_idx on oauth_nonces (expires_at)`.execute(store.db);
+    await sql`insert into resources (id, resource_type, attributes, created_at, updated_at, version)
+      values ('c1', 'OAuthConsumer', '{}', '2026-01-01', '2026-01-01', 1)`.execute(store.db);
+    await sql`insert into oauth_nonces values ('c1', 't1', 'n1', '1795511313', '2026-11-24T09:15:14.000Z')`.execute(
+      store.db,
+    );
+    await sql`delete from kysely_migration where name = '0017_oauth_nonces_by_time'`.execute(store.db);
+
+    expect(await migrateToLatest(store.db, "sqlite")).toEqual(["0017_oauth_nonces_by_time"]);
+    const rows = await store.db.selectFrom("oauth_nonces").selectAll().execute();
+    expect(rows).toEqual([{ ts: 1795511313, consumer_id: "c1", token: "t1", nonce: "n1" }]);
+    const again = { ts: "1795511313", consumer_id: "c1", token: "t1", nonce: "n1" };
+    expect(await recordNonce(store.db, again)).toBe(false);
+    expect(await recordNonce(store.db, { ...again, ts: "1795511314" })).toBe(true);
+    const indexes = await sql<{ name: string }>`select name from pragma_index_list('oauth_nonces')`.execute(store.db);
+    expect(indexes.rows.map((i) => i.name)).not.toContain("oauth_nonces_expires_at_idx");
   });
 
   it("leaves a database migrated by a newer build to the migrator, which refuses it", async () => {

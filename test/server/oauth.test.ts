@@ -657,11 +657,10 @@ describe("the /oAuth endpoint", () => {
       const token = await access();
       const db = server.app.services.store.db;
       const row = (nonce: string, consumerId = consumer.id) => ({
+        ts: String(now()),
         consumer_id: consumerId,
         token: token.token,
         nonce,
-        ts: String(now()),
-        expires_at: new Date(Date.now() + 600_000).toISOString(),
       });
       // one row names no consumer (the foreign key refuses it): the batch's transaction fails,
       // and the others are written one by one, each with its own outcome

@@ -63,7 +63,11 @@ async function pruneNow(ctx: ServiceContext): Promise<void> {
   const now = ctx.clock().getTime();
   if (now - (lastPrune.get(ctx) ?? 0) < 60_000) return;
   lastPrune.set(ctx, now);
-  await repo.pruneOAuth(ctx.store.db, new Date(now).toISOString());
+  await repo.pruneOAuth(
+    ctx.store.db,
+    Math.floor(now / 1000) - OAUTH_TIMESTAMP_WINDOW_SECONDS - 1,
+    new Date(now).toISOString(),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -74,7 +78,7 @@ interface Signed {
   consumer: repo.ConsumerRecord;
   method: OAuthSignatureMethod;
   signature: string;
-  nonce?: { nonce: string; ts: string; expiresAt: string };
+  nonce?: { nonce: string; ts: string };
 }
 
 /**
@@ -119,8 +123,7 @@ async function preflight(ctx: ServiceContext, request: OAuthRequest, known?: rep
         `oauth_timestamp is more than ${OAUTH_TIMESTAMP_WINDOW_SECONDS} s away from the server's clock (${Math.floor(now)}).`,
       );
     }
-    const expiresAt = new Date((seconds + OAUTH_TIMESTAMP_WINDOW_SECONDS + 1) * 1000).toISOString();
-    nonce = { nonce: nonceValue, ts: String(seconds), expiresAt };
+    nonce = { nonce: nonceValue, ts: String(seconds) };
   }
   const consumer = known ?? (await repo.findConsumerByKey(ctx.store.db, p.get("oauth_consumer_key")!));
   if (!consumer) throw unauthorized("oauth_signature_invalid", "The consumer key is not known.");
@@ -164,11 +167,10 @@ function assertSignature(signed: Signed, tokenSecret: string | undefined): void 
 async function useNonce(db: ServiceContext["store"]["db"], signed: Signed, token: string): Promise<void> {
   if (!signed.nonce) return;
   const fresh = await repo.recordNonce(db, {
+    ts: signed.nonce.ts,
     consumer_id: signed.consumer.id,
     token,
     nonce: signed.nonce.nonce,
-    ts: signed.nonce.ts,
-    expires_at: signed.nonce.expiresAt,
   });
   if (!fresh) {
     throw unauthorized("oauth_nonce_reused", "This nonce was already used with this timestamp; sign a new request.");

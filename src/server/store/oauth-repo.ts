@@ -68,20 +68,20 @@ export async function findConsumerByKey(db: Kysely<Schema>, consumerKey: string)
 }
 
 const nonceInsert = precompiledWrite(
-  (db, consumer_id, token, nonce, ts, expires_at) =>
+  (db, ts, consumer_id, token, nonce) =>
     db
       .insertInto("oauth_nonces")
-      .values({ consumer_id, token, nonce, ts, expires_at })
+      .values({ ts, consumer_id, token, nonce })
       .onConflict((oc) => oc.doNothing()),
-  5,
+  4,
 );
 
 export interface NonceRow {
+  /** oauth_timestamp as its decimal text */
+  ts: string;
   consumer_id: string;
   token: string;
   nonce: string;
-  ts: string;
-  expires_at: string;
 }
 
 /**
@@ -91,12 +91,15 @@ export interface NonceRow {
  */
 export const recordNonce = groupCommit(
   async (db: Kysely<Schema>, row: NonceRow): Promise<boolean> =>
-    (await nonceInsert(db, row.consumer_id, row.token, row.nonce, row.ts, row.expires_at)) === 1,
+    (await nonceInsert(db, row.ts, row.consumer_id, row.token, row.nonce)) === 1,
 );
 
-/** Drops nonces whose timestamps can no longer be accepted, and temporary credentials past use. */
-export async function pruneOAuth(db: Kysely<Schema>, nowIso: string): Promise<void> {
-  await db.deleteFrom("oauth_nonces").where("expires_at", "<", nowIso).execute();
+/**
+ * Drops nonces whose timestamps are older than `oldestAcceptedTs` (seconds: they can no longer
+ * be accepted, a range of the nonces' key), and temporary credentials past use.
+ */
+export async function pruneOAuth(db: Kysely<Schema>, oldestAcceptedTs: number, nowIso: string): Promise<void> {
+  await db.deleteFrom("oauth_nonces").where("ts", "<", oldestAcceptedTs).execute();
   await db.deleteFrom("oauth_temporary_credentials").where("expires_at", "<", nowIso).execute();
 }
 

@@ -1,3 +1,5 @@
+import type { ColumnType } from "kysely";
+
 export interface ResourcesTable {
   id: string;
   resource_type: string;
@@ -83,14 +85,17 @@ export interface PasswordResetsTable {
   purpose: string | null;
 }
 
-/** Every (consumer, token, nonce, timestamp) accepted, kept until the timestamp leaves the window. */
+/**
+ * Every (timestamp, consumer, token, nonce) accepted, kept until the timestamp leaves the window;
+ * keyed in that order, so that new rows land together and expiry is a range of the key.
+ */
 export interface OAuthNoncesTable {
+  /** oauth_timestamp, seconds since 1970 (written as its decimal text; PostgreSQL's driver reads a bigint back as text) */
+  ts: ColumnType<number | string, string, never>;
   consumer_id: string;
   /** the token identifier, or '' for a request without one */
   token: string;
   nonce: string;
-  ts: string;
-  expires_at: string;
 }
 
 /** Temporary credentials: bound to a consumer and a callback; approved once, exchanged once. */
