@@ -155,6 +155,63 @@ describe.each([
     expect(await total()).toBe(SEED.length);
   });
 
+  it("counts a type filter's total from the trigger-kept count of each type, exact through creates, retypes and deletes", async () => {
+    const filtered = async (type: string) =>
+      ((await get(`${EVENTS}?filter=${encodeURIComponent(`type eq "${type}"`)}`)).json() as Page).total;
+    // the same matches counted over the events themselves (a filter the per-type count does not serve)
+    const scanned = async (type: string) =>
+      ((await get(`${EVENTS}?filter=${encodeURIComponent(`type eq "${type}" and code pr`)}`)).json() as Page).total;
+    const put = async (code: string, type: string | null) => {
+      const current = await get(`${EVENTS}/${code}`);
+      const { createdAt, updatedAt, createdBy, version, ...mutable } = current.json() as Record<string, unknown>;
+      const response = await server.app.inject({
+        method: "PUT",
+        url: `${EVENTS}/${code}`,
+        headers: { ...auth, "if-match": String(current.headers.etag) },
+        payload: { ...mutable, type },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+    };
+    const seeded = SEED.filter((e) => e.type?.toLowerCase() === "webinar").length;
+    const steps: [string, () => Promise<unknown>, Record<string, number>][] = [
+      ["as seeded", async () => {}, { webinar: seeded, WEBINAR: seeded, call: 6, meeting: 0 }],
+      [
+        "a create",
+        () =>
+          server.app.inject({
+            method: "POST",
+            url: EVENTS,
+            headers: auth,
+            payload: { code: "T-1", name: "x", startsAt: "2027-05-01T00:00:00Z", type: "WEBINAR" },
+          }),
+        { webinar: seeded + 1, call: 6 },
+      ],
+      ["a retype", () => put("T-1", "Meeting"), { webinar: seeded, meeting: 1 }],
+      ["a change of case only", () => put("T-1", "meeting"), { meeting: 1 }],
+      ["a type removed", () => put("T-1", null), { meeting: 0, webinar: seeded }],
+      ["a type given", () => put("T-1", "call"), { call: 7 }],
+      [
+        "a delete",
+        async () => {
+          const current = await get(`${EVENTS}/T-1`);
+          await server.app.inject({
+            method: "DELETE",
+            url: `${EVENTS}/T-1`,
+            headers: { ...auth, "if-match": String(current.headers.etag) },
+          });
+        },
+        { call: 6, webinar: seeded },
+      ],
+    ];
+    for (const [label, step, totals] of steps) {
+      await step();
+      for (const [type, expected] of Object.entries(totals)) {
+        expect([label, type, await filtered(type)]).toEqual([label, type, expected]);
+        expect([label, type, await scanned(type)]).toEqual([label, type, expected]);
+      }
+    }
+  });
+
   /** the plan of a cursor page's query in this order and filter */
   async function plan(query: { order?: string; filter?: string }): Promise<string> {
     const { db, dialect } = server.app.services.store;

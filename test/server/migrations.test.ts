@@ -36,9 +36,18 @@ describe("migrateToLatest", () => {
     expect(await migrateToLatest(store.db, "sqlite")).toEqual([]);
   });
 
-  // the last migration undone by hand, as a database last migrated by the build before it would be
-  it("runs the migration a database lacks: 0017 re-keys the nonces by time and keeps them (no replay reopened)", async () => {
+  /** 0018 undone by hand, as a database last migrated by the build before it would be */
+  async function undoEventsTypeCount() {
+    for (const trigger of ["insert", "delete", "update"]) {
+      await sql`drop trigger ${sql.raw(`events_type_count_${trigger}`)}`.execute(store.db);
+    }
+    await sql`drop table events_type_count`.execute(store.db);
+    await sql`delete from kysely_migration where name = '0018_events_type_count'`.execute(store.db);
+  }
+
+  it("runs the migrations a database lacks: 0017 re-keys the nonces by time and keeps them (no replay reopened)", async () => {
     await migrateToLatest(store.db, "sqlite");
+    await undoEventsTypeCount();
     // the table as 0003 made it, holding one accepted nonce, as a database before 0017 would
     await sql`drop table oauth_nonces`.execute(store.db);
     await sql`create table oauth_nonces (consumer_id text not null references resources (id) on delete cascade,
@@ -52,7 +61,7 @@ describe("migrateToLatest", () => {
     );
     await sql`delete from kysely_migration where name = '0017_oauth_nonces_by_time'`.execute(store.db);
 
-    expect(await migrateToLatest(store.db, "sqlite")).toEqual(["0017_oauth_nonces_by_time"]);
+    expect(await migrateToLatest(store.db, "sqlite")).toEqual(["0017_oauth_nonces_by_time", "0018_events_type_count"]);
     const rows = await store.db.selectFrom("oauth_nonces").selectAll().execute();
     expect(rows).toEqual([{ ts: 1795511313, consumer_id: "c1", token: "t1", nonce: "n1" }]);
     const again = { ts: "1795511313", consumer_id: "c1", token: "t1", nonce: "n1" };
@@ -60,6 +69,31 @@ describe("migrateToLatest", () => {
     expect(await recordNonce(store.db, { ...again, ts: "1795511314" })).toBe(true);
     const indexes = await sql<{ name: string }>`select name from pragma_index_list('oauth_nonces')`.execute(store.db);
     expect(indexes.rows.map((i) => i.name)).not.toContain("oauth_nonces_expires_at_idx");
+  });
+
+  it("counts the events a database already holds by type when it adds the per-type count (0018)", async () => {
+    await migrateToLatest(store.db, "sqlite");
+    await undoEventsTypeCount();
+    for (const [code, type] of [
+      ["a", "Webinar"],
+      ["b", "webinar"],
+      ["c", "call"],
+      ["d", null],
+    ]) {
+      await sql`insert into events (code_key, code, name, type, starts_at, created_at, updated_at, version)
+        values (${code}, ${code}, 'x', ${type}, '2027-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z',
+        '2027-01-01T00:00:00.000Z', 1)`.execute(store.db);
+    }
+    expect(await migrateToLatest(store.db, "sqlite")).toEqual(["0018_events_type_count"]);
+    const counts = await store.db
+      .selectFrom("events_type_count")
+      .select(["type_key", "n"])
+      .orderBy("type_key")
+      .execute();
+    expect(counts).toEqual([
+      { type_key: "call", n: 1 },
+      { type_key: "webinar", n: 2 },
+    ]);
   });
 
   it("leaves a database migrated by a newer build to the migrator, which refuses it", async () => {

@@ -7,9 +7,9 @@ import {
   type Event,
   type EventInput,
 } from "../../contract/events.js";
-import { compileFilter } from "../filter/compile.js";
+import { attributePath, compileFilter } from "../filter/compile.js";
 import { eventsTarget } from "../filter/events-target.js";
-import { parseFilter } from "../filter/parse.js";
+import { type Filter, parseFilter } from "../filter/parse.js";
 import { assertIfMatch, ChangedMeanwhile, etagOf, retryWhenChanged } from "../http/preconditions.js";
 import { formatTimestamp } from "../http/timestamps.js";
 import { invalid, ProblemError } from "../problems.js";
@@ -94,9 +94,18 @@ export function parseFields(fields: string | undefined): Set<FieldName> | undefi
 }
 
 /** Validates the list parameters; single-event operations validate them too and use only `fields`. */
+/** The lower-cased type when the filter is `type eq "…"` and nothing else: its total is kept by triggers. */
+function typeOnly(filter: Filter): string | undefined {
+  if (filter.op !== "eq" || typeof filter.compValue !== "string") return undefined;
+  const path = attributePath(filter.attrPath);
+  return path.length === 1 && path[0] === "type" ? filter.compValue.toLowerCase() : undefined;
+}
+
 export function parseListQuery(query: ListQuery, dialect: "sqlite" | "postgres" = "sqlite") {
+  const filter = query.filter !== undefined ? parseFilter(query.filter) : undefined;
   return {
-    where: query.filter !== undefined ? compileFilter(parseFilter(query.filter), eventsTarget(dialect)) : undefined,
+    where: filter && compileFilter(filter, eventsTarget(dialect)),
+    typeKey: filter && typeOnly(filter),
     sort: parseOrder(query.order),
     page: parsePositive(query.page, "page", 1),
     pagesize: parsePositive(query.pagesize, "pagesize", EVENT_PAGE_SIZE.default, EVENT_PAGE_SIZE.max),
@@ -193,7 +202,7 @@ export interface Versioned<T> {
  * Either way `next` is the cursor of the following page, when there is one (for the Link header).
  */
 export async function listEvents(ctx: ServiceContext, query: ListQuery) {
-  const { sort, page: pageParam, pagesize, fields, where } = parseListQuery(query, ctx.store.dialect);
+  const { sort, page: pageParam, pagesize, fields, where, typeKey } = parseListQuery(query, ctx.store.dialect);
   const db = ctx.store.db;
   const keyset: CursorQuery = { sort, filter: query.filter, pagesize };
   const resumed = query.cursor === undefined ? undefined : decodeCursor(query.cursor, keyset);
@@ -214,7 +223,7 @@ export async function listEvents(ctx: ServiceContext, query: ListQuery) {
   const next = more && last ? encodeCursor(keyset, page + 1, last) : undefined;
   const data = rows.map((row) => toRepresentation(row, fields));
   if (resumed) return { body: { data, page, pagesize }, next };
-  const total = await repo.countEvents(db, where);
+  const total = await repo.countEvents(db, where, typeKey);
   return { body: { data, page, pagesize, total, totalPages: Math.ceil(total / pagesize) }, next };
 }
 

@@ -143,8 +143,12 @@ export async function listEvents(db: Kysely<Schema>, options: ListOptions): Prom
   return listEventsQuery(db, options).execute();
 }
 
-/** Without a filter, the trigger-kept count (no scan); with one, a count over the filter's index or scan. */
-export async function countEvents(db: Kysely<Schema>, where?: RawBuilder<unknown>): Promise<number> {
+/**
+ * Without a filter, the trigger-kept count (no scan); with `typeKey` (the filter is exactly
+ * `type eq` that lower-cased string), the trigger-kept count of that type; with any other
+ * filter, a count over the filter's index or scan.
+ */
+export async function countEvents(db: Kysely<Schema>, where?: RawBuilder<unknown>, typeKey?: string): Promise<number> {
   if (!where) {
     const row = await db
       .selectFrom("events_count")
@@ -152,7 +156,17 @@ export async function countEvents(db: Kysely<Schema>, where?: RawBuilder<unknown
       .executeTakeFirstOrThrow();
     return Number(row.n ?? 0);
   }
-  let query = db.selectFrom("events").select((eb) => eb.fn.countAll<number>().as("n"));
-  if (where) query = query.where(where as RawBuilder<boolean>);
+  if (typeKey !== undefined) {
+    const row = await db
+      .selectFrom("events_type_count")
+      .select((eb) => eb.fn.sum<number | string>("n").as("n"))
+      .where("type_key", "=", typeKey)
+      .executeTakeFirstOrThrow();
+    return Number(row.n ?? 0);
+  }
+  const query = db
+    .selectFrom("events")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where(where as RawBuilder<boolean>);
   return Number((await query.executeTakeFirstOrThrow()).n);
 }

@@ -189,6 +189,7 @@ export interface Schema {
   signing_keys: SigningKeysTable;
   mail_queue: MailQueueTable;
   events_count: EventsCountTable;
+  events_type_count: EventsTypeCountTable;
   oauth_page_forms: OAuthPageFormsTable;
   event_imports: EventImportsTable;
   event_import_items: EventImportItemsTable;
@@ -221,6 +222,13 @@ export interface AuditLogTable {
 /** Slots whose sum is the number of events, kept by triggers so that an unfiltered total costs no scan. */
 export interface EventsCountTable {
   id: number;
+  n: number;
+}
+
+/** Per lower(type), slots whose sum is the number of events of that type, kept by triggers like events_count. */
+export interface EventsTypeCountTable {
+  type_key: string;
+  slot: number;
   n: number;
 }
 
