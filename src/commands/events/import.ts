@@ -7,7 +7,7 @@ import type { Record_ } from "../../cli/record-input.js";
 import { openRecordSource, type SourceItem, STREAM_FORMATS, type StreamFormat } from "../../cli/record-stream.js";
 import { ApiError } from "../../client/errors.js";
 import * as events from "../../contract/events.js";
-import { setV8Flags } from "../../v8-flags.js";
+import { keepMemoryFlat } from "../../v8-flags.js";
 import { examples, withContext } from "../shared.js";
 
 const ON_CONFLICT = ["fail", "skip", "update"] as const;
@@ -134,14 +134,7 @@ async function importEvents(ctx: Context, file: string, options: ImportOptions):
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > events.EVENT_BATCH_MAX) {
     throw new UsageError(`--batch-size must be a whole number from 1 to ${events.EVENT_BATCH_MAX}.`);
   }
-  // V8 lets a busy heap grow to several times what is live before it collects: an import of a
-  // million lines would sit at twice the memory of one of a thousand. Sizing the heap by what is
-  // live keeps the memory flat whatever the file's length (the heuristic is read at each GC).
-  setV8Flags("--optimize-for-size", "--no-optimize-for-size --max-semi-space-size=0");
-  // V8 doubles the young generation whenever a busy stretch keeps it full, up to 16 MiB a
-  // semi-space, and an import is one busy stretch from start to end. Kept at its start size, it is
-  // collected more often and more briefly: nearly everything in it dies young (a batch at a time).
-  setV8Flags("--semi-space-growth-factor=1", "--semi-space-growth-factor=2");
+  keepMemoryFlat();
   const source = await openRecordSource(ctx.io, file, options.format);
   const client = await ctx.client();
   const run = new ImportRun(options.report);

@@ -3,6 +3,7 @@ import type { Context, MorePages } from "../../cli/context.js";
 import { Progress } from "../../cli/progress.js";
 import { printPages } from "../../cli/stream-output.js";
 import * as events from "../../contract/events.js";
+import { keepMemoryFlat } from "../../v8-flags.js";
 import { examples, wholeNumber, withContext } from "../shared.js";
 import { EVENT_COLUMNS } from "./columns.js";
 
@@ -53,6 +54,8 @@ export async function* eventPages(
     fields: ctx.globals.fields,
     filter: options.filter,
   };
+  // every page (export, list --all): a million events must not take more memory than a thousand
+  if (options.all) keepMemoryFlat();
   const progress = new Progress(ctx, "events");
   let cursor: string | undefined;
   let total: number | undefined;
