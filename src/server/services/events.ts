@@ -93,14 +93,17 @@ export function parseFields(fields: string | undefined): Set<FieldName> | undefi
   return chosen;
 }
 
-/** Validates the list parameters; single-event operations validate them too and use only `fields`. */
-/** The lower-cased type when the filter is `type eq "…"` and nothing else: its total is kept by triggers. */
+/**
+ * The type, lower-cased as the compiled filter compares it, when the filter is `type eq "…"` and
+ * nothing else: the total of such a page is kept by triggers.
+ */
 function typeOnly(filter: Filter): string | undefined {
   if (filter.op !== "eq" || typeof filter.compValue !== "string") return undefined;
   const path = attributePath(filter.attrPath);
   return path.length === 1 && path[0] === "type" ? filter.compValue.toLowerCase() : undefined;
 }
 
+/** Validates the list parameters; single-event operations validate them too and use only `fields`. */
 export function parseListQuery(query: ListQuery, dialect: "sqlite" | "postgres" = "sqlite") {
   const filter = query.filter !== undefined ? parseFilter(query.filter) : undefined;
   return {
