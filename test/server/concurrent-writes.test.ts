@@ -92,4 +92,30 @@ describe.each([
     const final = await server.app.inject({ method: "GET", url, headers: bearer(token) });
     expect(target.versionOf(final.json())).toBe(2);
   });
+  it("creates at the same time: each is written with its audit record, a code given twice is 409 once", async () => {
+    // the creates arrive in one turn of the event loop and share a commit; the duplicate fails
+    // that batch, and every create then runs alone with its own outcome
+    const codes = Array.from({ length: WRITERS }, (_, n) => `SAME-TURN-${n}`);
+    const payloads = [...codes, codes[3]!, codes[7]!].map((code) => ({
+      code,
+      name: code,
+      startsAt: "2030-01-01T10:00:00Z",
+    }));
+    const answers = await Promise.all(
+      payloads.map((payload) => server.app.inject({ method: "POST", url: EVENTS, headers: bearer(token), payload })),
+    );
+    const statuses = answers.map((answer) => answer.statusCode);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(WRITERS);
+    for (const refused of answers.filter((answer) => answer.statusCode !== 201)) problemOf(refused, 409, "conflict");
+    const { db } = server.app.services.store;
+    const stored = await db.selectFrom("events").select("code").where("code", "like", "SAME-TURN-%").execute();
+    expect(stored.map((row) => row.code).sort()).toEqual([...codes].sort());
+    const audited = await db
+      .selectFrom("audit_log")
+      .select("target_name")
+      .where("action", "=", "event.create")
+      .where("target_name", "like", "SAME-TURN-%")
+      .execute();
+    expect(audited.map((row) => row.target_name).sort()).toEqual([...codes].sort());
+  });
 });
