@@ -15,7 +15,8 @@ import {
 /**
  * Writes to one record at the same time. A PUT or DELETE without If-Match asks for no
  * precondition: losing a race to another writer must not answer 412 (last write wins). With
- * If-Match, the version it names is gone for all but the first, which 412 says.
+ * If-Match, the version it names is gone for all but the first, which 412 says. And creates at the
+ * same time, which share a commit: each still gets the answer it would have had alone.
  */
 
 const WRITERS = 12;
@@ -60,7 +61,7 @@ const targets: Target[] = [
 describe.each([
   { backend: "SQLite", start: () => startTestServer() },
   { backend: "PostgreSQL", start: () => startPostgresTestServer() },
-])("concurrent writes to one record ($backend)", ({ start }) => {
+])("concurrent writes ($backend)", ({ start }) => {
   let server: TestServer;
   let token: string;
   beforeAll(async () => {
@@ -92,6 +93,7 @@ describe.each([
     const final = await server.app.inject({ method: "GET", url, headers: bearer(token) });
     expect(target.versionOf(final.json())).toBe(2);
   });
+
   it("creates at the same time: each is written with its audit record, a code given twice is 409 once", async () => {
     // the creates arrive in one turn of the event loop and share a commit; the duplicate fails
     // that batch, and every create then runs alone with its own outcome

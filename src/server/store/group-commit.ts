@@ -13,8 +13,9 @@ interface Pending<T, R> {
  * commit costs far more than the row it writes (SQLite appends every changed page to its WAL,
  * PostgreSQL flushes its WAL): N concurrent requests pay one commit instead of N. Called inside a
  * transaction, a write joins that transaction at once. When the batch's transaction fails, each
- * write is run again alone, so that one failing row (its consumer deleted meanwhile) does not
- * fail the others: every caller gets its own outcome, as if it had written alone.
+ * write is run again alone, so that one failing row (a nonce whose consumer was deleted meanwhile,
+ * an event code given twice) does not fail the others: every caller gets its own outcome, as if it
+ * had written alone.
  */
 export function groupCommit<T, R>(
   write: (db: Kysely<Schema>, item: T) => Promise<R>,
