@@ -82,7 +82,7 @@ export const changePassword = defineRoute({
   path: "/auth/ChangePassWithLastPass",
   summary: "Change the caller's password, proving the current one",
   tags: ["auth"],
-  access: { roles: anyRole, duringFirstLogin: true },
+  access: { roles: anyRole, duringFirstLogin: true, managesAccount: true },
   body: Type.Object(
     {
       lastPassword: Type.String({ minLength: 1, maxLength: 4096 }),
@@ -150,7 +150,7 @@ export const unlock = defineRoute({
   path: "/auth/unlock/:employeeId",
   summary: "Clear the failed-login backoff of an employee (admin and support)",
   tags: ["auth"],
-  access: { roles: ["admin", "support"] },
+  access: { roles: ["admin", "support"], managesAccount: true },
   params: Type.Object({ employeeId: Type.String({ maxLength: 128 }) }),
   responses: { 204: null },
 });

@@ -10,7 +10,7 @@ export const sendInvitation = defineRoute({
   summary:
     "Mail a User a single-use link that sets its first password; voids the older invitations (admin, or support on ordinary users)",
   tags: ["resources"],
-  access: { roles: ["admin", "support"] },
+  access: { roles: ["admin", "support"], managesAccount: true },
   params: Type.Object({ resourceId: Type.String({ maxLength: 256 }) }),
   responses: {
     202: Type.Object({

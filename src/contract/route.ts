@@ -10,6 +10,11 @@ export type Access =
       roles: readonly Role[];
       /** a user whose temporary password is still pending may call it */
       duringFirstLogin?: boolean;
+      /**
+       * it manages an account (sessions, passwords, OAuth grants): only a user's own login may,
+       * never a credential delegated to an application, which acts on data, not on the account
+       */
+      managesAccount?: boolean;
     };
 
 export type Role = "admin" | "support" | "member";

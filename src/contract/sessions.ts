@@ -34,7 +34,7 @@ export const listOwn = defineRoute({
   path: "/auth/sessions",
   summary: "The caller's open sessions; the one of the presented credential is marked current",
   tags: ["auth"],
-  access: { roles: anyRole },
+  access: { roles: anyRole, managesAccount: true },
   responses: { 200: SessionList },
 });
 
@@ -44,7 +44,7 @@ export const endOwnOthers = defineRoute({
   path: "/auth/sessions",
   summary: "End every open session of the caller except the current one",
   tags: ["auth"],
-  access: { roles: anyRole },
+  access: { roles: anyRole, managesAccount: true },
   responses: { 200: Ended },
 });
 
@@ -54,7 +54,7 @@ export const endOwn = defineRoute({
   path: "/auth/sessions/:sessionId",
   summary: "End one of the caller's sessions (the current one too: that is a logout)",
   tags: ["auth"],
-  access: { roles: anyRole },
+  access: { roles: anyRole, managesAccount: true },
   params: SessionParams,
   responses: { 204: null },
 });
@@ -65,7 +65,7 @@ export const listOfUser = defineRoute({
   path: `${RESOURCES_PATH}/:resourceId/sessions`,
   summary: "A User's open sessions (admin and support)",
   tags: ["resources"],
-  access: { roles: staff },
+  access: { roles: staff, managesAccount: true },
   params: UserParams,
   responses: { 200: SessionList },
 });
@@ -76,7 +76,7 @@ export const endAllOfUser = defineRoute({
   path: `${RESOURCES_PATH}/:resourceId/sessions`,
   summary: "End every open session of a User (admin, or support on ordinary users)",
   tags: ["resources"],
-  access: { roles: staff },
+  access: { roles: staff, managesAccount: true },
   params: UserParams,
   responses: { 200: Ended },
 });
@@ -87,7 +87,7 @@ export const endOneOfUser = defineRoute({
   path: `${RESOURCES_PATH}/:resourceId/sessions/:sessionId`,
   summary: "End one open session of a User (admin, or support on ordinary users)",
   tags: ["resources"],
-  access: { roles: staff },
+  access: { roles: staff, managesAccount: true },
   params: UserSessionParams,
   responses: { 204: null },
 });

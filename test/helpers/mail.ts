@@ -138,3 +138,27 @@ export async function startSmtpSink(options: { port?: number; holdMs?: number } 
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/**
+ * Asks for a reset link for `userName` through the API and returns the token of the newest reset
+ * e-mail to `email` in the outbox of the test server's default mailer.
+ */
+export async function requestResetToken(
+  server: {
+    app: {
+      inject: (request: object) => Promise<{ statusCode: number }>;
+      services: { mailer: { idle(): Promise<void> } };
+    };
+    dataDir: string;
+  },
+  who: { userName: string; email: string },
+): Promise<string> {
+  const asked = await server.app.inject({ method: "POST", url: "/renewPassword", payload: { userName: who.userName } });
+  if (asked.statusCode !== 202) throw new Error(`renewPassword answered ${asked.statusCode}`);
+  await server.app.services.mailer.idle();
+  const mails = await outboxReader(server.dataDir).take();
+  const mine = mails.filter((mail) => recipientsOf(mail).includes(who.email) && LINK.test(mail.text ?? ""));
+  const newest = mine.at(-1);
+  if (!newest) throw new Error(`no reset e-mail to ${who.email} in the outbox`);
+  return resetLinkOf(newest).token;
+}

@@ -93,7 +93,7 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
  */
 export async function insertUser(
   app: BuiltApp,
-  input: { userName: string; password: string; roles: Role[]; temporary?: boolean },
+  input: { userName: string; password: string; roles: Role[]; temporary?: boolean; email?: string },
 ): Promise<TestAdmin> {
   const now = app.services.clock();
   const id = crypto.randomUUID();
@@ -102,6 +102,7 @@ export async function insertUser(
     displayName: input.userName,
     active: true,
     roles: input.roles.map((value) => ({ value })),
+    ...(input.email && { emails: [{ value: input.email, primary: true }] }),
   };
   const passwordHash = await hashPassword(input.password);
   await app.services.store.db.transaction().execute(async (trx) => {

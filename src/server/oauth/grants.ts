@@ -40,16 +40,6 @@ export async function noteGrantUse(ctx: ServiceContext, token: string): Promise<
   );
 }
 
-/**
- * Grants are managed with the user's own login: an application acting for a member (token
- * credentials) may not list or revoke the member's other grants.
- */
-export function assertNotViaApplication(principal: Principal, viaApplication: boolean): void {
-  if (viaApplication && !isAdmin(principal)) {
-    throw new ProblemError("forbidden", "Manage your OAuth grants with your own login, not through an application.");
-  }
-}
-
 /** The live grants of the caller, or (admin) of everyone or of one user. */
 export async function listGrants(ctx: ServiceContext, principal: Principal, userId?: string) {
   if (!isAdmin(principal) && userId !== undefined && userId !== principal.userId) {

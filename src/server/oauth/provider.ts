@@ -430,6 +430,7 @@ async function tokenPrincipal(
       sessionId: row.session_id,
       expiresAt: new Date(row.expires_at),
       consumerId: signed.consumer.id,
+      delegated: "oauth",
     },
   };
 }

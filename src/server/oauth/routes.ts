@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import * as contract from "../../contract/oauth.js";
-import { isOAuthHeader, principalOf } from "../plugins/authenticate.js";
+import { principalOf } from "../plugins/authenticate.js";
 import { ProblemError } from "../problems.js";
 import { registerRoute } from "../routes/register.js";
 import type { ServiceContext } from "../services/context.js";
@@ -49,16 +49,11 @@ export function oauthRoutes(app: FastifyInstance, ctx: ServiceContext, options: 
     registerRoute(scope, ctx, contract.endpointGet, endpoint);
     registerRoute(scope, ctx, contract.endpointPost, endpoint);
 
-    const caller = (request: FastifyRequest) => {
-      const principal = principalOf(request);
-      grants.assertNotViaApplication(principal, isOAuthHeader(request.headers.authorization ?? ""));
-      return principal;
-    };
     registerRoute(scope, ctx, contract.listTokens, async (request) =>
-      grants.listGrants(ctx, caller(request), request.query.userId),
+      grants.listGrants(ctx, principalOf(request), request.query.userId),
     );
     registerRoute(scope, ctx, contract.revokeToken, async (request, reply) => {
-      await grants.revokeGrant(ctx, caller(request), request.params.token);
+      await grants.revokeGrant(ctx, principalOf(request), request.params.token);
       return reply.status(204).send();
     });
   });

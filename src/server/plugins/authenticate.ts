@@ -5,6 +5,7 @@ import { authenticateOAuth } from "../oauth/provider.js";
 import { ProblemError } from "../problems.js";
 import { authenticateBearer } from "../services/accounts.js";
 import type { Principal, ServiceContext } from "../services/context.js";
+import { DELEGATED_REFUSAL } from "../services/resource-policy.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -85,6 +86,7 @@ export function authorize(ctx: ServiceContext, access: Access): onRequestHookHan
   if (access.public) return undefined;
   const allowed = new Set(access.roles);
   const duringFirstLogin = access.duringFirstLogin === true;
+  const managesAccount = access.managesAccount === true;
   const forbidden = `This operation needs one of the roles ${access.roles.join(", ")}.`;
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const principal = await resolvePrincipal(ctx, request);
@@ -96,6 +98,7 @@ export function authorize(ctx: ServiceContext, access: Access): onRequestHookHan
         "Your password is temporary; change it first (POST /auth/ChangePassWithLastPass).",
       );
     }
+    if (managesAccount && principal.delegated) throw new ProblemError("forbidden", DELEGATED_REFUSAL);
     const roles = principal.roles;
     for (let i = 0; i < roles.length; i++) if (allowed.has(roles[i]!)) return;
     throw new ProblemError("forbidden", forbidden);

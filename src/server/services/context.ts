@@ -39,6 +39,11 @@ export interface Principal {
   expiresAt: Date;
   /** the OAuth consumer acting for the user (a request signed with token credentials) */
   consumerId?: string;
+  /**
+   * set when the credential was delegated to an application (OAuth token credentials): it acts
+   * on the data the user may act on, never on the account itself
+   */
+  delegated?: "oauth";
   /** where the request came from, for the audit trail */
   origin?: RequestOrigin;
 }

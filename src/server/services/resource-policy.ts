@@ -86,6 +86,16 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
   },
 };
 
+/**
+ * The actions that manage an account's credentials rather than its data: a delegated credential
+ * (an application acting for the user) never takes them, whatever the user's roles.
+ */
+const ACCOUNT_ACTIONS: ReadonlySet<ResourceAction> = new Set(["setPassword", "unlock", "endSessions", "invite"]);
+
+/** Why a delegated credential is refused an account operation: one sentence for every such refusal. */
+export const DELEGATED_REFUSAL =
+  "An application acting for a user (OAuth token credentials) cannot manage accounts: sessions, passwords, invitations and grants need the user's own login.";
+
 function grants(principal: Principal, grant: Grant, target: Target): boolean {
   if (grant === "self") return target.id !== undefined && target.id === principal.userId;
   if (grant === "support:ordinary") {
@@ -95,6 +105,7 @@ function grants(principal: Principal, grant: Grant, target: Target): boolean {
 }
 
 export function can(principal: Principal, action: ResourceAction, resourceType: string, target: Target = {}): boolean {
+  if (principal.delegated && ACCOUNT_ACTIONS.has(action)) return false;
   return POLICY[kindOf(resourceType)][action].some((grant) => grants(principal, grant, target));
 }
 
@@ -123,6 +134,7 @@ export function assertCan(
   if (action !== "create" && !can(principal, "read", resourceType, target)) {
     throw new ProblemError("not_found", `No resource with id ${target.id}.`);
   }
+  if (principal.delegated && ACCOUNT_ACTIONS.has(action)) throw new ProblemError("forbidden", DELEGATED_REFUSAL);
   if (principal.roles.includes("support") && POLICY[kindOf(resourceType)][action].includes("support:ordinary")) {
     throw new ProblemError(
       "forbidden",
