@@ -77,6 +77,52 @@ describe.each(MODES)("least privilege through the CLI (%s)", (mode) => {
     }
   });
 
+  it("a temporary password support set stops working once the user is made an admin (exit 4)", async () => {
+    const user = await createUser("promoted", "member");
+    const set = await s.run(["users", "set-password", user.id, "--generate", "--json"], { env: support });
+    expect(set.exitCode, show(set)).toBe(0);
+    const temporary = json(set).oneTimePassword as string;
+    const promote = await s.run(["users", "set-roles", user.id, "admin", "member"]);
+    expect(promote.exitCode, show(promote)).toBe(0);
+    const attempt = await login(await s.newConfig("promoted"), "promoted", temporary);
+    expect(attempt.exitCode, show(attempt)).toBe(4);
+    expect(errorOf(attempt).code).toBe("invalid_credentials");
+    // what the admin gives instead works
+    const fresh = await s.run(["users", "set-password", user.id, "--generate", "--json"]);
+    const again = await login(await s.newConfig("promoted-again"), "promoted", json(fresh).oneTimePassword as string);
+    expect(again.exitCode, show(again)).toBe(0);
+    // the admin of the test stays the only one, as the last-admin test below needs
+    expect((await s.run(["users", "set-roles", user.id, "member"])).exitCode).toBe(0);
+  });
+
+  it("an invitation support sent stops working once the user is given the support role (exit 7)", async () => {
+    const created = await s.run([
+      "users",
+      "create",
+      "--user-name",
+      "invitee",
+      "--email",
+      "invitee@example.com",
+      "--no-password",
+      "--json",
+    ]);
+    expect(created.exitCode, show(created)).toBe(0);
+    const invite = await s.run(["users", "invite", "invitee"], { env: support });
+    expect(invite.exitCode, show(invite)).toBe(0);
+    const listed = await s.run(["server", "outbox", "list", "--to", "invitee@example.com", "--json"]);
+    const mail = json<{ id: string }[]>(listed).at(-1)!;
+    const link = await s.run(["server", "outbox", "show", mail.id, "--link"]);
+    const token = new URL(link.stdout.trim()).searchParams.get("token") as string;
+    const promote = await s.run(["users", "set-roles", "invitee", "support"]);
+    expect(promote.exitCode, show(promote)).toBe(0);
+    const used = await s.run(["auth", "reset-password", "--token", token, "--password-stdin"], {
+      env: await s.newConfig("invitee"),
+      input: "cobalt meadow ferry 8812 lichen\n",
+    });
+    expect(used.exitCode, show(used)).toBe(7);
+    expect(errorOf(used).code).toBe("invalid_reset_token");
+  });
+
   it("the only admin cannot disable or delete itself (exit 6, last_admin)", async () => {
     const disable = await s.run(["users", "disable", ids.admin!]);
     expect(disable.exitCode, show(disable)).toBe(6);

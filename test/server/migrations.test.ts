@@ -2,7 +2,7 @@ import { rm } from "node:fs/promises";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/server/store/database.js";
-import { migrateToLatest } from "../../src/server/store/migrations.js";
+import { migrateTo, migrateToLatest, migrationNames } from "../../src/server/store/migrations.js";
 import { recordNonce } from "../../src/server/store/oauth-repo.js";
 import { makeDataDir } from "../helpers/server.js";
 
@@ -36,32 +36,23 @@ describe("migrateToLatest", () => {
     expect(await migrateToLatest(store.db, "sqlite")).toEqual([]);
   });
 
-  /** 0018 undone by hand, as a database last migrated by the build before it would be */
-  async function undoEventsTypeCount() {
-    for (const trigger of ["insert", "delete", "update"]) {
-      await sql`drop trigger ${sql.raw(`events_type_count_${trigger}`)}`.execute(store.db);
-    }
-    await sql`drop table events_type_count`.execute(store.db);
-    await sql`delete from kysely_migration where name = '0018_events_type_count'`.execute(store.db);
-  }
+  /** The new database migrated up to `name`, as the build that added it left it; what it still lacks. */
+  const after = async (name: string) => {
+    await migrateTo(store.db, "sqlite", name);
+    const all = migrationNames();
+    return all.slice(all.indexOf(name) + 1);
+  };
 
   it("runs the migrations a database lacks: 0017 re-keys the nonces by time and keeps them (no replay reopened)", async () => {
-    await migrateToLatest(store.db, "sqlite");
-    await undoEventsTypeCount();
-    // the table as 0003 made it, holding one accepted nonce, as a database before 0017 would
-    await sql`drop table oauth_nonces`.execute(store.db);
-    await sql`create table oauth_nonces (consumer_id text not null references resources (id) on delete cascade,
-      token text not null, nonce text not null, ts text not null, expires_at text not null,
-      constraint oauth_nonces_pk primary key (consumer_id, token, nonce, ts))`.execute(store.db);
-    await sql`create index oauth_nonces_expires_at_idx on oauth_nonces (expires_at)`.execute(store.db);
+    const lacking = await after("0016_mail_jobs");
+    // the table as 0003 made it, holding one accepted nonce
     await sql`insert into resources (id, resource_type, attributes, created_at, updated_at, version)
       values ('c1', 'OAuthConsumer', '{}', '2026-01-01', '2026-01-01', 1)`.execute(store.db);
-    await sql`insert into oauth_nonces values ('c1', 't1', 'n1', '1795511313', '2026-11-24T09:15:14.000Z')`.execute(
-      store.db,
-    );
-    await sql`delete from kysely_migration where name = '0017_oauth_nonces_by_time'`.execute(store.db);
+    await sql`insert into oauth_nonces (consumer_id, token, nonce, ts, expires_at)
+      values ('c1', 't1', 'n1', '1795511313', '2026-11-24T09:15:14.000Z')`.execute(store.db);
 
-    expect(await migrateToLatest(store.db, "sqlite")).toEqual(["0017_oauth_nonces_by_time", "0018_events_type_count"]);
+    expect(await migrateToLatest(store.db, "sqlite")).toEqual(lacking);
+    expect(lacking[0]).toBe("0017_oauth_nonces_by_time");
     const rows = await store.db.selectFrom("oauth_nonces").selectAll().execute();
     expect(rows).toEqual([{ ts: 1795511313, consumer_id: "c1", token: "t1", nonce: "n1" }]);
     const again = { ts: "1795511313", consumer_id: "c1", token: "t1", nonce: "n1" };
@@ -72,8 +63,7 @@ describe("migrateToLatest", () => {
   });
 
   it("counts the events a database already holds by type when it adds the per-type count (0018)", async () => {
-    await migrateToLatest(store.db, "sqlite");
-    await undoEventsTypeCount();
+    const lacking = await after("0017_oauth_nonces_by_time");
     for (const [code, type] of [
       ["a", "Webinar"],
       ["b", "webinar"],
@@ -84,7 +74,7 @@ describe("migrateToLatest", () => {
         values (${code}, ${code}, 'x', ${type}, '2027-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z',
         '2027-01-01T00:00:00.000Z', 1)`.execute(store.db);
     }
-    expect(await migrateToLatest(store.db, "sqlite")).toEqual(["0018_events_type_count"]);
+    expect(await migrateToLatest(store.db, "sqlite")).toEqual(lacking);
     const counts = await store.db
       .selectFrom("events_type_count")
       .select(["type_key", "n"])
@@ -93,6 +83,34 @@ describe("migrateToLatest", () => {
     expect(counts).toEqual([
       { type_key: "call", n: 1 },
       { type_key: "webinar", n: 2 },
+    ]);
+  });
+
+  it("takes a temporary password pending on an ordinary account as support's when it adds issuers (0019)", async () => {
+    const lacking = await after("0018_events_type_count");
+    const users = [
+      ["ordinary", "member", 1],
+      ["privileged", "admin", 1],
+      ["chosen", "member", 0],
+    ] as const;
+    for (const [id, role, firstLogin] of users) {
+      await sql`insert into resources (id, resource_type, attributes, created_at, updated_at, version)
+        values (${id}, 'User', '{}', '2026-01-01', '2026-01-01', 1)`.execute(store.db);
+      await sql`insert into resource_values (resource_id, path, elem, kind, text_value)
+        values (${id}, 'roles.value', 0, 's', ${role})`.execute(store.db);
+      await sql`insert into credentials (user_id, password_hash, first_login, failed_logins, updated_at)
+        values (${id}, 'hash', ${firstLogin}, 0, '2026-01-01')`.execute(store.db);
+    }
+    expect(await migrateToLatest(store.db, "sqlite")).toEqual(lacking);
+    const issuers = await store.db
+      .selectFrom("credentials")
+      .select(["user_id", "issuer_role"])
+      .orderBy("user_id")
+      .execute();
+    expect(issuers).toEqual([
+      { user_id: "chosen", issuer_role: null },
+      { user_id: "ordinary", issuer_role: "support" },
+      { user_id: "privileged", issuer_role: null },
     ]);
   });
 

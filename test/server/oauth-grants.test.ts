@@ -4,9 +4,12 @@
  * minute; an application cannot manage its user's grants; a password reset or a disabled account
  * ends the grants.
  */
+
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accountStamp } from "../../src/server/services/issued-credentials.js";
 import { saveResetToken } from "../../src/server/store/reset-tokens-repo.js";
+import { findAccountById } from "../../src/server/store/users-repo.js";
 import { authHeader, type Credentials, createConsumer, INJECT_BASE, injectFlow, signer } from "../helpers/oauth.js";
 import {
   bearer,
@@ -138,6 +141,7 @@ describe("connected applications", () => {
       userId: mia.id,
       createdAt: now,
       expiresAt: new Date(now.getTime() + 600_000),
+      accountStamp: accountStamp((await findAccountById(server.app.services.store.db, mia.id))!),
     });
     const reset = await server.app.inject({
       method: "PUT",

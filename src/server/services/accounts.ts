@@ -25,6 +25,7 @@ import {
 } from "../store/users-repo.js";
 import { actorOf, audit, auditBy, refusalsRecorded } from "./audit.js";
 import type { Principal, RequestOrigin, ServiceContext } from "./context.js";
+import { isVoidTemporaryPassword } from "./issued-credentials.js";
 import { assertAcceptablePassword, burnVerification, hashPassword, needsRehash, verifyPassword } from "./passwords.js";
 import { assertCan } from "./resource-policy.js";
 
@@ -39,6 +40,14 @@ function summary(account: UserAccount) {
 
 function invalidCredentials(): ProblemError {
   return new ProblemError("invalid_credentials", "The user name or password is wrong.");
+}
+
+/** Told only to someone who typed the right temporary password: the holder, or the staff member who set it. */
+function voidTemporaryPassword(): ProblemError {
+  return new ProblemError(
+    "invalid_credentials",
+    "This temporary password was set by support staff, and the account now holds the admin or support role, for which only an admin may set one: ask an admin for a new temporary password or an invitation.",
+  );
 }
 
 /** Failed logins before the account backs off, and how long the first and the longest back-off last. */
@@ -125,6 +134,10 @@ export async function checkPassword(
       }
     });
     throw invalidCredentials();
+  }
+  if (isVoidTemporaryPassword(account)) {
+    await failed("invalid_credentials");
+    throw voidTemporaryPassword();
   }
   // an imported bcrypt hash (or argon2id with weaker parameters) becomes ours now that the password is known
   if (await needsRehash(hash)) {
@@ -272,6 +285,7 @@ export async function changePassword(
       if (!account || !hash || !(await verifyPassword(hash, lastPassword))) {
         throw new ProblemError("invalid_credentials", "The current password is wrong.");
       }
+      if (isVoidTemporaryPassword(account)) throw voidTemporaryPassword();
       await assertAcceptablePassword(
         newPassword,
         { userName: account.userName, currentHash: hash },
@@ -337,7 +351,7 @@ export async function createFirstAdmin(
       throw new ProblemError("conflict", "Users already exist; server init only creates the first admin.");
     }
     await insertResource(trx, row);
-    await saveCredential(trx, row.id, { passwordHash, firstLogin: input.temporary }, now);
+    await saveCredential(trx, row.id, { passwordHash, firstLogin: input.temporary, issuerRole: "admin" }, now);
     await audit(ctx, trx, {
       action: "user.create",
       target: { type: "User", id: row.id, name: input.userName },
@@ -383,7 +397,7 @@ export async function recoverAdmin(
   const now = ctx.clock();
   return ctx.store.db.transaction().execute(async (trx) => {
     const current = await findUserByName(trx, input.userName);
-    const credential = { passwordHash, firstLogin: true, failedLogins: 0, lockedUntil: null };
+    const credential = { passwordHash, firstLogin: true, failedLogins: 0, lockedUntil: null, issuerRole: "admin" };
     if (!current) {
       const row = newAdminRow(input, now);
       await insertResource(trx, row);

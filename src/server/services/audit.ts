@@ -20,6 +20,7 @@ export type AuditAction =
   | "password.reset_request"
   | "password.reset"
   | "password.set"
+  | "password.void"
   | "user.create"
   | "user.update"
   | "user.delete"

@@ -4,6 +4,7 @@ import { saveResetToken, voidInvitations } from "../store/reset-tokens-repo.js";
 import { findAccountById } from "../store/users-repo.js";
 import { auditBy } from "./audit.js";
 import type { Principal, ServiceContext } from "./context.js";
+import { accountStamp, issuerRoleOf } from "./issued-credentials.js";
 import { randomToken } from "./random-token.js";
 import { escapeHtml, hashToken, recipient } from "./recovery.js";
 import { assertCan } from "./resource-policy.js";
@@ -70,6 +71,8 @@ export async function sendInvitation(ctx: ServiceContext, principal: Principal, 
       createdAt: now,
       expiresAt,
       purpose: "invitation",
+      issuerRole: issuerRoleOf(principal),
+      accountStamp: accountStamp(account),
     });
     const link = `${ctx.linkBase()}/resetPassword?token=${token}&invitation=1`;
     await queue({ to: to.email, ...invitationMail(to.userName, link, ctx.inviteTtlSeconds) });

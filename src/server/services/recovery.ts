@@ -2,13 +2,14 @@ import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { QueueMail } from "../mail/mailer.js";
 import { invalid, ProblemError } from "../problems.js";
-import { consumeResetToken, saveResetToken, userIdsByEmail, voidResetTokens } from "../store/reset-tokens-repo.js";
+import { consumeResetToken, saveResetToken, userIdsByEmail } from "../store/reset-tokens-repo.js";
 import { findResource } from "../store/resources-repo.js";
 import type { Schema } from "../store/schema.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
 import { findAccountById, findAccountByUserName, saveCredential } from "../store/users-repo.js";
 import { audit } from "./audit.js";
 import type { RequestOrigin, ServiceContext } from "./context.js";
+import { accountStamp, issuerStillMay } from "./issued-credentials.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
 import { randomToken } from "./random-token.js";
 
@@ -53,7 +54,8 @@ async function queueResetMail(
   origin: RequestOrigin,
 ): Promise<void> {
   const to = await recipient(ctx, trx, userId);
-  if (!to) return;
+  const account = to && (await findAccountById(trx, userId));
+  if (!to || !account) return;
   await audit(ctx, trx, {
     action: "password.reset_request",
     target: { type: "User", id: userId, name: to.userName },
@@ -62,7 +64,13 @@ async function queueResetMail(
   const token = randomToken(32);
   const now = ctx.clock();
   const expiresAt = new Date(now.getTime() + ctx.resetTokenTtlSeconds * 1000);
-  await saveResetToken(trx, { tokenHash: hashToken(token), userId, createdAt: now, expiresAt });
+  await saveResetToken(trx, {
+    tokenHash: hashToken(token),
+    userId,
+    createdAt: now,
+    expiresAt,
+    accountStamp: accountStamp(account),
+  });
   const link = `${ctx.linkBase()}/resetPassword?token=${token}`;
   const minutes = Math.round(ctx.resetTokenTtlSeconds / 60);
   await queue({
@@ -151,13 +159,16 @@ async function resetWithToken(ctx: ServiceContext, token: string, newPassword: s
   const tokenHash = hashToken(token);
   const pending = await ctx.store.db
     .selectFrom("password_resets")
-    .select(["user_id", "expires_at", "used_at", "purpose"])
+    .select(["user_id", "expires_at", "used_at", "purpose", "issuer_role", "account_stamp"])
     .where("token_hash", "=", tokenHash)
     .executeTakeFirst();
   const now = ctx.clock();
   if (!pending || pending.used_at || Date.parse(pending.expires_at) <= now.getTime()) throw invalidToken();
   const account = await findAccountById(ctx.store.db, pending.user_id);
-  if (!account) throw invalidToken();
+  // the account changed since the link was sent (a new password, roles, disabled), or its sender
+  // may no longer give this account a password: the link is void, as a used one is
+  if (!account || pending.account_stamp !== accountStamp(account)) throw invalidToken();
+  if (!issuerStillMay(pending.issuer_role, "link", account)) throw invalidToken();
   // the policy is checked before the token is spent, so that a refused password leaves the link usable
   await assertAcceptablePassword(
     newPassword,
@@ -168,9 +179,9 @@ async function resetWithToken(ctx: ServiceContext, token: string, newPassword: s
   // the notice is queued with the change it reports
   await ctx.mailer.transaction(async (trx, queue) => {
     if (!(await consumeResetToken(trx, tokenHash, now))) throw invalidToken();
+    // the other pending links go with the old password (saveCredential)
     await saveCredential(trx, account.id, { passwordHash, firstLogin: false, failedLogins: 0, lockedUntil: null }, now);
     const ended = await revokeUserSessions(trx, account.id, now);
-    await voidResetTokens(trx, account.id, now);
     await audit(ctx, trx, {
       action: "password.reset",
       actor: { userId: account.id, userName: account.userName },

@@ -99,10 +99,22 @@ export const DELEGATED_REFUSAL =
 function grants(principal: Principal, grant: Grant, target: Target): boolean {
   if (grant === "self") return target.id !== undefined && target.id === principal.userId;
   if (grant === "support:ordinary") {
-    return principal.roles.includes("support") && !(target.roles ?? []).some((role) => PRIVILEGED.includes(role));
+    return principal.roles.includes("support") && isOrdinary(target);
   }
   return principal.roles.includes(grant);
 }
+
+/**
+ * Whether a holder of `role` alone may take `action` on the User `target` now: what a credential
+ * issued under that role is still worth (services/issued-credentials.ts).
+ */
+export function roleMay(role: Role, action: ResourceAction, target: Target): boolean {
+  return POLICY.User[action].some(
+    (grant) => grant === role || (grant === "support:ordinary" && role === "support" && isOrdinary(target)),
+  );
+}
+
+const isOrdinary = (target: Target) => !(target.roles ?? []).some((role) => PRIVILEGED.includes(role));
 
 export function can(principal: Principal, action: ResourceAction, resourceType: string, target: Target = {}): boolean {
   if (principal.delegated && ACCOUNT_ACTIONS.has(action)) return false;

@@ -11,6 +11,7 @@ import {
   USER_ACCOUNT_STATE,
   UserInput,
 } from "../../contract/resources.js";
+import type { Role } from "../../contract/route.js";
 import { compileFilter } from "../filter/compile.js";
 import { parseFilter } from "../filter/parse.js";
 import { resourceSortKeys, resourcesTargetAt } from "../filter/resources-target.js";
@@ -18,12 +19,14 @@ import { assertIfMatch, ChangedMeanwhile, etagOf, retryWhenChanged } from "../ht
 import { assertPublicKey } from "../oauth/rsa.js";
 import { invalid, ProblemError } from "../problems.js";
 import { isUniqueViolation } from "../store/errors.js";
+import { voidPendingLinks } from "../store/reset-tokens-repo.js";
 import * as repo from "../store/resources-repo.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
 import { roleNames, saveCredential } from "../store/users-repo.js";
 import { assertEmails, assertUserName } from "./accounts.js";
 import { type AuditAction, type AuditEntry, actorOf, auditBy, recordRefusal, refusalsRecorded } from "./audit.js";
 import type { Principal, ServiceContext } from "./context.js";
+import { type IssuerRole, issuerRoleOf, issuerStillMay } from "./issued-credentials.js";
 import { keepingAnAdmin, takesAwayAnAdmin } from "./last-admin.js";
 import { assertAcceptablePassword, hashPassword, isImportableHash } from "./passwords.js";
 import { randomToken } from "./random-token.js";
@@ -364,7 +367,16 @@ export async function createResource(ctx: ServiceContext, principal: Principal, 
       // an admin-given password is temporary; without one the user waits for a reset link; an
       // imported hash is a password the user chose elsewhere: it stays theirs
       if (type === "User") {
-        await saveCredential(trx, id, { passwordHash, firstLogin: imported === undefined }, ctx.clock());
+        await saveCredential(
+          trx,
+          id,
+          {
+            passwordHash,
+            firstLogin: imported === undefined,
+            ...(body.password !== undefined && { issuerRole: issuerRoleOf(principal) }),
+          },
+          ctx.clock(),
+        );
       }
       if (consumerSecret) await repo.saveSecret(trx, id, consumerSecret);
       await auditBy(ctx, trx, principal, {
@@ -384,6 +396,11 @@ export async function createResource(ctx: ServiceContext, principal: Principal, 
     ...(consumerSecret && { consumerSecret }),
   };
   return { body: representation, etag: etagOf(row.version), location: `${RESOURCES_PATH}/${id}` };
+}
+
+/** Whether the User's pending temporary password was set under a role that may not set one for `next`. */
+function voidsTemporaryPassword(current: repo.ResourceWithLogin, next: { id: string; roles: Role[] }): boolean {
+  return current.first_login === 1 && !issuerStillMay(current.issuer_role ?? null, "temporaryPassword", next);
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -425,8 +442,9 @@ async function replaceResourceOnce(
   const type = current.resource_type;
   let attributes = checkBody(type, body, current);
   const currentAttributes = JSON.parse(current.attributes) as Attributes;
-  let credential: { passwordHash: string; firstLogin: true } | undefined;
+  let credential: { passwordHash: string | null; firstLogin: true; issuerRole?: IssuerRole } | undefined;
   let revokeSessions = false;
+  let voidLinks = false;
   const auditTarget = targetOf(type, id, currentAttributes);
   let records: Omit<AuditEntry, "actor" | "origin" | "target">[] = [];
   if (type === "User") {
@@ -459,10 +477,21 @@ async function replaceResourceOnce(
     );
     if (userBody.password !== undefined) {
       await assertAcceptablePassword(userBody.password, { userName: String(attributes.userName) }, ctx.passwordPolicy);
-      credential = { passwordHash: await hashPassword(userBody.password), firstLogin: true };
+      credential = {
+        passwordHash: await hashPassword(userBody.password),
+        firstLogin: true,
+        issuerRole: issuerRoleOf(principal),
+      };
       revokeSessions = true;
+    } else if (voidsTemporaryPassword(current, { id, roles: roleNames(attributes) })) {
+      // promoted beyond what the temporary password's issuer may set: it goes, with what it opened
+      credential = { passwordHash: null, firstLogin: true };
+      revokeSessions = true;
+      records.push({ action: "password.void", details: { issuerRole: current.issuer_role } });
     }
     if (attributes.active === false) revokeSessions = true;
+    // a pending reset or invitation link never outlives a disable or a change of roles
+    voidLinks = actions.includes("changeRoles") || actions.includes("setActive");
   } else {
     assertCan(principal, "update", type, { id });
     records = [
@@ -484,6 +513,7 @@ async function replaceResourceOnce(
     password_changed_at: _passwordChanged,
     open_sessions: _openSessions,
     invited: _invited,
+    issuer_role: _issuerRole,
     ...currentRow
   } = current;
   const row: repo.ResourceRow = {
@@ -503,6 +533,7 @@ async function replaceResourceOnce(
           throw new ChangedMeanwhile("resource", "updated");
         }
         if (credential) await saveCredential(trx, id, credential, ctx.clock());
+        if (voidLinks) await voidPendingLinks(trx, id, ctx.clock());
         if (revokeSessions) await revokeUserSessions(trx, id, ctx.clock());
         for (const record of records) await auditBy(ctx, trx, principal, { ...record, target: auditTarget });
       };

@@ -1,4 +1,12 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from "kysely";
+import {
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  type MigrationResultSet,
+  Migrator,
+  PostgresAdapter,
+  sql,
+} from "kysely";
 import type { Schema } from "./schema.js";
 
 /** Migrations are code, not files, so that the bundled CLI carries them. Append only. */
@@ -421,6 +429,21 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
+  "0019_credential_issuers": {
+    async up(db: Kysely<unknown>) {
+      // who issued a password the user did not choose, and a reset or invitation link: the role it
+      // was issued under (null: the user's own), and for a link the account's stamp at issue
+      await db.schema.alterTable("credentials").addColumn("issuer_role", "text").execute();
+      await db.schema.alterTable("password_resets").addColumn("issuer_role", "text").execute();
+      await db.schema.alterTable("password_resets").addColumn("account_stamp", "text").execute();
+      // a temporary password pending on an ordinary account may have come from support: it is
+      // taken as support's, so that a later promotion voids it (the issuer was never recorded)
+      await sql`update credentials set issuer_role = 'support'
+        where first_login = 1 and password_hash is not null and not exists (
+          select 1 from resource_values v where v.resource_id = credentials.user_id
+            and v.path = 'roles.value' and v.text_value in ('admin', 'support'))`.execute(db);
+    },
+  },
 };
 
 class InlineProvider implements MigrationProvider {
@@ -449,18 +472,32 @@ async function isUpToDate(db: Kysely<Schema>): Promise<boolean> {
 
 export async function migrateToLatest(db: Kysely<Schema>, dialect: "sqlite" | "postgres"): Promise<string[]> {
   if (await isUpToDate(db)) return [];
+  return applied(await (await migratorFor(db, dialect)).migrateToLatest());
+}
+
+/** The names of every migration, in the order they run. */
+export const migrationNames = (): string[] => Object.keys(migrations).sort();
+
+/** Migrates a database up to the named migration: as an older build left it (tests of a migration). */
+export async function migrateTo(db: Kysely<Schema>, dialect: "sqlite" | "postgres", name: string): Promise<string[]> {
+  return applied(await (await migratorFor(db, dialect)).migrateTo(name));
+}
+
+async function migratorFor(db: Kysely<Schema>, dialect: "sqlite" | "postgres"): Promise<Migrator> {
   // on PostgreSQL the bookkeeping tables go where ours go (search_path), not always into public
   const migrationTableSchema =
     dialect === "postgres"
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
       : undefined;
-  const migrator = new Migrator({
+  return new Migrator({
     // biome-ignore lint/suspicious/noExplicitAny: the migrator works on an untyped schema
     db: db as Kysely<any>,
     provider: new InlineProvider(),
     ...(migrationTableSchema && { migrationTableSchema }),
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+function applied({ error, results }: MigrationResultSet): string[] {
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
 }

@@ -3,7 +3,16 @@ import type { Schema } from "./schema.js";
 
 export async function saveResetToken(
   db: Kysely<Schema>,
-  row: { tokenHash: string; userId: string; createdAt: Date; expiresAt: Date; purpose?: "invitation" },
+  row: {
+    tokenHash: string;
+    userId: string;
+    createdAt: Date;
+    expiresAt: Date;
+    purpose?: "invitation";
+    /** the role it was sent under by someone else; absent when the user asked for it */
+    issuerRole?: string;
+    accountStamp: string;
+  },
 ): Promise<void> {
   await db
     .insertInto("password_resets")
@@ -14,6 +23,8 @@ export async function saveResetToken(
       expires_at: row.expiresAt.toISOString(),
       used_at: null,
       purpose: row.purpose ?? null,
+      issuer_role: row.issuerRole ?? null,
+      account_stamp: row.accountStamp,
     })
     .execute();
 }
@@ -46,8 +57,8 @@ export async function voidInvitations(db: Kysely<Schema>, userId: string, now: D
     .execute();
 }
 
-/** A completed reset voids the user's other outstanding links. */
-export async function voidResetTokens(db: Kysely<Schema>, userId: string, now: Date): Promise<void> {
+/** Voids every unused reset and invitation link of a user (a new password, a disable, a change of roles). */
+export async function voidPendingLinks(db: Kysely<Schema>, userId: string, now: Date): Promise<void> {
   await db
     .updateTable("password_resets")
     .set({ used_at: now.toISOString() })

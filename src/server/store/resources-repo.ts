@@ -87,6 +87,7 @@ export type ResourceWithLogin = ResourceRow & {
   locked_until?: string | null;
   last_login_at?: string | null;
   password_changed_at?: string | null;
+  issuer_role?: string | null;
   open_sessions?: number | string | null;
   /** 1 while an invitation was sent and its link not used (nor voided by a reset) */
   invited?: number | string | null;
@@ -101,7 +102,14 @@ function withAccount(db: Kysely<Schema>, nowIso: string) {
     .selectFrom("resources as r")
     .leftJoin("credentials as c", "c.user_id", "r.id")
     .selectAll("r")
-    .select(["c.first_login", "c.failed_logins", "c.locked_until", "c.last_login_at", "c.password_changed_at"])
+    .select([
+      "c.first_login",
+      "c.failed_logins",
+      "c.locked_until",
+      "c.last_login_at",
+      "c.password_changed_at",
+      "c.issuer_role",
+    ])
     .select(
       sql<number>`(select count(*) from sessions s where s.user_id = r.id and s.revoked_at is null and s.expires_at > ${nowIso})`.as(
         "open_sessions",

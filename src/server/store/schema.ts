@@ -25,6 +25,8 @@ export interface CredentialsTable {
   last_login_at: string | null;
   /** when the password hash last changed (set by anyone) */
   password_changed_at: string | null;
+  /** the role a password was set under by someone else (a temporary one): 'admin' or 'support'; null for the user's own */
+  issuer_role: string | null;
 }
 
 export interface SessionsTable {
@@ -83,6 +85,10 @@ export interface PasswordResetsTable {
   used_at: string | null;
   /** null for a reset link, 'invitation' for an invitation's: the same single-use link, another mail */
   purpose: string | null;
+  /** the role the link was sent under by someone else ('admin' or 'support'); null when the user asked */
+  issuer_role: string | null;
+  /** the account's stamp when the link was issued (services/issued-credentials.ts); a change voids the link */
+  account_stamp: string | null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { Role } from "../../contract/route.js";
+import { voidPendingLinks } from "./reset-tokens-repo.js";
 import type { ResourcesTable, Schema } from "./schema.js";
 
 export interface Credential {
@@ -7,6 +8,10 @@ export interface Credential {
   firstLogin: boolean;
   failedLogins: number;
   lockedUntil: string | null;
+  /** when the password was last set, by anyone */
+  passwordChangedAt: string | null;
+  /** the role someone else set the password under ('admin', 'support'); null for the user's own */
+  issuerRole: string | null;
 }
 
 export interface UserAccount {
@@ -35,6 +40,8 @@ type Row = {
   first_login: number | null;
   failed_logins: number | null;
   locked_until: string | null;
+  password_changed_at: string | null;
+  issuer_role: string | null;
 };
 
 export function toAccount(row: Row): UserAccount {
@@ -50,6 +57,8 @@ export function toAccount(row: Row): UserAccount {
       firstLogin: row.first_login === 1,
       failedLogins: row.failed_logins ?? 0,
       lockedUntil: row.locked_until,
+      passwordChangedAt: row.password_changed_at,
+      issuerRole: row.issuer_role,
     },
   };
 }
@@ -62,6 +71,8 @@ export const ACCOUNT_COLUMNS = [
   "credentials.first_login",
   "credentials.failed_logins",
   "credentials.locked_until",
+  "credentials.password_changed_at",
+  "credentials.issuer_role",
 ] as const;
 
 function accountQuery(db: Kysely<Schema>) {
@@ -91,16 +102,22 @@ export async function countUsers(db: Kysely<Schema>): Promise<number> {
   return Number(row.n);
 }
 
+/**
+ * Writes a user's credential. A new password hash (or none) records who set it (`issuerRole`,
+ * null: the user) and voids every pending reset or invitation link of the user, whatever the
+ * path that changed it: a link is never worth more than the password it was sent to replace.
+ */
 export async function saveCredential(
   db: Kysely<Schema>,
   userId: string,
-  change: Partial<Credential> & { loggedIn?: boolean },
+  change: Partial<Omit<Credential, "passwordChangedAt">> & { loggedIn?: boolean },
   now: Date,
 ): Promise<void> {
   const values = {
     ...(change.passwordHash !== undefined && {
       password_hash: change.passwordHash,
       password_changed_at: change.passwordHash === null ? null : now.toISOString(),
+      issuer_role: change.issuerRole ?? null,
     }),
     ...(change.loggedIn && { last_login_at: now.toISOString() }),
     ...(change.firstLogin !== undefined && { first_login: change.firstLogin ? 1 : 0 }),
@@ -119,9 +136,11 @@ export async function saveCredential(
       updated_at: now.toISOString(),
       last_login_at: change.loggedIn ? now.toISOString() : null,
       password_changed_at: change.passwordHash ? now.toISOString() : null,
+      issuer_role: change.issuerRole ?? null,
     })
     .onConflict((oc) => oc.column("user_id").doUpdateSet(values))
     .execute();
+  if (change.passwordHash !== undefined) await voidPendingLinks(db, userId, now);
 }
 
 /**
