@@ -1,3 +1,4 @@
+import { neutraliseCell } from "./csv-cells.js";
 import { commonJs, importYaml } from "./lazy-modules.js";
 import { applyQuery } from "./query.js";
 import { needsJsonEscape, terminalJson, terminalText } from "./terminal-text.js";
@@ -189,6 +190,11 @@ async function table(data: unknown, options: RenderOptions): Promise<string> {
 
 const isRecord = (value: unknown): value is Row => value !== null && typeof value === "object" && !Array.isArray(value);
 
+/** A JSON number or boolean is no formula: it keeps its own text (-5 prints -5); any other text is neutralised. */
+function csvCell(value: unknown): string {
+  return typeof value === "number" || typeof value === "boolean" ? cell(value) : neutraliseCell(cell(value));
+}
+
 async function csv(data: unknown, options: RenderOptions): Promise<string> {
   const { stringify } = commonJs(await import("csv-stringify/sync"));
   // CSV has no escapes for control characters: on a terminal it is a display, piped it is data
@@ -196,13 +202,14 @@ async function csv(data: unknown, options: RenderOptions): Promise<string> {
   if (!(Array.isArray(data) ? data : [data]).every(isRecord)) {
     // a --query result of values or lists of values: one row each, no header
     const values = Array.isArray(data) ? data : [data];
-    return stringify(values.map((element) => [element].flat().map((v) => shown(cell(v)))));
+    return stringify(values.map((element) => [element].flat().map((v) => shown(csvCell(v)))));
   }
   const rows = (Array.isArray(data) ? data : [data]) as Row[];
   const columns = options.fields ?? [...new Set(rows.flatMap((r) => Object.keys(r ?? {})))];
   return stringify(
-    rows.map((row) => columns.map((c) => shown(cell(pick(row, c))))),
-    { header: true, columns: columns.map(shown) },
+    rows.map((row) => columns.map((c) => shown(csvCell(pick(row, c))))),
+    // a header names keys, which --query can take from stored data (customFields)
+    { header: true, columns: columns.map((c) => shown(neutraliseCell(c))) },
   );
 }
 

@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
+import { restoreCell } from "./csv-cells.js";
 import { UsageError } from "./errors.js";
 import type { IO } from "./io.js";
 import { commonJs } from "./lazy-modules.js";
@@ -164,7 +165,8 @@ interface CsvInfo {
 }
 
 /**
- * CSV with a header row naming the fields (a byte-order mark is skipped). A record that csv-parse
+ * CSV with a header row naming the fields (a byte-order mark is skipped); each cell, the header's
+ * too, loses the `'` our CSV output puts before a formula trigger. A record that csv-parse
  * refuses (a wrong number of cells) is reported at its line and the rest go on.
  */
 async function* csvItems(input: Readable): AsyncGenerator<SourceItem> {
@@ -172,6 +174,7 @@ async function* csvItems(input: Readable): AsyncGenerator<SourceItem> {
   const skipped: SourceItem[] = [];
   const parser = parse({
     bom: true,
+    cast: restoreCell,
     columns: true,
     info: true,
     raw: true,

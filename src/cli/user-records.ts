@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { SCHEMA_URN, USER_ACCOUNT_STATE, UserInput } from "../contract/resources.js";
+import { restoreCell } from "./csv-cells.js";
 import { UsageError } from "./errors.js";
 import type { IO } from "./io.js";
 import { commonJs } from "./lazy-modules.js";
@@ -188,6 +189,8 @@ async function* csvLines(stream: AsyncIterable<Buffer>, renames: Map<string, str
   let header: string[] | undefined;
   const parser = parse({
     bom: true,
+    // each cell, the header's too, loses the `'` our CSV output puts before a formula trigger
+    cast: restoreCell,
     relax_column_count: true,
     skip_empty_lines: true,
     info: true,

@@ -206,8 +206,10 @@ Header convention (CSV): a column names an attribute path of the User schema:
   urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department  (the prefix is dropped)
   passwordHash                             a bcrypt ($2a$/$2b$/$2y$) or argon2id (PHC) hash
 Empty cells are absent attributes; active and primary are true or false. A 'password' column is
-refused: passwords in clear are never read from a file. NDJSON lines are User objects, as
-'users export -o ndjson' writes them.
+refused: passwords in clear are never read from a file. A cell that starts with a quote (') loses
+that one quote: 'users export -o csv' writes one before a value that starts with =, +, -, @, a
+tab, a CR or a quote, so that no spreadsheet runs it as a formula, and reads back as exported.
+NDJSON lines are User objects, as 'users export -o ndjson' writes them.
 ${examples(
   "bizctl users import <users-csv>",
   "bizctl users import <users-csv> --map mail=emails[0].value --map login=userName --invite",
