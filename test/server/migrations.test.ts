@@ -37,14 +37,14 @@ describe("migrateToLatest", () => {
   });
 
   /** The new database migrated up to `name`, as the build that added it left it; what it still lacks. */
-  const after = async (name: string) => {
+  const migratedUpTo = async (name: string) => {
     await migrateTo(store.db, "sqlite", name);
     const all = migrationNames();
     return all.slice(all.indexOf(name) + 1);
   };
 
   it("runs the migrations a database lacks: 0017 re-keys the nonces by time and keeps them (no replay reopened)", async () => {
-    const lacking = await after("0016_mail_jobs");
+    const lacking = await migratedUpTo("0016_mail_jobs");
     // the table as 0003 made it, holding one accepted nonce
     await sql`insert into resources (id, resource_type, attributes, created_at, updated_at, version)
       values ('c1', 'OAuthConsumer', '{}', '2026-01-01', '2026-01-01', 1)`.execute(store.db);
@@ -63,7 +63,7 @@ describe("migrateToLatest", () => {
   });
 
   it("counts the events a database already holds by type when it adds the per-type count (0018)", async () => {
-    const lacking = await after("0017_oauth_nonces_by_time");
+    const lacking = await migratedUpTo("0017_oauth_nonces_by_time");
     for (const [code, type] of [
       ["a", "Webinar"],
       ["b", "webinar"],
@@ -87,7 +87,7 @@ describe("migrateToLatest", () => {
   });
 
   it("takes a temporary password pending on an ordinary account as support's when it adds issuers (0019)", async () => {
-    const lacking = await after("0018_events_type_count");
+    const lacking = await migratedUpTo("0018_events_type_count");
     const users = [
       ["ordinary", "member", 1],
       ["privileged", "admin", 1],
