@@ -33,6 +33,7 @@ import { pruneAuditTrail } from "./services/audit-list.js";
 import type { ServiceContext } from "./services/context.js";
 import { openKeyStorage } from "./services/key-storage.js";
 import { KeyRing } from "./services/keys.js";
+import { renderLinkMail } from "./services/link-mails.js";
 import { resolveResetRequest } from "./services/recovery.js";
 import { hasUsers, openStore, sqliteFile } from "./store/database.js";
 import { migrateToLatest } from "./store/migrations.js";
@@ -272,6 +273,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   services.mailer.handleJobs("password_reset", (trx, request, queue) =>
     resolveResetRequest(services, trx, request, queue),
   );
+  services.mailer.renderLinks((trx, mailId, content) => renderLinkMail(services, trx, mailId, content));
 
   // loaded only by a server that logs: an embedded command logs nothing and does without it
   const pino = options.log ? (await import("pino")).default : undefined;

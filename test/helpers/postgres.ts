@@ -36,6 +36,7 @@ export async function startPostgresTestServer(options: TestServerOptions = {}): 
     const server = await startTestServer({ secretKey: TEST_SECRET_KEY, ...options, databaseUrl: database.url });
     return {
       ...server,
+      databaseUrl: database.url,
       close: async () => {
         await server.close();
         await database.drop();

@@ -24,6 +24,8 @@ export interface TestServer {
   app: BuiltApp;
   dataDir: string;
   admin: TestAdmin;
+  /** the PostgreSQL database's URL (startPostgresTestServer) */
+  databaseUrl?: string;
   /** closes the app and removes the data dir */
   close(): Promise<void>;
 }

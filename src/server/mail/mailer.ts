@@ -8,6 +8,7 @@ import {
   claimMail,
   deleteClaimedJob,
   insertJob,
+  insertLinkMail,
   insertMail,
   markMailFailed,
   markMailRetry,
@@ -28,13 +29,33 @@ export interface MailMessage {
 /** Queues a message in the transaction it is given. */
 export type QueueMail = (message: MailMessage) => Promise<void>;
 
-export type JobKind = Exclude<MailKind, "message">;
+/**
+ * Queues a message that carries a single-use link, in the transaction it is given; returns the
+ * message's id. The queue keeps only `content` (what the message says beside the link, as JSON):
+ * the link is made by the link renderer as the message is sent, so that it never reaches the
+ * database, its write-ahead log or a backup.
+ */
+export type QueueLink = (link: { to: string; subject: string; content: object }) => Promise<string>;
+
+/** Both ways of queueing, for the work of one transaction. */
+export interface Queues {
+  mail: QueueMail;
+  link: QueueLink;
+}
+
+export type JobKind = Exclude<MailKind, "message" | "link">;
 
 /**
  * What the sender does with a job: in one transaction with the deletion of the job, so that the
  * mail it queues and the job's end commit together (a failure leaves the job to retry).
  */
-export type JobHandler = (trx: Kysely<Schema>, request: unknown, queue: QueueMail) => Promise<void>;
+export type JobHandler = (trx: Kysely<Schema>, request: unknown, queue: Queues) => Promise<void>;
+
+/**
+ * Makes the message of a queued link as it is sent, in a transaction of its own: a fresh token
+ * bound to the message's link; undefined when the link is void by then (nothing is sent).
+ */
+export type LinkRenderer = (trx: Kysely<Schema>, mailId: string, content: unknown) => Promise<MailMessage | undefined>;
 
 export interface Mailer {
   /** where mail goes, for logs: the SMTP host or the outbox directory */
@@ -43,7 +64,7 @@ export interface Mailer {
    * Runs work in one database transaction; the mail it queues commits or rolls back with the
    * change that causes it, and the sender looks at the queue once it has committed.
    */
-  transaction<T>(work: (trx: Kysely<Schema>, queue: QueueMail) => Promise<T>): Promise<T>;
+  transaction<T>(work: (trx: Kysely<Schema>, queue: Queues) => Promise<T>): Promise<T>;
   /**
    * Queues a job for a sender (one insert): the caller's request path stays the same whatever the
    * job will find. With the loop it becomes due after a random delay of up to jobDelayMs, so
@@ -52,6 +73,8 @@ export interface Mailer {
   queueJob(kind: JobKind, request: object): Promise<void>;
   /** what the sender does with the jobs of one kind (set once, as the app is built) */
   handleJobs(kind: JobKind, handler: JobHandler): void;
+  /** how the sender makes the messages of queued links (set once, as the app is built) */
+  renderLinks(renderer: LinkRenderer): void;
   /** starts the sender loop (after the app is built: the loop logs) */
   start(): void;
   /**
@@ -199,6 +222,7 @@ export function createMailer(options: MailerOptions): Mailer {
     jobDelayMs: options.jobDelayMs ?? MAIL_DEFAULTS.jobDelayMs,
   };
   const handlers = new Map<JobKind, JobHandler>();
+  let renderLink: LinkRenderer | undefined;
   // when the last job this app queued becomes due: idle() waits for it
   let lastJobDue = 0;
   const loop = options.loop ?? false;
@@ -216,20 +240,44 @@ export function createMailer(options: MailerOptions): Mailer {
   const backoff = (attempts: number) =>
     Math.min(settings.retryDelayMs * 2 ** Math.max(0, attempts - 1), settings.maxRetryDelayMs);
 
-  /** `queue` for a transaction: each message becomes a row; `queued` collects their ids. */
-  function queueInto(trx: Kysely<Schema>, queued: string[]): QueueMail {
-    return async (message) => {
-      const id = crypto.randomUUID();
-      await insertMail(trx, {
-        id,
-        recipient: message.to,
-        subject: message.subject,
-        text: message.text,
-        html: message.html,
-        now: new Date(),
-      });
-      queued.push(id);
+  /** The queues of a transaction: each message or link becomes a row; `queued` collects their ids. */
+  function queuesInto(trx: Kysely<Schema>, queued: string[]): Queues {
+    return {
+      mail: async (message) => {
+        const id = crypto.randomUUID();
+        await insertMail(trx, {
+          id,
+          recipient: message.to,
+          subject: message.subject,
+          text: message.text,
+          html: message.html,
+          now: new Date(),
+        });
+        queued.push(id);
+      },
+      link: async (link) => {
+        const id = crypto.randomUUID();
+        await insertLinkMail(trx, {
+          id,
+          recipient: link.to,
+          subject: link.subject,
+          content: link.content,
+          now: new Date(),
+        });
+        queued.push(id);
+        return id;
+      },
     };
+  }
+
+  /** The message of a claimed row: as queued, or, for a link, made now; undefined for a void link. */
+  async function messageOf(mail: QueuedMail): Promise<MailMessage | undefined> {
+    if (mail.kind === "message") {
+      return { to: mail.recipient, subject: mail.subject, text: mail.body_text ?? "", html: mail.body_html ?? "" };
+    }
+    const render = renderLink;
+    if (!render) throw new Error("no renderer for queued links");
+    return db.transaction().execute((trx) => render(trx, mail.id, JSON.parse(mail.body_text ?? "null")));
   }
 
   /**
@@ -257,7 +305,7 @@ export function createMailer(options: MailerOptions): Mailer {
     await db.transaction().execute(async (trx) => {
       // the lease ran out and another sender took the job over: it is theirs
       if (!(await deleteClaimedJob(trx, mail.id, claimer))) return;
-      await handler(trx, JSON.parse(mail.body_text ?? "null"), queueInto(trx, queued));
+      await handler(trx, JSON.parse(mail.body_text ?? "null"), queuesInto(trx, queued));
     });
     committed(queued);
   }
@@ -266,17 +314,19 @@ export function createMailer(options: MailerOptions): Mailer {
     const log = options.log();
     let id: string;
     try {
-      if (mail.kind !== "message") {
+      if (mail.kind !== "message" && mail.kind !== "link") {
         await runJob(mail);
         queuedHere.delete(mail.id);
         return;
       }
-      id = await deliver.send({
-        to: mail.recipient,
-        subject: mail.subject,
-        text: mail.body_text ?? "",
-        html: mail.body_html ?? "",
-      });
+      const message = await messageOf(mail);
+      if (!message) {
+        queuedHere.delete(mail.id);
+        await markMailFailed(db, mail.id, claimer, { error: "not sent: its link was used or voided before it left" });
+        log.info({ queued: mail.id, subject: mail.subject }, "mail not sent: its link is void");
+        return;
+      }
+      id = await deliver.send(message);
     } catch (error) {
       queuedHere.delete(mail.id);
       const reason = describeError(error);
@@ -390,7 +440,7 @@ export function createMailer(options: MailerOptions): Mailer {
     describe: options.smtpUrl ? redacted(options.smtpUrl) : options.outboxDir,
     async transaction(work) {
       const queued: string[] = [];
-      const result = await db.transaction().execute((trx) => work(trx, queueInto(trx, queued)));
+      const result = await db.transaction().execute((trx) => work(trx, queuesInto(trx, queued)));
       committed(queued);
       return result;
     },
@@ -407,6 +457,9 @@ export function createMailer(options: MailerOptions): Mailer {
     },
     handleJobs(kind, handler) {
       handlers.set(kind, handler);
+    },
+    renderLinks(renderer) {
+      renderLink = renderer;
     },
     start() {
       if (started || closing) return;

@@ -1,44 +1,17 @@
 import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problems.js";
-import { saveResetToken, voidInvitations } from "../store/reset-tokens-repo.js";
+import { voidInvitations } from "../store/reset-tokens-repo.js";
 import { findAccountById } from "../store/users-repo.js";
 import { auditBy } from "./audit.js";
 import type { Principal, ServiceContext } from "./context.js";
-import { accountStamp, issuerRoleOf } from "./issued-credentials.js";
-import { randomToken } from "./random-token.js";
-import { escapeHtml, hashToken, recipient } from "./recovery.js";
+import { issuerRoleOf } from "./issued-credentials.js";
+import { queueLinkMail, recipient } from "./link-mails.js";
 import { assertCan } from "./resource-policy.js";
-
-function duration(seconds: number): string {
-  if (seconds >= 7200) return `${Math.round(seconds / 3600)} hours`;
-  if (seconds >= 120) return `${Math.round(seconds / 60)} minutes`;
-  return `${seconds} seconds`;
-}
-
-function invitationMail(userName: string, link: string, ttlSeconds: number) {
-  const within = duration(ttlSeconds);
-  const lines = [
-    `Hello ${userName},`,
-    `you are invited to bizctl. An account was opened for you with the user name ${userName}.`,
-    `Open this link within ${within} to set your password:`,
-    link,
-    "The link works once, and only the latest invitation's link works. Once your password is set, log in with your user name and that password. If the link has expired, ask your administrator to send the invitation again.",
-  ];
-  return {
-    subject: "You are invited to bizctl: set your password",
-    text: `${lines.join("\n\n")}\n`,
-    html: lines
-      .map((line) =>
-        line === link ? `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>` : `<p>${escapeHtml(line)}</p>`,
-      )
-      .join(""),
-  };
-}
 
 /**
  * POST /Resources/{id}/invitation: a single-use link that sets the first password through the
- * reset page, mailed through the queue in the same transaction as its token, so there is no link
- * that is never sent and no mail with a dead link. A new invitation voids the older ones.
+ * reset page, queued with its mail in one transaction (its token is made as the mail is sent), so
+ * there is no link that is never sent and no mail with a dead link. A new invitation voids the older ones.
  */
 export async function sendInvitation(ctx: ServiceContext, principal: Principal, userId: string) {
   const account = await findAccountById(ctx.store.db, userId);
@@ -63,19 +36,15 @@ export async function sendInvitation(ctx: ServiceContext, principal: Principal, 
       );
     }
     email = to.email;
-    const token = randomToken(32);
     await voidInvitations(trx, account.id, now);
-    await saveResetToken(trx, {
-      tokenHash: hashToken(token),
-      userId: account.id,
-      createdAt: now,
-      expiresAt,
+    await queueLinkMail(trx, queue.link, {
       purpose: "invitation",
+      account,
+      email: to.email,
+      now,
+      expiresAt,
       issuerRole: issuerRoleOf(principal),
-      accountStamp: accountStamp(account),
     });
-    const link = `${ctx.linkBase()}/resetPassword?token=${token}&invitation=1`;
-    await queue({ to: to.email, ...invitationMail(to.userName, link, ctx.inviteTtlSeconds) });
     await auditBy(ctx, trx, principal, {
       action: "user.invite",
       target: { type: "User", id: account.id, name: account.userName },

@@ -1,55 +1,26 @@
-import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
-import type { QueueMail } from "../mail/mailer.js";
+import type { Queues } from "../mail/mailer.js";
 import { invalid, ProblemError } from "../problems.js";
-import { consumeResetToken, saveResetToken, userIdsByEmail } from "../store/reset-tokens-repo.js";
-import { findResource } from "../store/resources-repo.js";
+import { consumeResetToken, userIdsByEmail } from "../store/reset-tokens-repo.js";
 import type { Schema } from "../store/schema.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
 import { findAccountById, findAccountByUserName, saveCredential } from "../store/users-repo.js";
 import { audit } from "./audit.js";
 import type { RequestOrigin, ServiceContext } from "./context.js";
 import { accountStamp, issuerStillMay } from "./issued-credentials.js";
+import { escapeHtml, hashToken, queueLinkMail, recipient } from "./link-mails.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
-import { randomToken } from "./random-token.js";
 
 const ACCEPTED = {
   status: "accepted" as const,
   detail: "If the account exists and has an e-mail address, a reset link is on its way to it.",
 };
 
-export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
-
-export const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
-  );
-
-/** The user's name and primary e-mail, if it is an active User with one. */
-export async function recipient(ctx: ServiceContext, db: Kysely<Schema>, userId: string) {
-  const row = await findResource(db, userId);
-  if (row?.resource_type !== "User") return undefined;
-  const attributes = JSON.parse(row.attributes) as {
-    userName: string;
-    active?: boolean;
-    emails?: { value?: string; primary?: boolean }[];
-  };
-  if (attributes.active === false) return undefined;
-  const emails = (attributes.emails ?? []).filter((e) => e.value);
-  const email = (emails.find((e) => e.primary) ?? emails[0])?.value;
-  if (!email) {
-    ctx.log().warn({ userId }, "password reset requested for a user without an e-mail address");
-    return undefined;
-  }
-  return { userName: attributes.userName, email };
-}
-
-/** The token and its e-mail are written in one transaction: no link that is never sent, no mail with a dead link. */
+/** The link and its e-mail are queued in one transaction: no link that is never sent, no mail with a dead link. */
 async function queueResetMail(
   ctx: ServiceContext,
   trx: Kysely<Schema>,
-  queue: QueueMail,
+  queue: Queues,
   userId: string,
   origin: RequestOrigin,
 ): Promise<void> {
@@ -61,24 +32,9 @@ async function queueResetMail(
     target: { type: "User", id: userId, name: to.userName },
     origin,
   });
-  const token = randomToken(32);
   const now = ctx.clock();
   const expiresAt = new Date(now.getTime() + ctx.resetTokenTtlSeconds * 1000);
-  await saveResetToken(trx, {
-    tokenHash: hashToken(token),
-    userId,
-    createdAt: now,
-    expiresAt,
-    accountStamp: accountStamp(account),
-  });
-  const link = `${ctx.linkBase()}/resetPassword?token=${token}`;
-  const minutes = Math.round(ctx.resetTokenTtlSeconds / 60);
-  await queue({
-    to: to.email,
-    subject: "Reset your bizctl password",
-    text: `Hello ${to.userName},\n\nsomeone (hopefully you) asked to reset your password. Open this link within ${minutes} minutes to choose a new one:\n\n${link}\n\nThe link works once. If you did not ask for it, ignore this message: your password stays as it is.\n`,
-    html: `<p>Hello ${escapeHtml(to.userName)},</p><p>someone (hopefully you) asked to reset your password. Open this link within ${minutes} minutes to choose a new one:</p><p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p><p>The link works once. If you did not ask for it, ignore this message: your password stays as it is.</p>`,
-  });
+  await queueLinkMail(trx, queue.link, { purpose: "reset", account, email: to.email, now, expiresAt });
 }
 
 type ResetRequest = { userName: string } | { email: string };
@@ -111,7 +67,7 @@ export async function resolveResetRequest(
   ctx: ServiceContext,
   trx: Kysely<Schema>,
   request: unknown,
-  queue: QueueMail,
+  queue: Queues,
 ): Promise<void> {
   const { userName, email, origin } = (request ?? {}) as {
     userName?: unknown;
@@ -194,7 +150,7 @@ async function resetWithToken(ctx: ServiceContext, token: string, newPassword: s
     const to = await recipient(ctx, trx, account.id);
     if (!to) return;
     const text = `Hello ${to.userName},\n\nyour bizctl password was changed through a reset link at ${now.toISOString()}, and every session was ended. If this was not you, tell your administrator at once.\n`;
-    await queue({
+    await queue.mail({
       to: to.email,
       subject: "Your bizctl password was changed",
       text,

@@ -108,6 +108,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
+  // what is deleted or overwritten is zeroed, not left in free pages for a copy of the file to show
+  sqlite.pragma("secure_delete = ON");
   // a checkpoint copies each page changed since the last one back into the database file, once
   // however often it changed: at SQLite's default (1000 pages, 4 MB of WAL) the event, index and
   // audit pages of a write were copied again every few hundred writes, a third of the cost of a

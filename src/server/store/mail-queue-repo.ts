@@ -10,10 +10,27 @@ export async function insertMail(
   await insertRow(db, { ...mail, kind: "message", dueAt: mail.now });
 }
 
+/** A message whose single-use link the sender makes as it sends; `content` (JSON) says what else it holds. */
+export async function insertLinkMail(
+  db: Kysely<Schema>,
+  mail: { id: string; recipient: string; subject: string; content: object; now: Date },
+): Promise<void> {
+  await insertRow(db, {
+    id: mail.id,
+    kind: "link",
+    recipient: mail.recipient,
+    subject: mail.subject,
+    text: JSON.stringify(mail.content),
+    html: "",
+    now: mail.now,
+    dueAt: mail.now,
+  });
+}
+
 /** A job for the sender (see MailKind), due at `dueAt`; its request is kept as JSON in body_text. */
 export async function insertJob(
   db: Kysely<Schema>,
-  job: { id: string; kind: Exclude<MailKind, "message">; request: object; now: Date; dueAt: Date },
+  job: { id: string; kind: Exclude<MailKind, "message" | "link">; request: object; now: Date; dueAt: Date },
 ): Promise<void> {
   await insertRow(db, {
     id: job.id,
@@ -256,7 +273,7 @@ export async function listMail(db: Kysely<Schema>, filter: { status?: QueuedMail
       "last_error",
     ])
     // jobs are work in progress, not mail: they last until the sender's next pass
-    .where("kind", "=", "message")
+    .where("kind", "in", ["message", "link"])
     .orderBy("created_at")
     .orderBy("id")
     .limit(filter.limit);

@@ -444,6 +444,12 @@ const migrations: Record<string, Migration> = {
             and v.path = 'roles.value' and v.text_value in ('admin', 'support'))`.execute(db);
     },
   },
+  "0020_links_made_when_sent": {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("password_resets").addColumn("mail_id", "text").execute();
+      await db.schema.createIndex("password_resets_mail_idx").on("password_resets").column("mail_id").execute();
+    },
+  },
 };
 
 class InlineProvider implements MigrationProvider {

@@ -12,6 +12,8 @@ export async function saveResetToken(
     /** the role it was sent under by someone else; absent when the user asked for it */
     issuerRole?: string;
     accountStamp: string;
+    /** the queued message that will carry the link (its token is made when it is sent) */
+    mailId?: string;
   },
 ): Promise<void> {
   await db
@@ -25,6 +27,7 @@ export async function saveResetToken(
       purpose: row.purpose ?? null,
       issuer_role: row.issuerRole ?? null,
       account_stamp: row.accountStamp,
+      mail_id: row.mailId ?? null,
     })
     .execute();
 }
@@ -55,6 +58,28 @@ export async function voidInvitations(db: Kysely<Schema>, userId: string, now: D
     .where("purpose", "=", "invitation")
     .where("used_at", "is", null)
     .execute();
+}
+
+/**
+ * Binds the link of a queued message to a fresh token as the message is sent: the unused,
+ * unexpired link row of `mailId` takes `tokenHash` (and, given, a new expiry). Undefined when the
+ * link was used, voided or expired meanwhile: the message is then not worth sending.
+ */
+export async function bindLinkToken(
+  db: Kysely<Schema>,
+  change: { mailId: string; tokenHash: string; now: Date; expiresAt?: Date },
+) {
+  return db
+    .updateTable("password_resets")
+    .set({
+      token_hash: change.tokenHash,
+      ...(change.expiresAt && { expires_at: change.expiresAt.toISOString() }),
+    })
+    .where("mail_id", "=", change.mailId)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", change.now.toISOString())
+    .returning(["user_id", "purpose", "expires_at", "issuer_role", "account_stamp"])
+    .executeTakeFirst();
 }
 
 /** Voids every unused reset and invitation link of a user (a new password, a disable, a change of roles). */

@@ -89,6 +89,11 @@ export interface PasswordResetsTable {
   issuer_role: string | null;
   /** the account's stamp when the link was issued (services/issued-credentials.ts); a change voids the link */
   account_stamp: string | null;
+  /**
+   * the queued message that carries the link: until it is sent, token_hash hashes a token nobody
+   * holds, and the sender puts a fresh token's hash in its place as it sends
+   */
+  mail_id: string | null;
 }
 
 /**
@@ -155,10 +160,12 @@ export interface SigningKeysTable {
  * A sender claims a row by setting `claimed_until` (a lease) and marks it sent after SMTP accepts.
  */
 /**
- * What a row of the queue is: a message to send, or a job the sender does and then deletes (a
- * password reset asked for by name or address: its request, as JSON, is in body_text)
+ * What a row of the queue is: a message to send; a message carrying a single-use link, whose
+ * link the sender makes as it sends (body_text holds what the message says beside it, as JSON:
+ * never the link); or a job the sender does and then deletes (a password reset asked for by name
+ * or address: its request, as JSON, is in body_text)
  */
-export type MailKind = "message" | "password_reset";
+export type MailKind = "message" | "link" | "password_reset";
 
 export interface MailQueueTable {
   id: string;
