@@ -249,6 +249,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     keys,
     clock,
     tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds,
+    maxSessionsPerUser: options.maxSessionsPerUser ?? DEFAULTS.maxSessionsPerUser,
     passwordPolicy: { minLength: options.passwordMinLength ?? DEFAULTS.passwordMinLength },
     publicUrl,
     allowPlaintextOverHttp: options.allowPlaintextOverHttp ?? false,

@@ -14,6 +14,8 @@ export interface ServerOptions {
   /** the URL users reach the server at; links in e-mails are built from it, never from Host */
   publicUrl?: string;
   tokenTtlSeconds?: number;
+  /** open login sessions a user may hold; a login beyond ends the oldest (`--max-sessions`) */
+  maxSessionsPerUser?: number;
   passwordMinLength?: number;
   bodyLimitBytes?: number;
   /** false: silent (the embedded CLI); otherwise pino at this level, to this stream */
@@ -82,6 +84,7 @@ export interface ServerOptions {
 
 export const DEFAULTS = {
   tokenTtlSeconds: 8 * 3600,
+  maxSessionsPerUser: 10,
   passwordMinLength: 15,
   bodyLimitBytes: 1024 * 1024,
   headersTimeoutMs: 10_000,

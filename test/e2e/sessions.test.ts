@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorOf, initAndLogin, json, login, MODES, type Session, show } from "../helpers/cli.js";
+import {
+  type Env,
+  errorOf,
+  initAndLogin,
+  json,
+  login,
+  MODES,
+  type Session,
+  show,
+  startServer,
+} from "../helpers/cli.js";
 
 /**
  * Sessions through the binary (issue 14, part 4): staff list and end a user's sessions, a user
@@ -104,5 +114,38 @@ describe.each(MODES)("sessions (%s)", (mode) => {
     for (const env of envs) expect((await s.run(["events", "list"], { env })).exitCode).toBe(4);
     const unknown = await s.run(["users", "sign-out", userName, "--session", "no-such-session"]);
     expect(unknown.exitCode, show(unknown)).toBe(3);
+  });
+});
+
+describe("the session cap through `server start --max-sessions`", () => {
+  let s: Session;
+  beforeAll(async () => {
+    s = await initAndLogin("embedded", { login: false });
+  });
+  afterAll(async () => s?.close());
+
+  it("ends the oldest login beyond the cap: its config dir is told to log in again (exit 4)", async () => {
+    const server = await startServer(s.sandbox.dataDir, { env: s.env, args: ["--max-sessions", "2"] });
+    try {
+      const devices: Env[] = [];
+      for (const name of ["laptop", "desktop", "phone"]) {
+        const env = await s.newConfig(name);
+        expect((await s.run(["profile", "add", "r", "--server", server.url, "--use"], { env })).exitCode).toBe(0);
+        const logged = await login(env, s.userName, s.password);
+        expect(logged.exitCode, show(logged)).toBe(0);
+        devices.push(env);
+      }
+      const oldest = await s.run(["auth", "status"], { env: devices[0] });
+      expect(oldest.exitCode, show(oldest)).toBe(4);
+      for (const env of devices.slice(1)) expect((await s.run(["auth", "status"], { env })).exitCode).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it.each(["0", "-1", "many"])("refuses --max-sessions %s (exit 2)", async (value) => {
+    const started = await s.run(["server", "start", "--port", "0", "--max-sessions", value]);
+    expect(started.exitCode, show(started)).toBe(2);
+    expect(started.stderr).toMatch(/--max-sessions/);
   });
 });

@@ -11,6 +11,7 @@ interface Options extends StorageFlags {
   port: string;
   publicUrl?: string;
   tokenTtl: string;
+  maxSessions: string;
   inviteTtl: string;
   auditRetentionDays: string;
   smtpUrl?: string;
@@ -60,6 +61,7 @@ async function start(ctx: Context, options: Options): Promise<void> {
     ...instanceOptions(options, ctx.io.env),
     publicUrl: options.publicUrl,
     tokenTtlSeconds: integer(options.tokenTtl, "--token-ttl", 60, 30 * 24 * 3600),
+    maxSessionsPerUser: integer(options.maxSessions, "--max-sessions", 1, 10_000),
     inviteTtlSeconds: integer(options.inviteTtl, "--invite-ttl", 1, 30 * 24 * 3600),
     auditRetentionDays: integer(options.auditRetentionDays, "--audit-retention-days", 1, 100 * 365),
     trustProxy: options.trustProxy,
@@ -128,6 +130,11 @@ export function register(group: Command, io: Context["io"]): void {
     )
     .addOption(
       new Option("--token-ttl <seconds>", "lifetime of access tokens").env("BIZCTL_TOKEN_TTL").default("28800"),
+    )
+    .addOption(
+      new Option("--max-sessions <n>", "open login sessions per user; a login beyond ends the oldest")
+        .env("BIZCTL_MAX_SESSIONS")
+        .default("10"),
     )
     .addOption(
       new Option("--invite-ttl <seconds>", "how long an invitation link works (default 72 hours)")

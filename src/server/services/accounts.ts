@@ -7,6 +7,7 @@ import { findUserByName, insertResource, type ResourceRow, replaceResource } fro
 import type { Schema } from "../store/schema.js";
 import {
   createSession,
+  endOldestLoginSessions,
   findLiveSession,
   pruneSessions,
   revokeSession,
@@ -188,6 +189,17 @@ export async function login(ctx: ServiceContext, userName: string, password: str
   );
   await ctx.store.db.transaction().execute(async (trx) => {
     await loggedIn(ctx, trx, account, client, "login");
+    // a cap on the sessions one user holds: the new one takes the place of the oldest
+    const ended = await endOldestLoginSessions(trx, account.id, now, ctx.maxSessionsPerUser - 1);
+    if (ended > 0) {
+      await audit(ctx, trx, {
+        action: "sessions.end",
+        actor: { userId: account.id, userName: account.userName },
+        target: userTarget(account),
+        origin: client,
+        details: { ended, reason: "session cap", maxSessions: ctx.maxSessionsPerUser },
+      });
+    }
     await createSession(trx, {
       id: sessionId,
       userId: account.id,

@@ -13,6 +13,8 @@ export interface ServiceContext {
   keys: KeyRing;
   clock: Clock;
   tokenTtlSeconds: number;
+  /** open login sessions a user may hold; a login beyond ends the oldest */
+  maxSessionsPerUser: number;
   passwordPolicy: PasswordPolicy;
   /** absolute base of `meta.location` and e-mailed links; relative locations without it */
   publicUrl?: string;

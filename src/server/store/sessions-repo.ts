@@ -101,6 +101,34 @@ export async function revokeUserSessions(
   return Number(result.numUpdatedRows);
 }
 
+/**
+ * Ends a user's oldest open login sessions so that at most `keep` remain (a grant's session, which
+ * backs OAuth token credentials, is not a login and is not counted); returns how many ended.
+ */
+export async function endOldestLoginSessions(
+  db: Kysely<Schema>,
+  userId: string,
+  now: Date,
+  keep: number,
+): Promise<number> {
+  const open = await db
+    .selectFrom("sessions as s")
+    .select("s.id")
+    .where("s.user_id", "=", userId)
+    .where("s.revoked_at", "is", null)
+    .where("s.expires_at", ">", now.toISOString())
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom("oauth_tokens as t").select("t.token").whereRef("t.session_id", "=", "s.id"))),
+    )
+    .orderBy("s.created_at", "desc")
+    .orderBy("s.id", "desc")
+    .execute();
+  const excess = open.slice(Math.max(0, keep)).map((row) => row.id);
+  if (excess.length === 0) return 0;
+  await db.updateTable("sessions").set({ revoked_at: now.toISOString() }).where("id", "in", excess).execute();
+  return excess.length;
+}
+
 /** Expired sessions are kept a day for audit, then dropped; called opportunistically at login. */
 export async function pruneSessions(db: Kysely<Schema>, now: Date): Promise<void> {
   const cutoff = new Date(now.getTime() - 24 * 3600 * 1000).toISOString();
