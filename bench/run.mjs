@@ -17,6 +17,8 @@
 //  10. measures/users-import.mjs    `users import` of 10 000 users with --invite against a plain import (SMTP sink)
 //  11. measures/events-import.mjs   `events import` of 1 000 000 NDJSON events, embedded and remote, against a bare better-sqlite3 loop
 //  12. measures/audit.mjs           audited writes (User update, login) against auditing off (bench/audit.mts, in-process)
+//  13. measures/import-commit.mjs   a member's logins and creates during an admin's atomic import of 100 000 events, against
+//                                   the same on the idle server, on SQLite and on PostgreSQL
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;
@@ -35,13 +37,16 @@
 //   BENCH_IMPORT_USERS (10000) users per `users import`;
 //   BENCH_IMPORT_EVENTS (1000000) events imported at the large size, BENCH_IMPORT_EVENTS_SMALL (1000) at the small one;
 //   BENCH_AUDIT_UPDATES (300) / BENCH_AUDIT_LOGINS (40) audited and unaudited writes of each kind;
+//   BENCH_COMMIT_EVENTS (100000) events in the committed import, BENCH_COMMIT_IDLE_ROUNDS (30) idle rounds;
 //   BENCH_ONLY (e.g. "throughput,workers") runs only the named measures after the set-up.
 import { harness } from "./lib/harness.mjs";
+import { dropDatabases } from "./lib/postgres.mjs";
 import { summary } from "./lib/report.mjs";
 import { setUp } from "./lib/setup.mjs";
 import { measureAudit } from "./measures/audit.mjs";
 import { measureEventsImport } from "./measures/events-import.mjs";
 import { measureFilters } from "./measures/filters.mjs";
+import { measureImportCommit } from "./measures/import-commit.mjs";
 import { measureImports } from "./measures/imports.mjs";
 import { measureJsonServer } from "./measures/json-server.mjs";
 import { measureMillionEvents } from "./measures/million-events.mjs";
@@ -55,20 +60,25 @@ import { measureWorkers } from "./measures/workers.mjs";
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((s) => s.trim())) : undefined;
 const wanted = (name) => !only || only.has(name);
 
-await harness("bench", async (workDir) => {
-  const setup = await setUp(workDir);
-  // section 3 reports the CLI's cost over `node -e 0` from section 1: it needs it
-  const startup = wanted("startup") || wanted("imports") ? await measureStartup(setup) : undefined;
-  if (wanted("throughput")) await measureThroughput(setup, workDir);
-  if (wanted("imports")) await measureImports(setup, startup);
-  if (wanted("filters")) await measureFilters(setup, workDir);
-  if (wanted("renew-password")) await measureRenewPassword(setup, workDir);
-  if (wanted("oauth")) await measureOAuth(setup);
-  if (wanted("workers")) await measureWorkers(setup, workDir);
-  if (wanted("million-events")) await measureMillionEvents(setup, workDir);
-  if (wanted("json-server")) await measureJsonServer(setup, workDir);
-  if (wanted("users-import")) await measureUsersImport(setup, workDir);
-  if (wanted("events-import")) await measureEventsImport(setup, workDir);
-  if (wanted("audit")) await measureAudit(setup, workDir);
-  summary();
-});
+await harness(
+  "bench",
+  async (workDir) => {
+    const setup = await setUp(workDir);
+    // section 3 reports the CLI's cost over `node -e 0` from section 1: it needs it
+    const startup = wanted("startup") || wanted("imports") ? await measureStartup(setup) : undefined;
+    if (wanted("throughput")) await measureThroughput(setup, workDir);
+    if (wanted("imports")) await measureImports(setup, startup);
+    if (wanted("filters")) await measureFilters(setup, workDir);
+    if (wanted("renew-password")) await measureRenewPassword(setup, workDir);
+    if (wanted("oauth")) await measureOAuth(setup);
+    if (wanted("workers")) await measureWorkers(setup, workDir);
+    if (wanted("million-events")) await measureMillionEvents(setup, workDir);
+    if (wanted("json-server")) await measureJsonServer(setup, workDir);
+    if (wanted("users-import")) await measureUsersImport(setup, workDir);
+    if (wanted("events-import")) await measureEventsImport(setup, workDir);
+    if (wanted("audit")) await measureAudit(setup, workDir);
+    if (wanted("import-commit")) await measureImportCommit(setup, workDir);
+    summary();
+  },
+  dropDatabases,
+);

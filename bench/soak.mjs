@@ -14,25 +14,12 @@
 // not be measured; everything runs in a fresh temporary directory and the servers are always stopped.
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { harness } from "./lib/harness.mjs";
+import { createDatabase, dropDatabases } from "./lib/postgres.mjs";
 import { summary } from "./lib/report.mjs";
 import { measureSoak, reportSoak } from "./measures/soak.mjs";
 
-const POSTGRES_URL = process.env.BIZCTL_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const backends = (process.env.SOAK_BACKENDS ?? "sqlite,postgres").split(",").map((s) => s.trim());
-
-async function maintenance(statement) {
-  const client = new pg.Client(POSTGRES_URL);
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
-const databases = [];
 
 await harness(
   "soak",
@@ -44,12 +31,7 @@ await harness(
       if (backend === "sqlite") {
         rows.push(await measureSoak(base, workDir, "sqlite"));
       } else if (backend === "postgres") {
-        const name = `bizctl_soak_${process.pid}_${Date.now()}`;
-        await maintenance(`create database ${name}`);
-        databases.push(name);
-        const url = new URL(POSTGRES_URL);
-        url.pathname = `/${name}`;
-        rows.push(await measureSoak(base, workDir, "postgres", url.toString()));
+        rows.push(await measureSoak(base, workDir, "postgres", await createDatabase("soak")));
       } else {
         throw new Error(`SOAK_BACKENDS: unknown backend '${backend}' (sqlite, postgres)`);
       }
@@ -62,7 +44,5 @@ await harness(
     reportSoak(rows);
     summary();
   },
-  async () => {
-    for (const name of databases) await maintenance(`drop database if exists ${name} with (force)`);
-  },
+  dropDatabases,
 );

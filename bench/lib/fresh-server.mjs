@@ -3,6 +3,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { BIN, LISTENING, PASSWORD } from "./config.mjs";
+import { POSTGRES_SECRET_KEY } from "./postgres.mjs";
 import { run, startBackground } from "./processes.mjs";
 
 /** `seed(dataDir)`, when given, runs between `server init` and `server start`. */
@@ -25,4 +26,24 @@ export async function freshServer(base, dir, name, seed) {
   await run([BIN, "auth", "login", "--user", "admin", "--password-stdin"], { env, input: `${PASSWORD}\n` });
   const token = (await run([BIN, "auth", "token"], { env })).stdout.trim();
   return { env, server, headers: { authorization: `Bearer ${token}` }, seeded };
+}
+
+/**
+ * A data dir of its own (on `databaseUrl`, an empty PostgreSQL database, when given), `server
+ * init`, and its `server start` with `args`; the running server (`url`, `child`).
+ */
+export async function initAndStart(base, dir, name, { databaseUrl, args = [] } = {}) {
+  const dataDir = join(dir, name);
+  const storage = databaseUrl ? ["--database", databaseUrl] : [];
+  const env = { ...base, BIZCTL_CONFIG_DIR: join(dir, `${name}-config`), BIZCTL_DATA_DIR: dataDir };
+  if (databaseUrl) env.BIZCTL_SECRET_KEY = POSTGRES_SECRET_KEY;
+  await run([BIN, "server", "init", "--data-dir", dataDir, "--password-stdin", ...storage], {
+    env,
+    input: `${PASSWORD}\n`,
+  });
+  return startBackground(
+    `bizctl server (${name})`,
+    [BIN, "server", "start", "--port", "0", "--data-dir", dataDir, ...storage, ...args],
+    { env, pattern: LISTENING, logFile: join(dir, `${name}.log`) },
+  );
 }

@@ -8,10 +8,10 @@
 // logout last; the login and the logout are the other two of the 10% writes. Each cycle uses the
 // token its login returned, so sessions are made and ended all the time.
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import autocannon from "autocannon";
-import { BIN, knob, LISTENING, PASSWORD } from "../lib/config.mjs";
-import { run, startBackground, stop } from "../lib/processes.mjs";
+import { knob, PASSWORD } from "../lib/config.mjs";
+import { initAndStart } from "../lib/fresh-server.mjs";
+import { stop } from "../lib/processes.mjs";
 import { progress, table, thousands, verdict } from "../lib/report.mjs";
 
 export const SOAK_SECONDS = knob("SOAK_SECONDS", 60);
@@ -161,22 +161,9 @@ function cycle({ codes, userIds }) {
   ];
 }
 
-/** Starts a fresh server on `backend` ("sqlite" or a postgres:// URL of an empty database). */
-async function startServer(base, dir, name, databaseUrl) {
-  const dataDir = join(dir, name);
-  const storage = databaseUrl ? ["--database", databaseUrl] : [];
-  const env = { ...base, BIZCTL_CONFIG_DIR: join(dir, `${name}-config`), BIZCTL_DATA_DIR: dataDir };
-  if (databaseUrl) env.BIZCTL_SECRET_KEY = Buffer.alloc(32, 11).toString("base64");
-  await run([BIN, "server", "init", "--data-dir", dataDir, "--password-stdin", ...storage], {
-    env,
-    input: `${PASSWORD}\n`,
-  });
-  return startBackground(
-    `bizctl server (${name})`,
-    [BIN, "server", "start", "--port", "0", "--data-dir", dataDir, "--login-rate-limit", "1000000", ...storage],
-    { env, pattern: LISTENING, logFile: join(dir, `${name}.log`) },
-  );
-}
+/** A fresh server on `backend` ("sqlite" or a postgres:// URL of an empty database). */
+const startServer = (base, dir, name, databaseUrl) =>
+  initAndStart(base, dir, name, { databaseUrl, args: ["--login-rate-limit", "1000000"] });
 
 /** One soak on one backend; returns the row of the report. */
 export async function measureSoak(base, dir, name, databaseUrl) {

@@ -60,6 +60,25 @@ export function sameServer(a: string, b: string): boolean {
 }
 
 /**
+ * The quotas of atomic event imports in embedded mode: the variables `server start` reads, where
+ * they are set (its defaults otherwise).
+ */
+function embeddedImportQuota(env: Record<string, string | undefined>) {
+  const read = (name: string, unit = 1) => {
+    const value = env[name];
+    if (value === undefined || value === "") return undefined;
+    if (!/^[1-9][0-9]{0,8}$/.test(value))
+      throw new UsageError(`${name} must be a whole number above 0, not '${value}'.`);
+    return Number(value) * unit;
+  };
+  return {
+    maxItems: read("BIZCTL_IMPORT_MAX_ITEMS"),
+    maxBytes: read("BIZCTL_IMPORT_MAX_MB", 1024 * 1024),
+    maxOpen: read("BIZCTL_IMPORT_MAX_OPEN"),
+  };
+}
+
+/**
  * The only place that knows both modes exist. The server code is imported here, lazily, and only
  * for the embedded mode; a remote call loads undici and nothing of the server.
  */
@@ -88,6 +107,7 @@ export async function createTransport(
       // a command on a dir that was never initialised would create a database and keys in it,
       // then answer "wrong password" to every login
       requireInitialised: true,
+      imports: embeddedImportQuota(target.env),
     }).catch((error: unknown) => {
       throw asNotInitialised(error, `run '${initCommand(target)}' first`) ?? error;
     });

@@ -57,6 +57,7 @@ const BY_PROBLEM_CODE: Record<string, number> = {
   conflict: EXIT.conflict,
   precondition_failed: EXIT.conflict,
   last_admin: EXIT.conflict,
+  quota_exceeded: EXIT.conflict,
   validation_failed: EXIT.validation,
   weak_password: EXIT.validation,
   invalid_filter: EXIT.validation,

@@ -206,6 +206,9 @@ function pruneAuditPeriodically(services: ServiceContext, days?: number): () => 
   return () => clearInterval(timer);
 }
 
+const definedOnly = <T extends object>(values: T): Partial<T> =>
+  Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
+
 /** The whole HTTP application, ready for inject() or listen(); it never listens itself. */
 export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   const clock = options.clock ?? (() => new Date());
@@ -250,6 +253,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     clock,
     tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds,
     maxSessionsPerUser: options.maxSessionsPerUser ?? DEFAULTS.maxSessionsPerUser,
+    imports: { ...DEFAULTS.imports, ...definedOnly(options.imports ?? {}) },
     passwordPolicy: { minLength: options.passwordMinLength ?? DEFAULTS.passwordMinLength },
     publicUrl,
     allowPlaintextOverHttp: options.allowPlaintextOverHttp ?? false,

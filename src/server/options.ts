@@ -1,5 +1,5 @@
 import type { DestinationStream } from "pino";
-import type { Clock } from "./services/context.js";
+import type { Clock, ImportQuota } from "./services/context.js";
 
 export interface ServerOptions {
   /** where the SQLite file, the keys and the outbox live */
@@ -76,6 +76,8 @@ export interface ServerOptions {
   connectionTimeoutMs?: number;
   /** development only: accept PLAINTEXT OAuth signatures over plain HTTP (refused by default) */
   allowPlaintextOverHttp?: boolean;
+  /** atomic event imports: events and MiB one may stage, imports one user may have open */
+  imports?: Partial<ImportQuota>;
   /** audit records older than this many days are pruned by the server (`--audit-retention-days`) */
   auditRetentionDays?: number;
   /** bench only: write no audit records, to measure what auditing costs (never a user option) */
@@ -96,6 +98,7 @@ export const DEFAULTS = {
   resetTokenTtlSeconds: 30 * 60,
   inviteTtlSeconds: 72 * 3600,
   auditRetentionDays: 365,
+  imports: { maxItems: 100_000, maxBytes: 256 * 1024 * 1024, maxOpen: 2 },
   mailFrom: "bizctl <no-reply@localhost>",
   loginRateLimit: { max: 30, timeWindowMs: 60_000 },
   redisPrefix: "bizctl:rl:",

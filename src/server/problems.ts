@@ -23,6 +23,7 @@ const DEFAULT_STATUS: Partial<Record<ErrorCode, number>> = {
   method_not_allowed: 405,
   conflict: 409,
   last_admin: 409,
+  quota_exceeded: 409,
   request_timeout: 408,
   precondition_failed: 412,
   payload_too_large: 413,

@@ -40,6 +40,7 @@ const event = (code: string): EventRow => ({
   created_at: "2030-01-01T00:00:00.000Z",
   updated_at: "2030-01-01T00:00:00.000Z",
   created_by: "admin",
+  import_id: null,
   version: 1,
 });
 

@@ -12,6 +12,9 @@ interface Options extends StorageFlags {
   publicUrl?: string;
   tokenTtl: string;
   maxSessions: string;
+  importMaxItems: string;
+  importMaxMb: string;
+  importMaxOpen: string;
   inviteTtl: string;
   auditRetentionDays: string;
   smtpUrl?: string;
@@ -62,6 +65,11 @@ async function start(ctx: Context, options: Options): Promise<void> {
     publicUrl: options.publicUrl,
     tokenTtlSeconds: integer(options.tokenTtl, "--token-ttl", 60, 30 * 24 * 3600),
     maxSessionsPerUser: integer(options.maxSessions, "--max-sessions", 1, 10_000),
+    imports: {
+      maxItems: integer(options.importMaxItems, "--import-max-items", 1, 100_000_000),
+      maxBytes: integer(options.importMaxMb, "--import-max-mb", 1, 1024 * 1024) * 1024 * 1024,
+      maxOpen: integer(options.importMaxOpen, "--import-max-open", 1, 1000),
+    },
     inviteTtlSeconds: integer(options.inviteTtl, "--invite-ttl", 1, 30 * 24 * 3600),
     auditRetentionDays: integer(options.auditRetentionDays, "--audit-retention-days", 1, 100 * 365),
     trustProxy: options.trustProxy,
@@ -135,6 +143,21 @@ export function register(group: Command, io: Context["io"]): void {
       new Option("--max-sessions <n>", "open login sessions per user; a login beyond ends the oldest")
         .env("BIZCTL_MAX_SESSIONS")
         .default("10"),
+    )
+    .addOption(
+      new Option("--import-max-items <n>", "events one atomic import may stage")
+        .env("BIZCTL_IMPORT_MAX_ITEMS")
+        .default("100000"),
+    )
+    .addOption(
+      new Option("--import-max-mb <mib>", "MiB of events one atomic import may stage")
+        .env("BIZCTL_IMPORT_MAX_MB")
+        .default("256"),
+    )
+    .addOption(
+      new Option("--import-max-open <n>", "atomic imports one user may have open at once")
+        .env("BIZCTL_IMPORT_MAX_OPEN")
+        .default("2"),
     )
     .addOption(
       new Option("--invite-ttl <seconds>", "how long an invitation link works (default 72 hours)")

@@ -15,6 +15,7 @@ export interface ServiceContext {
   tokenTtlSeconds: number;
   /** open login sessions a user may hold; a login beyond ends the oldest */
   maxSessionsPerUser: number;
+  imports: ImportQuota;
   passwordPolicy: PasswordPolicy;
   /** absolute base of `meta.location` and e-mailed links; relative locations without it */
   publicUrl?: string;
@@ -28,6 +29,13 @@ export interface ServiceContext {
   auditOff?: boolean;
   /** development only: accept PLAINTEXT OAuth signatures over plain HTTP */
   allowPlaintextOverHttp?: boolean;
+}
+
+/** What one atomic event import may hold, and how many one user may have open at once. */
+export interface ImportQuota {
+  maxItems: number;
+  maxBytes: number;
+  maxOpen: number;
 }
 
 /** The authenticated caller of a request. */

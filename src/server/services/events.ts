@@ -185,6 +185,7 @@ export function eventRow(
     updated_at: meta.now,
     created_by: meta.createdBy,
     version: meta.version,
+    import_id: null,
   };
 }
 

@@ -9,7 +9,14 @@ export interface SortKey {
   descending: boolean;
 }
 
-const eventQuery = precompiled((db, codeKey) => db.selectFrom("events").selectAll().where("code_key", "=", codeKey), 1);
+/**
+ * Rows an atomic import is still committing carry its id in import_id: every read here sees the
+ * visible rows only (import_id null), but the import's own look-ups, which see its rows too.
+ */
+const eventQuery = precompiled(
+  (db, codeKey) => db.selectFrom("events").selectAll().where("code_key", "=", codeKey).where("import_id", "is", null),
+  1,
+);
 
 export async function findEvent(db: Kysely<Schema>, code: string): Promise<EventRow | undefined> {
   return (await eventQuery(db, code.toLowerCase()))[0];
@@ -19,15 +26,31 @@ export async function insertEvent(db: Kysely<Schema>, row: EventRow): Promise<vo
   await db.insertInto("events").values(row).execute();
 }
 
-/** The stored events among `codeKeys` (lower-case codes), by code key. */
-export async function findEvents(db: Kysely<Schema>, codeKeys: string[]): Promise<Map<string, EventRow>> {
+/**
+ * The stored events among `codeKeys` (lower-case codes), by code key: the visible ones, and those
+ * the import `importId` has written so far (another import's hidden rows are not found: their
+ * codes are taken all the same, and an insert of one fails as a conflict).
+ */
+export async function findEvents(
+  db: Kysely<Schema>,
+  codeKeys: string[],
+  importId?: string,
+): Promise<Map<string, EventRow>> {
   const found = new Map<string, EventRow>();
   // bounded lists keep under SQLite's and PostgreSQL's limits on bound parameters
   for (let i = 0; i < codeKeys.length; i += 500) {
     const chunk = codeKeys.slice(i, i + 500);
-    for (const row of await db.selectFrom("events").selectAll().where("code_key", "in", chunk).execute()) {
-      found.set(row.code_key, row);
-    }
+    const rows = await db
+      .selectFrom("events")
+      .selectAll()
+      .where("code_key", "in", chunk)
+      .where((eb) =>
+        importId === undefined
+          ? eb("import_id", "is", null)
+          : eb.or([eb("import_id", "is", null), eb("import_id", "=", importId)]),
+      )
+      .execute();
+    for (const row of rows) found.set(row.code_key, row);
   }
   return found;
 }
@@ -48,10 +71,19 @@ export async function insertEventsIfAbsent(db: Kysely<Schema>, rows: EventRow[])
   return inserted;
 }
 
-/** Replaces an event by code whatever its version (an import's update by code). */
-export async function overwriteEvent(db: Kysely<Schema>, row: EventRow): Promise<void> {
-  const { code_key, code, created_at, created_by, ...changes } = row;
-  await db.updateTable("events").set(changes).where("code_key", "=", code_key).execute();
+/**
+ * Replaces an event by code whatever its version (an import's update by code), the version `bump`
+ * past the stored one; false when there is no such row (deleted meanwhile).
+ */
+export async function overwriteEvent(db: Kysely<Schema>, row: EventRow, bump = 1): Promise<boolean> {
+  const { code_key, code, created_at, created_by, version, import_id, ...changes } = row;
+  const result = await db
+    .updateTable("events")
+    .set((eb) => ({ ...changes, version: eb("version", "+", bump) }))
+    .where("code_key", "=", code_key)
+    .where((eb) => (import_id === null ? eb("import_id", "is", null) : eb("import_id", "=", import_id)))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Writes only when the stored version is still `expectedVersion`; false when it is not. */
@@ -62,6 +94,7 @@ export async function replaceEvent(db: Kysely<Schema>, row: EventRow, expectedVe
     .set(changes)
     .where("code_key", "=", code_key)
     .where("version", "=", expectedVersion)
+    .where("import_id", "is", null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
@@ -71,8 +104,45 @@ export async function deleteEvent(db: Kysely<Schema>, code: string, expectedVers
     .deleteFrom("events")
     .where("code_key", "=", code.toLowerCase())
     .where("version", "=", expectedVersion)
+    .where("import_id", "is", null)
     .executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
+}
+
+/** Deletes up to `limit` of the rows an import wrote (it failed, or was given up); how many went. */
+export async function deleteImportRows(db: Kysely<Schema>, importId: string, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom("events")
+    .where("code_key", "in", (eb) =>
+      eb.selectFrom("events").select("code_key").where("import_id", "=", importId).limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * Shows every row an import wrote, at once: the counts the triggers skipped for hidden rows are
+ * added in bulk (in this connection's slot on PostgreSQL, as the triggers add), then import_id is
+ * cleared. Returns how many rows became visible.
+ */
+export async function revealImportRows(
+  db: Kysely<Schema>,
+  dialect: "sqlite" | "postgres",
+  importId: string,
+): Promise<number> {
+  const slot = dialect === "postgres" ? sql`pg_backend_pid() % 16` : sql`0`;
+  await sql`update events_count set n = n + (select count(*) from events where import_id = ${importId})
+    where id = ${slot}`.execute(db);
+  await sql`insert into events_type_count as c (type_key, slot, n)
+    select lower(type), ${slot}, count(*) from events where import_id = ${importId} and type is not null
+    group by lower(type)
+    on conflict (type_key, slot) do update set n = c.n + excluded.n`.execute(db);
+  const result = await db
+    .updateTable("events")
+    .set({ import_id: null })
+    .where("import_id", "=", importId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /** Columns that never hold NULL: their order needs no NULLS clause, which lets SQLite walk an index. */
@@ -124,7 +194,7 @@ export interface ListOptions {
 
 /** The query of one page of rows, in the ordering `after` continues from (tests read its plan). */
 export function listEventsQuery(db: Kysely<Schema>, options: ListOptions) {
-  let query = db.selectFrom("events").selectAll();
+  let query = db.selectFrom("events").selectAll().where("import_id", "is", null);
   if (options.where) query = query.where(options.where as RawBuilder<boolean>);
   if (options.after) query = query.where(after(options.sort, options.after));
   // a missing value sorts last in ascending order (SCIM's rule, kept for every list)
@@ -167,6 +237,7 @@ export async function countEvents(db: Kysely<Schema>, where?: RawBuilder<unknown
   const query = db
     .selectFrom("events")
     .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("import_id", "is", null)
     .where(where as RawBuilder<boolean>);
   return Number((await query.executeTakeFirstOrThrow()).n);
 }

@@ -60,6 +60,8 @@ export interface EventsTable {
   updated_at: string;
   created_by: string | null;
   version: number;
+  /** set while an atomic import commits the row: hidden from every read and count until it is cleared */
+  import_id: string | null;
 }
 
 export interface ResourceValuesTable {
@@ -251,6 +253,11 @@ export interface EventImportsTable {
   on_conflict: string;
   created_at: string;
   next_seq: number;
+  /** 'open' while it stages, 'committing' from its commit on (a second commit is refused) */
+  state: ColumnType<"open" | "committing", "open" | "committing" | undefined, "open" | "committing">;
+  /** bytes of the events staged so far (the quota) */
+  staged_bytes: ColumnType<number | string, number | undefined, number>;
+  commit_started_at: string | null;
 }
 
 export interface EventImportItemsTable {
