@@ -177,8 +177,8 @@ export interface BuiltApp extends FastifyInstance {
   services: ServiceContext;
   /** the address `listen()` got: the base of e-mailed links when no public URL is configured */
   useListenUrl(url: string): void;
-  /** where the per-client rate limits are counted (Redis, shared; or this instance's memory) */
-  rateLimits: RateLimitStore;
+  /** where the per-client rate limits are counted now (Redis, shared; or this instance's memory) */
+  readonly rateLimits: RateLimitStore;
   /** writes out every log line still buffered (the asynchronous stdout destination); close() does it too */
   flushLogs(): void;
 }
@@ -353,7 +353,8 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     redisUrl: options.redisUrl,
     prefix: options.redisPrefix ?? DEFAULTS.redisPrefix,
   });
-  app.decorate<RateLimitStore>("rateLimits", limits.describe);
+  // a getter: with Redis the answer changes while it is away
+  app.decorate<RateLimitStore>("rateLimits", { getter: limits.describe });
   serviceRoutes(app, services, limits.probe && { redis: limits.probe });
   const { loginLimit } = authRoutes(app, services, {
     rateLimit: options.loginRateLimit ?? DEFAULTS.loginRateLimit,
