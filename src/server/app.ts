@@ -133,9 +133,6 @@ function where(dataDir: string, file: string | undefined, database?: string): st
   return file === join(dataDir, "bizctl.db") ? `The data dir ${dataDir}` : `The database ${file}`;
 }
 
-/** proxy-addr's trust function: the peer itself (hop 0) is the proxy; nothing it was told further back. */
-const trustTheProxyInFront = (_address: string, hop: number) => hop === 0;
-
 /**
  * The one line per request, written when it completes, as a callback hook (no promise per
  * request). The line is built here rather than by a logger: it holds only the request id, the
@@ -181,8 +178,8 @@ export interface BuiltApp extends FastifyInstance {
   services: ServiceContext;
   /** the address `listen()` got: the base of e-mailed links when no public URL is configured */
   useListenUrl(url: string): void;
-  /** where the per-client rate limits are counted (Redis, shared; or this instance's memory) */
-  rateLimits: RateLimitStore;
+  /** where the per-client rate limits are counted now (Redis, shared; or this instance's memory) */
+  readonly rateLimits: RateLimitStore;
   /** writes out every log line still buffered (the asynchronous stdout destination); close() does it too */
   flushLogs(): void;
 }
@@ -291,9 +288,9 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     // what the HTTP parser refuses (headers too large, a garbage request line) and timed-out
     // requests are answered with problem documents too, not Fastify's own body
     clientErrorHandler,
-    // the one proxy in front, not every hop: a client cannot pick its address (and so its rate
-    // limit budget) by sending an X-Forwarded-For of its own
-    trustProxy: options.trustProxy ? trustTheProxyInFront : false,
+    // the proxies listed, not any peer: a client that reaches the server directly, or sends an
+    // X-Forwarded-For through them, cannot pick its address (and so its rate-limit budget)
+    trustProxy: options.trustProxy?.length ? options.trustProxy : false,
     genReqId: () => crypto.randomUUID(),
     ...(pino && { childLoggerFactory: requestChildLoggers(pino) }),
     // errors Fastify meets before routing (a malformed URL) leave as problem documents too
@@ -363,7 +360,8 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     redisUrl: options.redisUrl,
     prefix: options.redisPrefix ?? DEFAULTS.redisPrefix,
   });
-  app.decorate<RateLimitStore>("rateLimits", limits.describe);
+  // a getter: with Redis the answer changes while it is away
+  app.decorate<RateLimitStore>("rateLimits", { getter: limits.describe });
   serviceRoutes(app, services, limits.probe && { redis: limits.probe });
   const { loginLimit } = authRoutes(app, services, {
     rateLimit: options.loginRateLimit ?? DEFAULTS.loginRateLimit,

@@ -12,12 +12,18 @@ export async function startServer(options: ListenOptions): Promise<{ url: string
   const url = await app.listen({ host: options.host, port: options.port });
   app.useListenUrl(url);
   app.log.info({ mail: app.services.mailer.describe, links: app.services.linkBase() }, "mail and links");
-  if (app.rateLimits.shared) {
-    app.log.info({ rateLimits: app.rateLimits }, "per-client rate limits are shared with every instance through Redis");
+  const rateLimits = app.rateLimits;
+  if (rateLimits.shared) {
+    app.log.info({ rateLimits }, "per-client rate limits are shared with every instance through Redis");
+  } else if (rateLimits.store === "redis") {
+    app.log.info(
+      { rateLimits },
+      "per-client rate limits are kept per instance, in memory, until Redis is reachable: each instance allows the whole budget meanwhile",
+    );
   } else {
     // several instances behind a load balancer would each allow the whole budget: say so
     app.log.info(
-      { rateLimits: app.rateLimits },
+      { rateLimits },
       "per-client rate limits are kept per instance, in memory (no --redis-url): each instance allows the whole budget",
     );
   }

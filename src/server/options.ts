@@ -20,8 +20,12 @@ export interface ServerOptions {
   bodyLimitBytes?: number;
   /** false: silent (the embedded CLI); otherwise pino at this level, to this stream */
   log?: false | { level: string; stream?: DestinationStream };
-  /** trust the X-Forwarded-* headers that the one reverse proxy in front sets */
-  trustProxy?: boolean;
+  /**
+   * The addresses or CIDR ranges of the reverse proxies in front (`--trust-proxy`): X-Forwarded-*
+   * is believed only from a peer in the list, and only the hops in it are skipped to find the
+   * client. Empty or absent: the header is ignored, the client is the peer.
+   */
+  trustProxy?: string[];
   clock?: Clock;
   /** smtp(s)://… ; without it mail is written as .eml files into `<dataDir>/outbox` */
   smtpUrl?: string;

@@ -431,6 +431,50 @@ describe.each(MODES)("audit trail (%s)", (mode) => {
       }
     }
   }, 120_000);
+  it("a member sees the client address and user agent of its own records only, not of whoever acted on it", async () => {
+    const created = await s.run(["users", "create", "--user-name", "noor", "--password-stdin", "--json"], {
+      input: `${TEMPORARY}\n`,
+    });
+    ok(created, show(created));
+    const noorId = json<{ id: string }>(created).id;
+    const noorEnv = await s.newConfig("noor");
+    ok(await login(noorEnv, "noor", TEMPORARY, CHOSEN));
+    ok(await s.run(["users", "disable", "noor"]));
+    ok(await s.run(["users", "enable", "noor"]));
+    expect((await login(otherEnv, "noor", WRONG)).exitCode).toBe(4);
+    ok(await login(noorEnv, "noor", CHOSEN));
+
+    const listAs = async (env: Env, filter?: string) => {
+      const listed = await bizctl(["audit", "list", "--all", "--json", ...(filter ? ["--filter", filter] : [])], {
+        env,
+      });
+      ok(listed, show(listed));
+      return json<(AuditRecord & { userAgent?: string })[]>(listed).filter(
+        (r) => r.actor?.id === noorId || r.target?.id === noorId,
+      );
+    };
+    const seen = await listAs(noorEnv);
+    const own = seen.filter((r) => r.actor?.id === noorId);
+    const others = seen.filter((r) => r.actor?.id !== noorId);
+    expect(own.length).toBeGreaterThan(0);
+    // the admin's disable and enable, and the anonymous wrong password
+    expect(others.map((r) => r.action).sort()).toEqual(["login", "user.create", "user.disable", "user.enable"]);
+    for (const record of own)
+      expect(record, JSON.stringify(record)).toMatchObject({
+        clientIp: expect.any(String),
+        userAgent: expect.stringMatching(/^bizctl\//),
+      });
+    for (const record of others) {
+      expect(record.clientIp, JSON.stringify(record)).toBeUndefined();
+      expect(record.userAgent, JSON.stringify(record)).toBeUndefined();
+    }
+    // nor can a filter test them
+    expect((await listAs(noorEnv, "clientIp pr")).map((r) => r.actor?.id)).toEqual(own.map(() => noorId));
+    // the admin still sees every origin
+    const asAdmin = await listAs(s.env);
+    expect(asAdmin).toHaveLength(seen.length);
+    for (const record of asAdmin) expect(record.clientIp, JSON.stringify(record)).toEqual(expect.any(String));
+  }, 120_000);
 });
 
 describe("audit tail --follow against a remote server", () => {

@@ -68,7 +68,7 @@ describe("server start and the rate-limit store", () => {
       setup: async (prefix: string) => ({ args: ["--redis-url", REDIS_URL, "--redis-prefix", prefix], env: {} }),
       says: /per-client rate limits are shared with every instance through Redis/,
       level: 30,
-      shared: true,
+      rateLimits: { store: "redis", shared: true },
       ready: { status: 200, checks: { database: "ok", redis: "ok" } },
     },
     {
@@ -79,31 +79,31 @@ describe("server start and the rate-limit store", () => {
       }),
       says: /per-client rate limits are shared with every instance through Redis/,
       level: 30,
-      shared: true,
+      rateLimits: { store: "redis", shared: true },
       ready: { status: 200, checks: { database: "ok", redis: "ok" } },
     },
     {
       name: "no Redis: the log says the limits are per instance",
       setup: async () => ({ args: [], env: {} }),
-      says: /per-client rate limits are kept per instance/,
+      says: /per-client rate limits are kept per instance, in memory \(no --redis-url\)/,
       level: 30,
-      shared: false,
+      rateLimits: { store: "memory", shared: false },
       ready: { status: 200, checks: { database: "ok" } },
     },
     {
-      name: "Redis unreachable: it starts, warns (fail-open), and /ready is 503",
+      name: "Redis unreachable: it starts, warns that it counts in memory, and /ready is 503",
       setup: async (prefix: string) => ({
         args: ["--redis-url", `redis://:${PASSWORD_IN_URL}@127.0.0.1:${await closedPort()}`, "--redis-prefix", prefix],
         env: {},
       }),
-      says: /Redis is not reachable: .*fail-open/,
+      says: /Redis is not reachable: per-client rate limits are counted in this instance's memory/,
       level: 40,
-      shared: true,
+      rateLimits: { store: "redis", shared: false },
       ready: { status: 503, checks: { database: "ok", redis: "down" } },
     },
   ];
 
-  it.each(scenarios)("$name", async ({ setup, says, level, shared, ready }) => {
+  it.each(scenarios)("$name", async ({ setup, says, level, rateLimits: expected, ready }) => {
     const prefix = freshPrefix();
     const { args, env } = await setup(prefix);
     const server = await start(args, env);
@@ -111,7 +111,7 @@ describe("server start and the rate-limit store", () => {
     const line = await logLine(server, says);
     expect(line.level).toBe(level);
     const { rateLimits } = await logLine(server, /^per-client rate limits are/);
-    expect(rateLimits).toMatchObject(shared ? { store: "redis", shared, prefix } : { store: "memory", shared });
+    expect(rateLimits).toMatchObject(expected.store === "redis" ? { ...expected, prefix } : expected);
 
     const response = await fetch(`${server.url}/ready`);
     expect(response.status).toBe(ready.status);
@@ -139,6 +139,44 @@ describe("server start and the rate-limit store", () => {
       statuses.push(response.status);
     }
     expect(statuses.filter((s) => s !== 429)).toEqual([401, 401, 401, 401, 401]);
+  });
+});
+
+describe("server start with Redis unreachable", () => {
+  it("counts in memory: --login-rate-limit failed logins, then 429 rate_limited; the log says so once", async () => {
+    const server = await start([
+      "--login-rate-limit",
+      "3",
+      "--redis-url",
+      `redis://127.0.0.1:${await closedPort()}`,
+      "--redis-prefix",
+      freshPrefix(),
+    ]);
+    const statuses: number[] = [];
+    let limited: unknown;
+    for (let i = 0; i < 5; i++) {
+      const response = await fetch(`${server.url}/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ userName: `nobody-${i}`, password: "not the password at all 1" }),
+      });
+      const body = await response.json();
+      if (response.status === 429) limited = body;
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    expect(limited).toMatchObject({ code: "rate_limited", status: 429 });
+
+    await logLine(server, /^per-client rate limits are kept per instance, in memory, until Redis is reachable/);
+    expect(await server.stop()).toBe(0);
+    const about = logLines(server).filter((line) => /Redis/.test(line.msg));
+    expect(about.map((line) => [line.level, line.msg])).toEqual([
+      [
+        40,
+        expect.stringMatching(/^Redis is not reachable: per-client rate limits are counted in this instance's memory/),
+      ],
+      [30, expect.stringMatching(/^per-client rate limits are kept per instance, in memory, until Redis is reachable/)],
+    ]);
   });
 });
 

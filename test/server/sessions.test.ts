@@ -43,7 +43,7 @@ describe("sessions", () => {
   const time = manualClock();
 
   beforeAll(async () => {
-    server = await startTestServer({ trustProxy: true, clock: time.clock });
+    server = await startTestServer({ trustProxy: ["10.0.0.1"], clock: time.clock });
     admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
   });
   afterAll(async () => server?.close());

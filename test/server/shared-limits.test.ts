@@ -1,10 +1,10 @@
 /**
- * Per-client rate limits kept in Redis (`redisUrl`): several instances share one budget, an
- * outage of Redis lets requests through (fail-open) and shows on /ready, and a Redis that comes
- * back is used again. Runs against the machine's shared Redis at 127.0.0.1:6379, each test under
+ * Per-client rate limits kept in Redis (`redisUrl`): several instances share one budget; while
+ * Redis cannot be reached each instance counts in its own memory (the log says so once, /ready
+ * shows it), and a Redis that comes back is used again. Runs against the machine's shared Redis at 127.0.0.1:6379, each test under
  * a key prefix of its own (the keys expire with the rate-limit window).
  */
-import { connect, createServer, type Server, type Socket } from "node:net";
+import { createServer, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { closedPort } from "../helpers/cli.js";
 import {
@@ -16,6 +16,7 @@ import {
   type TestServer,
   type TestServerOptions,
 } from "../helpers/server.js";
+import { startTcpProxy } from "../helpers/tcp-proxy.js";
 
 const REDIS_URL = "redis://127.0.0.1:6379";
 const CLIENT = "203.0.113.7";
@@ -167,108 +168,114 @@ describe("/ready names its dependencies", () => {
   });
 });
 
-describe("Redis unreachable from the start: fail-open", () => {
+/** What the log says when the counters leave Redis for this instance's memory, and come back. */
+const FELL_BACK = /^Redis is not reachable: per-client rate limits are counted in this instance's memory/;
+const SHARED_AGAIN = /^Redis is reachable again: per-client rate limits are shared again/;
+
+describe("Redis unreachable from the start: counted in this instance's memory", () => {
   const MAX = 2;
   const BOUND_MS = 2_500;
 
-  it("builds without waiting for Redis, and logins work past the limit without hanging", async () => {
-    const logs = logSink();
-    const started = performance.now();
-    const target = await server({
-      loginRateLimit: { max: MAX, timeWindowMs: 60_000 },
-      redisUrl: `redis://:a-secret-password@127.0.0.1:${await closedPort()}`,
-      redisPrefix: freshPrefix(),
-      log: logs.log,
-    });
-    expect(performance.now() - started).toBeLessThan(BOUND_MS + 2_000);
-
-    const steps = [
-      ...Array.from({ length: 2 * MAX }, () => ({ operation: "login" as const, status: 200 })),
-      ...Array.from({ length: 2 * MAX }, () => ({ operation: "failedLogin" as const, status: 401 })),
-      { operation: "ready" as const, status: 503 },
-    ];
-    for (const step of steps) {
-      const began = performance.now();
-      const response = await send(target, step.operation);
-      expect(response.statusCode, `${step.operation}: ${response.body}`).toBe(step.status);
-      expect(performance.now() - began, step.operation).toBeLessThan(BOUND_MS);
-    }
-
-    // ioredis fails a reconnection every few dozen milliseconds; the log says it once
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const warnings = logs.warnings(/Redis is not reachable/);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.msg).toMatch(/fail-open/);
-    expect(JSON.stringify(logs.lines)).not.toContain("a-secret-password");
+  /** A port that accepts connections and never answers: a Redis that hangs. */
+  async function silentPort(): Promise<number> {
+    const sockets = new Set<Socket>();
+    const listener = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          for (const socket of sockets) socket.destroy();
+          listener.close(() => resolve());
+        }),
+    );
+    return (listener.address() as { port: number }).port;
+  }
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
   });
+
+  it.each([
+    { redis: "a closed port", port: closedPort },
+    { redis: "a port that never answers", port: silentPort },
+  ])(
+    "$redis: builds without waiting for Redis, refuses past the limit (429) without hanging, and says so once",
+    async ({ port }) => {
+      const logs = logSink();
+      const started = performance.now();
+      const target = await server({
+        loginRateLimit: { max: MAX, timeWindowMs: 60_000 },
+        redisUrl: `redis://:a-secret-password@127.0.0.1:${await port()}`,
+        redisPrefix: freshPrefix(),
+        log: logs.log,
+      });
+      expect(performance.now() - started).toBeLessThan(BOUND_MS + 2_000);
+      expect(target.app.rateLimits).toMatchObject({ store: "redis", shared: false });
+
+      const steps = [
+        ...Array.from({ length: MAX }, () => ({ operation: "failedLogin" as const, status: 401 })),
+        { operation: "failedLogin" as const, status: 429 },
+        { operation: "login" as const, status: 429 },
+        { operation: "renew" as const, status: 202 },
+        { operation: "failedLogin" as const, status: 401, client: OTHER_CLIENT },
+        { operation: "ready" as const, status: 503 },
+      ];
+      for (const step of steps) {
+        const began = performance.now();
+        const response = await send(target, step.operation, "client" in step ? step.client : CLIENT);
+        expect(response.statusCode, `${step.operation}: ${response.body}`).toBe(step.status);
+        if (step.status === 429) problemOf(response, 429, "rate_limited");
+        expect(performance.now() - began, step.operation).toBeLessThan(BOUND_MS);
+      }
+
+      // ioredis fails a reconnection every few dozen milliseconds; the log says it once
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(logs.warnings(/Redis/).map((l) => l.msg)).toEqual([expect.stringMatching(FELL_BACK)]);
+      expect(logs.infos(SHARED_AGAIN)).toHaveLength(0);
+      expect(JSON.stringify(logs.lines)).not.toContain("a-secret-password");
+      await target.app.services.mailer.idle();
+    },
+  );
 });
 
-/** A TCP proxy in front of the shared Redis that the test can cut and restore (Redis itself is never touched). */
-async function redisProxy() {
-  const sockets = new Set<Socket>();
-  let listener: Server | undefined;
-  const listen = (port: number) =>
-    new Promise<number>((resolve, reject) => {
-      listener = createServer((client) => {
-        const upstream = connect(6379, "127.0.0.1");
-        for (const socket of [client, upstream]) {
-          sockets.add(socket);
-          socket.on("close", () => sockets.delete(socket));
-          socket.on("error", () => {
-            client.destroy();
-            upstream.destroy();
-          });
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      listener.once("error", reject);
-      listener.listen(port, "127.0.0.1", () => resolve((listener!.address() as { port: number }).port));
-    });
-  const port = await listen(0);
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    cut: async () => {
-      await new Promise<void>((resolve) => {
-        listener!.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
-    },
-    restore: () => listen(port),
-  };
-}
-
 describe("Redis going away while serving", () => {
-  it("lets requests through while it is away, reports it, and counts in Redis again once it is back", async () => {
+  it("counts in this instance's memory while it is away, says so once, and counts in Redis again once it is back", async () => {
     const MAX = 3;
-    const proxy = await redisProxy();
+    const proxy = await startTcpProxy("127.0.0.1", 6379);
     const logs = logSink();
     const target = await server({
       loginRateLimit: { max: MAX, timeWindowMs: 60_000 },
-      redisUrl: proxy.url,
+      redisUrl: `redis://127.0.0.1:${proxy.port}`,
       redisPrefix: freshPrefix(),
       log: logs.log,
     });
-    const statuses = async (operation: Operation, times: number) => {
+    const statuses = async (operation: Operation, times: number, client = CLIENT) => {
       const out: number[] = [];
-      for (let i = 0; i < times; i++) out.push((await send(target, operation)).statusCode);
+      for (let i = 0; i < times; i++) out.push((await send(target, operation, client)).statusCode);
       return out;
     };
 
+    expect(target.app.rateLimits).toMatchObject({ store: "redis", shared: true });
     expect(await statuses("failedLogin", MAX + 1)).toEqual([401, 401, 401, 429]);
     expect((await send(target, "ready")).statusCode).toBe(200);
 
     await proxy.cut();
-    // the client's budget is spent, but the limiter cannot know: it lets the logins through
-    expect(await statuses("login", 2)).toEqual([200, 200]);
+    // a fresh budget in memory, for this client and the other: still MAX each
+    expect(await statuses("failedLogin", MAX + 1, OTHER_CLIENT)).toEqual([401, 401, 401, 429]);
+    expect(await statuses("failedLogin", MAX + 1)).toEqual([401, 401, 401, 429]);
     problemOf(await send(target, "ready"), 503, "service_unavailable");
-    await until("the outage is logged", () => logs.warnings(/Redis is not reachable/).length > 0);
+    expect(target.app.rateLimits).toMatchObject({ store: "redis", shared: false });
+    expect(logs.warnings(FELL_BACK)).toHaveLength(1);
 
     await proxy.restore();
     await until("Redis is used again", async () => (await send(target, "ready")).statusCode === 200);
-    expect(logs.warnings(/Redis is not reachable/)).toHaveLength(1);
-    // the count survived in Redis: the client is still over its budget
+    await until("the log says it", () => logs.infos(SHARED_AGAIN).length > 0);
+    expect(target.app.rateLimits).toMatchObject({ store: "redis", shared: true });
+    // the count kept in Redis is the one used again: the client is still over its budget there
     expect(await statuses("failedLogin", 1)).toEqual([429]);
-    expect(logs.infos(/Redis is reachable again/)).toHaveLength(1);
-    await proxy.cut();
+    expect(logs.warnings(/Redis/).map((l) => l.msg)).toEqual([expect.stringMatching(FELL_BACK)]);
+    expect(logs.infos(SHARED_AGAIN)).toHaveLength(1);
+    await proxy.close();
+    await target.app.services.mailer.idle();
   });
 });

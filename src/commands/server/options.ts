@@ -24,13 +24,14 @@ export function storageOptions(command: Command): Command {
     );
 }
 
-const TRUE = new Set(["1", "true", "yes", "on"]);
-const FALSE = new Set(["", "0", "false", "no", "off"]);
+/** The words a switch's environment variable is read by (and `--trust-proxy`'s old values) */
+export const ON_WORDS = new Set(["1", "true", "yes", "on"]);
+export const OFF_WORDS = new Set(["", "0", "false", "no", "off"]);
 
 /**
  * Adds a boolean flag whose environment variable is read by value. Commander turns such a flag on
- * whenever the variable is defined, so `BIZCTL_TRUST_PROXY=false` would have trusted forwarded
- * headers; here `false`, `0`, `no`, `off` and empty leave it off, and anything unclear is refused.
+ * whenever the variable is defined, so `BIZCTL_ALLOW_PLAINTEXT_OVER_HTTP=false` would have turned
+ * it on; here `false`, `0`, `no`, `off` and empty leave it off, and anything unclear is refused.
  */
 export function addBooleanFlag(command: Command, option: Option): Command {
   const variable = option.envVar;
@@ -39,7 +40,7 @@ export function addBooleanFlag(command: Command, option: Option): Command {
   return command.on(`optionEnv:${option.name()}`, () => {
     const raw = process.env[variable] ?? "";
     const word = raw.trim().toLowerCase();
-    if (!TRUE.has(word) && !FALSE.has(word)) {
+    if (!ON_WORDS.has(word) && !OFF_WORDS.has(word)) {
       command.error(
         `error: environment variable ${variable} must be true or false (1/0, yes/no, on/off); got '${raw}'`,
         {
@@ -48,7 +49,7 @@ export function addBooleanFlag(command: Command, option: Option): Command {
         },
       );
     }
-    command.setOptionValueWithSource(option.attributeName(), TRUE.has(word), "env");
+    command.setOptionValueWithSource(option.attributeName(), ON_WORDS.has(word), "env");
   });
 }
 

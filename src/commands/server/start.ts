@@ -1,10 +1,11 @@
+import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { type Command, Option } from "commander";
 import { loadServerAdmin } from "../../cli/compose.js";
 import type { Context } from "../../cli/context.js";
 import { CliError, EXIT, UsageError } from "../../cli/errors.js";
 import { examples, withContext } from "../shared.js";
-import { addBooleanFlag, instanceOptions, type StorageFlags, storageOptions } from "./options.js";
+import { addBooleanFlag, instanceOptions, OFF_WORDS, ON_WORDS, type StorageFlags, storageOptions } from "./options.js";
 
 interface Options extends StorageFlags {
   host: string;
@@ -23,7 +24,7 @@ interface Options extends StorageFlags {
   redisUrl?: string;
   redisPrefix: string;
   logLevel: string;
-  trustProxy?: boolean;
+  trustProxy?: string;
   allowPlaintextOverHttp?: boolean;
   workers: string;
 }
@@ -53,9 +54,43 @@ function redisUrl(value: string | undefined): string | undefined {
   return value;
 }
 
+const LIST_THEM = "list the addresses of the proxies in front, e.g. --trust-proxy 127.0.0.1 (or a range: 10.0.0.0/8)";
+
+/** An IPv4 or IPv6 address, or a CIDR range of them (prefix 1 to 32 or 128 bits, as proxy-addr takes). */
+function isAddressOrRange(entry: string): boolean {
+  const [address = "", bits, ...rest] = entry.split("/");
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^[0-9]{1,3}$/.test(bits) && Number(bits) >= 1 && Number(bits) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * `--trust-proxy A,B/n,…`: the peers whose X-Forwarded-For is believed. It was a switch that
+ * believed any peer, so that a client reaching the server directly chose its own address: `true`
+ * is refused with what to give instead, `false` and empty still trust no one.
+ */
+function trustedProxies(value: string | undefined): string[] {
+  if (value === undefined || OFF_WORDS.has(value.trim().toLowerCase())) return [];
+  if (ON_WORDS.has(value.trim().toLowerCase())) {
+    throw new UsageError(
+      `--trust-proxy (BIZCTL_TRUST_PROXY) no longer takes '${value}', which believed X-Forwarded-For from any client: ${LIST_THEM}.`,
+    );
+  }
+  const entries = value.split(",").map((entry) => entry.trim());
+  const bad = entries.find((entry) => !isAddressOrRange(entry));
+  if (bad !== undefined) {
+    throw new UsageError(
+      `--trust-proxy (BIZCTL_TRUST_PROXY): '${bad}' is not an IP address or CIDR range; ${LIST_THEM}.`,
+    );
+  }
+  return entries;
+}
+
 async function start(ctx: Context, options: Options): Promise<void> {
   if (options.redisPrefix === "") throw new UsageError("--redis-prefix must not be empty.");
   const redis = redisUrl(options.redisUrl);
+  const trustProxy = trustedProxies(options.trustProxy);
   const workers = workerCount(options.workers);
   const { startServer, startCluster, startWorker, isClusterWorker } = await loadServerAdmin();
   const listenOptions = {
@@ -72,7 +107,7 @@ async function start(ctx: Context, options: Options): Promise<void> {
     },
     inviteTtlSeconds: integer(options.inviteTtl, "--invite-ttl", 1, 30 * 24 * 3600),
     auditRetentionDays: integer(options.auditRetentionDays, "--audit-retention-days", 1, 100 * 365),
-    trustProxy: options.trustProxy,
+    trustProxy,
     allowPlaintextOverHttp: options.allowPlaintextOverHttp,
     smtpUrl: options.smtpUrl,
     mailFrom: options.mailFrom,
@@ -175,9 +210,11 @@ export function register(group: Command, io: Context["io"]): void {
         .env("BIZCTL_WORKERS")
         .default("1"),
     );
-  addBooleanFlag(
-    command,
-    new Option("--trust-proxy", "trust X-Forwarded-* headers from a reverse proxy").env("BIZCTL_TRUST_PROXY"),
+  command.addOption(
+    new Option(
+      "--trust-proxy <addresses>",
+      "believe X-Forwarded-* only from these reverse proxies: IP addresses or CIDR ranges, comma-separated (e.g. 127.0.0.1,10.0.0.0/8)",
+    ).env("BIZCTL_TRUST_PROXY"),
   );
   addBooleanFlag(
     command,

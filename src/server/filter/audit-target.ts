@@ -38,30 +38,44 @@ const COLUMNS: Record<string, Column> = {
   useragent: text("user_agent"),
 };
 
-function column(path: string[]): Column {
+/** The origin of a request, which a member sees on its own records only (see audit-list). */
+const ORIGIN = new Set(["clientip", "useragent"]);
+
+function columnOf(path: string[]): Column {
   const found = COLUMNS[path.join(".")];
   if (!found) throw invalidFilter(`Audit records cannot be filtered by '${path.join(".")}'.`);
   return found;
 }
 
-/** The filter target of GET /audit: every attribute is a column of audit_log. */
-export const auditTarget: FilterTarget = {
-  normalize(path, literal): Literal {
-    if (path.join(".") === "time" && typeof literal === "string") {
-      const parsed = Date.parse(literal);
-      if (Number.isNaN(parsed)) throw invalidFilter(`time needs an RFC 3339 date-time, not '${literal}'.`);
-      return new Date(parsed).toISOString();
-    }
-    return literal;
-  },
-  some(path, predicate) {
-    const found = column(path);
-    return sql`(${found.present} and ${predicate(found)})`;
-  },
-  present(path) {
-    return column(path).present;
-  },
-  element() {
-    throw invalidFilter("Audit records have no multi-valued attributes.");
-  },
-};
+/**
+ * The filter target of GET /audit: every attribute is a column of audit_log. For a member
+ * (`originsOf`: its id) the origin of a request is present on its own records only, so that a
+ * filter cannot test the address or agent of whoever else acted on it, which it is not shown.
+ */
+export function auditTarget(originsOf?: string): FilterTarget {
+  const column = (path: string[]): Column => {
+    const found = columnOf(path);
+    if (originsOf === undefined || !ORIGIN.has(path.join("."))) return found;
+    return { ...found, present: sql`(${found.present} and audit_log.actor_id = ${originsOf})` };
+  };
+  return {
+    normalize(path, literal): Literal {
+      if (path.join(".") === "time" && typeof literal === "string") {
+        const parsed = Date.parse(literal);
+        if (Number.isNaN(parsed)) throw invalidFilter(`time needs an RFC 3339 date-time, not '${literal}'.`);
+        return new Date(parsed).toISOString();
+      }
+      return literal;
+    },
+    some(path, predicate) {
+      const found = column(path);
+      return sql`(${found.present} and ${predicate(found)})`;
+    },
+    present(path) {
+      return column(path).present;
+    },
+    element() {
+      throw invalidFilter("Audit records have no multi-valued attributes.");
+    },
+  };
+}

@@ -1,14 +1,20 @@
-import rateLimit from "@fastify/rate-limit";
+import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from "@fastify/rate-limit";
+import LocalStore from "@fastify/rate-limit/store/LocalStore.js";
+import RedisStore from "@fastify/rate-limit/store/RedisStore.js";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 
-/** Where the per-client counters live: what the start-up log says. */
+/**
+ * Where the per-client counters live, as the start-up log and `app.rateLimits` say: with Redis,
+ * `shared` is false while it cannot be reached (each instance counts in its own memory then).
+ */
 export type RateLimitStore =
   | { store: "memory"; shared: false }
-  | { store: "redis"; shared: true; redis: string; prefix: string };
+  | { store: "redis"; shared: boolean; redis: string; prefix: string };
 
 export interface RateLimits {
-  describe: RateLimitStore;
+  /** where the counters live now */
+  describe(): RateLimitStore;
   /** true when Redis answers a PING (in bounded time); absent without Redis */
   probe?: () => Promise<boolean>;
 }
@@ -25,8 +31,6 @@ const REDIS_BOUNDS = {
   maxRetriesPerRequest: 1,
   disconnectTimeout: 200,
 } as const;
-/** an outage is reported at most once a minute: ioredis reports every failed reconnection */
-const WARN_EVERY_MS = 60_000;
 
 /** The URL without its password, for logs. */
 export function redactRedisUrl(url: string): string {
@@ -39,30 +43,83 @@ export function redactRedisUrl(url: string): string {
   }
 }
 
-/** Logs an outage once a minute at most, and its end once. */
-function reportOutages(redis: Redis, log: FastifyBaseLogger, where: string): void {
-  let lastWarning = Number.NEGATIVE_INFINITY;
-  let suppressed = 0;
-  let warned = false;
-  redis.on("error", (error: Error) => {
-    const now = performance.now();
-    if (now - lastWarning < WARN_EVERY_MS) {
-      suppressed += 1;
-      return;
-    }
-    log.warn(
-      { redis: where, error: error.message, suppressed },
-      "Redis is not reachable: per-client rate limits are not enforced until it is back (fail-open); per-account back-off still applies",
+/**
+ * Whether the counters are in Redis now, and the log lines when that changes: one when they leave
+ * it (an outage: ioredis reports every failed reconnection, the store every failed command) and
+ * one when they are shared again.
+ */
+class SharedCounters {
+  shared = true;
+
+  constructor(
+    private readonly log: FastifyBaseLogger,
+    private readonly where: string,
+  ) {}
+
+  lost(error: Error): void {
+    if (!this.shared) return;
+    this.shared = false;
+    this.log.warn(
+      { redis: this.where, error: error.message },
+      "Redis is not reachable: per-client rate limits are counted in this instance's memory until it is back (each instance allows the whole budget meanwhile); per-account back-off still applies",
     );
-    lastWarning = now;
-    suppressed = 0;
-    warned = true;
-  });
-  redis.on("ready", () => {
-    if (!warned) return;
-    warned = false;
-    log.info({ redis: where }, "Redis is reachable again: per-client rate limits are shared again");
-  });
+  }
+
+  back(): void {
+    if (this.shared) return;
+    this.shared = true;
+    this.log.info({ redis: this.where }, "Redis is reachable again: per-client rate limits are shared again");
+  }
+}
+
+/**
+ * @fastify/rate-limit's Redis store, with its local store behind it: a count Redis cannot take
+ * (down, or no answer within the command timeout) is taken in this instance's memory, so that the
+ * limit still holds per instance during an outage instead of disappearing. Each limiter (`child`)
+ * keeps its own pair.
+ */
+class RedisOrMemoryStore implements FastifyRateLimitStore {
+  constructor(
+    private readonly redis: FastifyRateLimitStore,
+    private readonly memory: FastifyRateLimitStore,
+    private readonly counters: SharedCounters,
+  ) {}
+
+  incr(...[key, callback, timeWindow, max]: Parameters<FastifyRateLimitStore["incr"]>): void {
+    this.redis.incr(
+      key,
+      (error, result) => {
+        if (!error) {
+          this.counters.back();
+          callback(null, result);
+          return;
+        }
+        this.counters.lost(error);
+        this.memory.incr(key, callback, timeWindow, max);
+      },
+      timeWindow,
+      max,
+    );
+  }
+
+  child(routeOptions: Parameters<FastifyRateLimitStore["child"]>[0]): FastifyRateLimitStore {
+    return new RedisOrMemoryStore(this.redis.child(routeOptions), this.memory.child(routeOptions), this.counters);
+  }
+}
+
+/** The store class @fastify/rate-limit instantiates with its options. */
+function redisOrMemory(redis: Redis, prefix: string, counters: SharedCounters): FastifyRateLimitStoreCtor {
+  return class extends RedisOrMemoryStore {
+    constructor(options: { continueExceeding?: boolean; exponentialBackoff?: boolean }) {
+      const continueExceeding = options.continueExceeding ?? false;
+      const exponentialBackoff = options.exponentialBackoff ?? false;
+      super(
+        new RedisStore(continueExceeding, exponentialBackoff, redis, prefix),
+        new LocalStore(continueExceeding, exponentialBackoff),
+        counters,
+      );
+    }
+  };
 }
 
 /** Resolves at the first answer of the connection attempt (ready or failed), or after `ms`. */
@@ -85,9 +142,10 @@ function firstContact(redis: Redis, ms: number): Promise<void> {
  * Redis URL the counters live in Redis under `prefix`, shared by every instance; without one, in
  * this process's memory.
  *
- * Fail-open: when Redis cannot be reached a request is let through rather than refused, so that an
- * outage of Redis does not take logins down; the per-account back-off lives in the database and
- * keeps protecting accounts meanwhile.
+ * While Redis cannot be reached the counters are kept in this instance's memory: the limit holds
+ * per instance (each allows the whole budget), logins keep working, and the per-account back-off
+ * in the database protects accounts as always. Neither failing open (no limit at all) nor failing
+ * closed (no login at all) during an outage.
  */
 export async function installRateLimits(
   app: FastifyInstance,
@@ -95,7 +153,7 @@ export async function installRateLimits(
 ): Promise<RateLimits> {
   if (!options.redisUrl) {
     await app.register(rateLimit, { global: false });
-    return { describe: { store: "memory", shared: false } };
+    return { describe: () => ({ store: "memory", shared: false }) };
   }
   // loaded only here, so that the embedded CLI never pays for the Redis client; a CommonJS module
   // imported this way is its `default` (in Node and in our bundle alike)
@@ -107,16 +165,21 @@ export async function installRateLimits(
     enableOfflineQueue: false,
     connectionName: "bizctl",
   });
-  reportOutages(redis, app.log, where);
+  const counters = new SharedCounters(app.log, where);
+  redis.on("error", (error: Error) => counters.lost(error));
+  redis.on("ready", () => counters.back());
   app.addHook("onClose", async () => {
     // not quit(): it would wait for an answer a dead Redis never gives
     redis.disconnect();
   });
   // bounded: a Redis that is down at start must not keep the server from starting
   await firstContact(redis, REDIS_BOUNDS.connectTimeout);
-  await app.register(rateLimit, { global: false, redis, nameSpace: options.prefix, skipOnError: true });
+  if (redis.status !== "ready") {
+    counters.lost(new Error(`no answer within ${REDIS_BOUNDS.connectTimeout} ms (${redis.status})`));
+  }
+  await app.register(rateLimit, { global: false, store: redisOrMemory(redis, options.prefix, counters) });
   return {
-    describe: { store: "redis", shared: true, redis: where, prefix: options.prefix },
+    describe: () => ({ store: "redis", shared: counters.shared, redis: where, prefix: options.prefix }),
     probe: async () => {
       try {
         return (await redis.ping()) === "PONG";

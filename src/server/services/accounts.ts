@@ -3,6 +3,7 @@ import { USER_NAME_PATTERN } from "../../contract/resources.js";
 import type { Role } from "../../contract/route.js";
 import { formatTimestamp } from "../http/timestamps.js";
 import { invalid, ProblemError } from "../problems.js";
+import { isUniqueViolation } from "../store/errors.js";
 import { findUserByName, insertResource, type ResourceRow, replaceResource } from "../store/resources-repo.js";
 import type { Schema } from "../store/schema.js";
 import {
@@ -18,6 +19,7 @@ import {
   countUsers,
   findAccountById,
   findAccountByUserName,
+  lockAdminChanges,
   replacePasswordHash,
   roleNames,
   saveCredential,
@@ -358,18 +360,28 @@ export async function createFirstAdmin(
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock();
   const row = newAdminRow(input, now);
-  await ctx.store.db.transaction().execute(async (trx) => {
-    if ((await countUsers(trx)) > 0) {
-      throw new ProblemError("conflict", "Users already exist; server init only creates the first admin.");
-    }
-    await insertResource(trx, row);
-    await saveCredential(trx, row.id, { passwordHash, firstLogin: input.temporary, issuerRole: "admin" }, now);
-    await audit(ctx, trx, {
-      action: "user.create",
-      target: { type: "User", id: row.id, name: input.userName },
-      details: { via: "server init", roles: ["admin"], temporaryPassword: input.temporary },
+  const usersExist = () =>
+    new ProblemError("conflict", "Users already exist; server init only creates the first admin.");
+  try {
+    await ctx.store.db.transaction().execute(async (trx) => {
+      // two inits at once: on PostgreSQL both would count no user and both insert (two admins, or
+      // a unique violation for one name); the lock makes the second count after the first commits.
+      // SQLite's transactions hold the write lock from their start already.
+      await lockAdminChanges(trx, ctx.store.dialect);
+      if ((await countUsers(trx)) > 0) throw usersExist();
+      await insertResource(trx, row);
+      await saveCredential(trx, row.id, { passwordHash, firstLogin: input.temporary, issuerRole: "admin" }, now);
+      await audit(ctx, trx, {
+        action: "user.create",
+        target: { type: "User", id: row.id, name: input.userName },
+        details: { via: "server init", roles: ["admin"], temporaryPassword: input.temporary },
+      });
     });
-  });
+  } catch (error) {
+    // a user of that name made meanwhile by another path (recover-admin) is the same refusal
+    if (isUniqueViolation(error)) throw usersExist();
+    throw error;
+  }
   return { id: row.id, userName: input.userName };
 }
 

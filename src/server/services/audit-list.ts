@@ -24,6 +24,15 @@ function visibleTo(principal: Principal): RawBuilder<unknown> | undefined {
   return sql`(audit_log.actor_id = ${principal.userId} or audit_log.target_id = ${principal.userId})`;
 }
 
+/**
+ * Whose request origins (client address, user agent) the principal reads: a member its own only,
+ * not those of the admin or support person who acted on it, nor of an anonymous caller (a wrong
+ * password typed for its name); undefined for admins and support, who read every one.
+ */
+function ownOriginsOnly(principal: Principal): string | undefined {
+  return principal.roles.includes("admin") || principal.roles.includes("support") ? undefined : principal.userId;
+}
+
 function time(value: string, name: "since" | "until"): string {
   const parsed = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(parsed)) {
@@ -43,7 +52,8 @@ function pageSize(text: string | undefined): number {
   return size;
 }
 
-function toRecord(row: AuditRow): Record {
+function toRecord(row: AuditRow, ownOrigins: string | undefined): Record {
+  const origin = ownOrigins === undefined || row.actor_id === ownOrigins;
   const actor = {
     ...(row.actor_id && { id: row.actor_id }),
     ...(row.actor_user_name && { userName: row.actor_user_name }),
@@ -63,8 +73,8 @@ function toRecord(row: AuditRow): Record {
     }),
     outcome: row.outcome,
     ...(row.request_id && { requestId: row.request_id }),
-    ...(row.client_ip && { clientIp: row.client_ip }),
-    ...(row.user_agent && { userAgent: row.user_agent }),
+    ...(origin && row.client_ip && { clientIp: row.client_ip }),
+    ...(origin && row.user_agent && { userAgent: row.user_agent }),
     ...(row.details && { details: JSON.parse(row.details) as { [key: string]: unknown } }),
   };
 }
@@ -78,8 +88,9 @@ export async function listAudit(ctx: ServiceContext, principal: Principal, query
   const newestFirst = query.order !== "oldest";
   const where: RawBuilder<unknown>[] = [];
   const visible = visibleTo(principal);
+  const ownOrigins = ownOriginsOnly(principal);
   if (visible) where.push(visible);
-  if (query.filter !== undefined) where.push(compileFilter(parseFilter(query.filter), auditTarget));
+  if (query.filter !== undefined) where.push(compileFilter(parseFilter(query.filter), auditTarget(ownOrigins)));
   if (query.since !== undefined) {
     where.push(
       AUDIT_ID_PATTERN.test(query.since)
@@ -101,7 +112,10 @@ export async function listAudit(ctx: ServiceContext, principal: Principal, query
   if (more) rows.length = pagesize;
   const last = rows[rows.length - 1];
   const next = more && last ? encodeCursor(keyset, (resumed?.page ?? 1) + 1, last) : undefined;
-  return { body: { data: rows.map(toRecord), pagesize, ...(last && { last: last.id }) }, next };
+  return {
+    body: { data: rows.map((row) => toRecord(row, ownOrigins)), pagesize, ...(last && { last: last.id }) },
+    next,
+  };
 }
 
 /** Retention: removes the records older than `days`; the count removed. */

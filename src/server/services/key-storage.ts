@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JWK } from "jose";
 import { ConfigurationError } from "../configuration-error.js";
@@ -40,8 +40,16 @@ export function fileKeyStorage(keysDir: string): KeyStorage {
     async add(key) {
       mkdirSync(keysDir, { recursive: true, mode: 0o700 });
       const file = join(keysDir, `${key.kid}.json`);
-      writeFileSync(file, JSON.stringify(key), { mode: 0o600, flag: "wx" });
-      chmodSync(file, 0o600);
+      // written aside, then linked into place whole: another process listing the keys meanwhile
+      // (two `server init` at once) would otherwise read a file created but still empty
+      const partial = `${file}.${process.pid}.partial`;
+      writeFileSync(partial, JSON.stringify(key), { mode: 0o600, flag: "wx" });
+      try {
+        chmodSync(partial, 0o600);
+        linkSync(partial, file);
+      } finally {
+        rmSync(partial, { force: true });
+      }
     },
     async remove(kid) {
       rmSync(join(keysDir, `${kid}.json`), { force: true });

@@ -1,11 +1,13 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   CompiledQuery,
   type DatabaseConnection,
   Kysely,
   PostgresDialect,
+  SqliteAdapter,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
@@ -104,7 +106,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     fileMustExist: options.mustExist ?? false,
     ...(nativeBinding && { nativeBinding }),
   });
-  sqlite.pragma("journal_mode = WAL");
+  await turnWalOn(sqlite);
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
@@ -144,6 +146,24 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 }
 
 /**
+ * Turns WAL on, waiting for the lock this takes. The switch of a new file's journal mode does not
+ * wait under busy_timeout: two processes opening one new file at once (two `server init`) made
+ * one of them fail at once with SQLITE_BUSY.
+ */
+async function turnWalOn(sqlite: SqliteDatabase, waitMs = 5000): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      sqlite.pragma("journal_mode = WAL");
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "SQLITE_BUSY" || Date.now() > deadline) throw error;
+      await sleep(10 + Math.random() * 40);
+    }
+  }
+}
+
+/**
  * Transactions take SQLite's write lock when they begin (BEGIN IMMEDIATE). A deferred one that
  * reads first and writes later fails at once with SQLITE_BUSY when another process (a worker, the
  * embedded CLI) wrote meanwhile; an immediate one waits its turn under busy_timeout instead.
@@ -154,6 +174,19 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/**
+ * SQLite runs DDL inside transactions, but kysely's adapter says it does not, so its migrator ran
+ * each migration bare, with no lock (SQLite's adapter takes none): two processes migrating one
+ * new file (two `server init` at once) both created the tables, and one failed with "table
+ * already exists". Said true, the migrator reads what has run and runs the rest in one
+ * transaction, which begins immediate: a second process waits for the first and finds it done.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 class ImmediateSqliteDialect extends SqliteDialect {
   constructor(private readonly sqliteConfig: SqliteDialectConfig) {
     super(sqliteConfig);
@@ -161,6 +194,10 @@ class ImmediateSqliteDialect extends SqliteDialect {
 
   override createDriver() {
     return new ImmediateSqliteDriver(this.sqliteConfig);
+  }
+
+  override createAdapter() {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
 
