@@ -37,6 +37,7 @@ import { renderLinkMail } from "./services/link-mails.js";
 import { resolveResetRequest } from "./services/recovery.js";
 import { hasUsers, openStore, sqliteFile } from "./store/database.js";
 import { migrateToLatest } from "./store/migrations.js";
+import { memoryNameFailures, redisNameFailures } from "./store/name-failures.js";
 
 type Pino = typeof import("pino").default;
 
@@ -251,6 +252,8 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds,
     maxSessionsPerUser: options.maxSessionsPerUser ?? DEFAULTS.maxSessionsPerUser,
     imports: { ...DEFAULTS.imports, ...definedOnly(options.imports ?? {}) },
+    // in Redis once the rate limits have connected to it (below), with this memory behind it
+    nameFailures: memoryNameFailures(),
     passwordPolicy: { minLength: options.passwordMinLength ?? DEFAULTS.passwordMinLength },
     publicUrl,
     allowPlaintextOverHttp: options.allowPlaintextOverHttp ?? false,
@@ -362,6 +365,10 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   });
   // a getter: with Redis the answer changes while it is away
   app.decorate<RateLimitStore>("rateLimits", { getter: limits.describe });
+  if (limits.redis) {
+    const prefix = options.redisPrefix ?? DEFAULTS.redisPrefix;
+    services.nameFailures = redisNameFailures(limits.redis.client, prefix, services.nameFailures, limits.redis.health);
+  }
   serviceRoutes(app, services, limits.probe && { redis: limits.probe });
   const { loginLimit } = authRoutes(app, services, {
     rateLimit: options.loginRateLimit ?? DEFAULTS.loginRateLimit,

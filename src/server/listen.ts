@@ -14,17 +14,20 @@ export async function startServer(options: ListenOptions): Promise<{ url: string
   app.log.info({ mail: app.services.mailer.describe, links: app.services.linkBase() }, "mail and links");
   const rateLimits = app.rateLimits;
   if (rateLimits.shared) {
-    app.log.info({ rateLimits }, "per-client rate limits are shared with every instance through Redis");
+    app.log.info(
+      { rateLimits },
+      "per-client rate limits and the back-off of unknown names are shared with every instance through Redis",
+    );
   } else if (rateLimits.store === "redis") {
     app.log.info(
       { rateLimits },
-      "per-client rate limits are kept per instance, in memory, until Redis is reachable: each instance allows the whole budget meanwhile",
+      "per-client rate limits and the back-off of unknown names are kept per instance, in memory, until Redis is reachable: each instance allows the whole budget meanwhile",
     );
   } else {
     // several instances behind a load balancer would each allow the whole budget: say so
     app.log.info(
       { rateLimits },
-      "per-client rate limits are kept per instance, in memory (no --redis-url): each instance allows the whole budget",
+      "per-client rate limits and the back-off of unknown names are kept per instance, in memory (no --redis-url): each instance allows the whole budget",
     );
   }
   const closed = new Promise<void>((resolve) => {

@@ -66,7 +66,7 @@ describe("server start and the rate-limit store", () => {
     {
       name: "--redis-url: shared through Redis",
       setup: async (prefix: string) => ({ args: ["--redis-url", REDIS_URL, "--redis-prefix", prefix], env: {} }),
-      says: /per-client rate limits are shared with every instance through Redis/,
+      says: /per-client rate limits and the back-off of unknown names are shared with every instance through Redis/,
       level: 30,
       rateLimits: { store: "redis", shared: true },
       ready: { status: 200, checks: { database: "ok", redis: "ok" } },
@@ -77,7 +77,7 @@ describe("server start and the rate-limit store", () => {
         args: [],
         env: { BIZCTL_REDIS_URL: REDIS_URL, BIZCTL_REDIS_PREFIX: prefix },
       }),
-      says: /per-client rate limits are shared with every instance through Redis/,
+      says: /per-client rate limits and the back-off of unknown names are shared with every instance through Redis/,
       level: 30,
       rateLimits: { store: "redis", shared: true },
       ready: { status: 200, checks: { database: "ok", redis: "ok" } },
@@ -85,7 +85,7 @@ describe("server start and the rate-limit store", () => {
     {
       name: "no Redis: the log says the limits are per instance",
       setup: async () => ({ args: [], env: {} }),
-      says: /per-client rate limits are kept per instance, in memory \(no --redis-url\)/,
+      says: /per-client rate limits and the back-off of unknown names are kept per instance, in memory \(no --redis-url\)/,
       level: 30,
       rateLimits: { store: "memory", shared: false },
       ready: { status: 200, checks: { database: "ok" } },
@@ -96,7 +96,7 @@ describe("server start and the rate-limit store", () => {
         args: ["--redis-url", `redis://:${PASSWORD_IN_URL}@127.0.0.1:${await closedPort()}`, "--redis-prefix", prefix],
         env: {},
       }),
-      says: /Redis is not reachable: per-client rate limits are counted in this instance's memory/,
+      says: /Redis is not reachable: per-client rate limits and the back-off of unknown names are counted in this instance's memory/,
       level: 40,
       rateLimits: { store: "redis", shared: false },
       ready: { status: 503, checks: { database: "ok", redis: "down" } },
@@ -110,7 +110,7 @@ describe("server start and the rate-limit store", () => {
 
     const line = await logLine(server, says);
     expect(line.level).toBe(level);
-    const { rateLimits } = await logLine(server, /^per-client rate limits are/);
+    const { rateLimits } = await logLine(server, /^per-client rate limits and the back-off of unknown names are/);
     expect(rateLimits).toMatchObject(expected.store === "redis" ? { ...expected, prefix } : expected);
 
     const response = await fetch(`${server.url}/ready`);
@@ -167,15 +167,25 @@ describe("server start with Redis unreachable", () => {
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
     expect(limited).toMatchObject({ code: "rate_limited", status: 429 });
 
-    await logLine(server, /^per-client rate limits are kept per instance, in memory, until Redis is reachable/);
+    await logLine(
+      server,
+      /^per-client rate limits and the back-off of unknown names are kept per instance, in memory, until Redis is reachable/,
+    );
     expect(await server.stop()).toBe(0);
     const about = logLines(server).filter((line) => /Redis/.test(line.msg));
     expect(about.map((line) => [line.level, line.msg])).toEqual([
       [
         40,
-        expect.stringMatching(/^Redis is not reachable: per-client rate limits are counted in this instance's memory/),
+        expect.stringMatching(
+          /^Redis is not reachable: per-client rate limits and the back-off of unknown names are counted in this instance's memory/,
+        ),
       ],
-      [30, expect.stringMatching(/^per-client rate limits are kept per instance, in memory, until Redis is reachable/)],
+      [
+        30,
+        expect.stringMatching(
+          /^per-client rate limits and the back-off of unknown names are kept per instance, in memory, until Redis is reachable/,
+        ),
+      ],
     ]);
   });
 });

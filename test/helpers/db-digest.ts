@@ -10,7 +10,7 @@ import type { Kysely } from "kysely";
  * What a refused request may legitimately change, and why it is left out of the digest:
  * - `oauth_nonces`: a signed request's nonce is recorded as soon as its signature holds, before
  *   the handler may refuse the request (replay protection must not depend on the handler);
- * - `credentials.failed_logins`, `locked_until`, `updated_at`: the backoff a refused login is
+ * - `credentials.failed_logins`, `locked_until`, `last_failed_login_at`, `updated_at`: the backoff a refused login is
  *   meant to leave behind (spec: account lockout);
  * - `sessions.last_used_at`, `oauth_tokens.last_used_at`: when a credential was last presented,
  *   to the minute, whatever the answer;
@@ -28,7 +28,7 @@ import type { Kysely } from "kysely";
  */
 export const DIGEST_EXCLUSIONS: Readonly<Record<string, readonly string[] | "table">> = {
   oauth_nonces: "table",
-  credentials: ["failed_logins", "locked_until", "updated_at"],
+  credentials: ["failed_logins", "locked_until", "last_failed_login_at", "updated_at"],
   sessions: ["last_used_at"],
   oauth_tokens: ["last_used_at"],
   mail_queue: ["status", "attempts", "next_attempt_at", "claimed_until", "claimed_by", "last_error", "sent_at"],

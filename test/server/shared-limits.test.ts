@@ -169,8 +169,10 @@ describe("/ready names its dependencies", () => {
 });
 
 /** What the log says when the counters leave Redis for this instance's memory, and come back. */
-const FELL_BACK = /^Redis is not reachable: per-client rate limits are counted in this instance's memory/;
-const SHARED_AGAIN = /^Redis is reachable again: per-client rate limits are shared again/;
+const FELL_BACK =
+  /^Redis is not reachable: per-client rate limits and the back-off of unknown names are counted in this instance's memory/;
+const SHARED_AGAIN =
+  /^Redis is reachable again: per-client rate limits and the back-off of unknown names are shared again/;
 
 describe("Redis unreachable from the start: counted in this instance's memory", () => {
   const MAX = 2;

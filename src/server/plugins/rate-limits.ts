@@ -3,6 +3,7 @@ import LocalStore from "@fastify/rate-limit/store/LocalStore.js";
 import RedisStore from "@fastify/rate-limit/store/RedisStore.js";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
+import type { RedisHealth } from "../store/name-failures.js";
 
 /**
  * Where the per-client counters live, as the start-up log and `app.rateLimits` say: with Redis,
@@ -17,6 +18,8 @@ export interface RateLimits {
   describe(): RateLimitStore;
   /** true when Redis answers a PING (in bounded time); absent without Redis */
   probe?: () => Promise<boolean>;
+  /** the Redis connection and its health, for the other counters kept there (absent without Redis) */
+  redis?: { client: Redis; health: RedisHealth };
 }
 
 /**
@@ -48,7 +51,7 @@ export function redactRedisUrl(url: string): string {
  * it (an outage: ioredis reports every failed reconnection, the store every failed command) and
  * one when they are shared again.
  */
-class SharedCounters {
+class SharedCounters implements RedisHealth {
   shared = true;
 
   constructor(
@@ -61,14 +64,17 @@ class SharedCounters {
     this.shared = false;
     this.log.warn(
       { redis: this.where, error: error.message },
-      "Redis is not reachable: per-client rate limits are counted in this instance's memory until it is back (each instance allows the whole budget meanwhile); per-account back-off still applies",
+      "Redis is not reachable: per-client rate limits and the back-off of unknown names are counted in this instance's memory until it is back (each instance allows the whole budget meanwhile); the back-off of accounts, in the database, still applies",
     );
   }
 
   back(): void {
     if (this.shared) return;
     this.shared = true;
-    this.log.info({ redis: this.where }, "Redis is reachable again: per-client rate limits are shared again");
+    this.log.info(
+      { redis: this.where },
+      "Redis is reachable again: per-client rate limits and the back-off of unknown names are shared again",
+    );
   }
 }
 
@@ -179,6 +185,7 @@ export async function installRateLimits(
   }
   await app.register(rateLimit, { global: false, store: redisOrMemory(redis, options.prefix, counters) });
   return {
+    redis: { client: redis, health: counters },
     describe: () => ({ store: "redis", shared: counters.shared, redis: where, prefix: options.prefix }),
     probe: async () => {
       try {

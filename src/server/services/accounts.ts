@@ -29,6 +29,7 @@ import {
 import { actorOf, audit, auditBy, refusalsRecorded } from "./audit.js";
 import type { Principal, RequestOrigin, ServiceContext } from "./context.js";
 import { isVoidTemporaryPassword } from "./issued-credentials.js";
+import { current, type Failures, lockedUntil, nameKey } from "./login-backoff.js";
 import { assertAcceptablePassword, burnVerification, hashPassword, needsRehash, verifyPassword } from "./passwords.js";
 import { assertCan } from "./resource-policy.js";
 
@@ -53,13 +54,6 @@ function voidTemporaryPassword(): ProblemError {
   );
 }
 
-/** Failed logins before the account backs off, and how long the first and the longest back-off last. */
-export const LOCKOUT = { threshold: 5, firstSeconds: 15, maxSeconds: 15 * 60 } as const;
-
-function backoffSeconds(failures: number): number {
-  return Math.min(LOCKOUT.firstSeconds * 2 ** (failures - LOCKOUT.threshold), LOCKOUT.maxSeconds);
-}
-
 /** Where a login comes from, recorded on its session and in the audit trail. */
 export type LoginClient = RequestOrigin;
 
@@ -78,9 +72,25 @@ const USER_AGENT_MAX = 256;
  */
 export const SESSION_TOUCH_MS = 60_000;
 
+/** The failures of an account that can log in, as its credentials row keeps them. */
+const accountFailures = (account: UserAccount): Failures => ({
+  count: account.credential.failedLogins,
+  lastAt: account.credential.lastFailedAt ? Date.parse(account.credential.lastFailedAt) : 0,
+});
+
+function backedOff(until: number, now: number): ProblemError {
+  const waitSeconds = Math.ceil((until - now) / 1000);
+  return new ProblemError(
+    "account_locked",
+    `Too many failed logins for this name; try again in ${waitSeconds} s, or ask an admin to unlock the account.`,
+    { headers: { "retry-after": String(waitSeconds) } },
+  );
+}
+
 /**
  * The password check of every login, wherever it is typed (/auth/login, the OAuth authorization
- * page): the same answer for unknown and wrong, the per-account back-off, the failure count.
+ * page): the same answer for unknown and wrong, and the same back-off, by the name typed, for a
+ * name that holds an account and for one that does not (services/login-backoff.ts).
  */
 export async function checkPassword(
   ctx: ServiceContext,
@@ -89,52 +99,55 @@ export async function checkPassword(
   origin: RequestOrigin = {},
   via = "login",
 ): Promise<UserAccount> {
-  const account = await findAccountByUserName(ctx.store.db, userName);
-  const hash = account?.credential.passwordHash;
+  const key = nameKey(userName);
+  // both looked up whatever the name, so that a refusal takes as long for any name
+  const [found, nameState] = await Promise.all([
+    findAccountByUserName(ctx.store.db, userName),
+    ctx.nameFailures.get(key),
+  ]);
+  const account = found?.credential.passwordHash && found.active ? found : undefined;
+  const now = ctx.clock().getTime();
   // the name typed is kept only when it names an account: people type passwords into that field
   const failed = (code: string, db = ctx.store.db) =>
     audit(ctx, db, {
       action: "login",
       outcome: code,
       origin,
-      ...(account && { target: userTarget(account) }),
+      ...(found && { target: userTarget(found) }),
       details: { via },
     });
-  if (!account || !hash || !account.active) {
-    // an unknown, disabled or password-less account costs the same time as a wrong password
+  const known = current(account ? accountFailures(account) : nameState, now);
+  const until = Math.max(lockedUntil(known), lockedUntil(current(nameState, now)));
+  if (until > now) {
+    await failed("account_locked");
+    throw backedOff(until, now);
+  }
+  if (!account) {
+    // an unknown, disabled or password-less account costs the same time as a wrong password, and
+    // its failures count as an account's do
     await burnVerification(password);
+    const failures = await ctx.nameFailures.record(key, now);
     await failed("invalid_credentials");
+    if (lockedUntil(failures) > 0) await recordLockout(ctx, ctx.store.db, origin, failures, found);
     throw invalidCredentials();
   }
-  const lockedUntil = account.credential.lockedUntil ? Date.parse(account.credential.lockedUntil) : 0;
-  const waitSeconds = Math.ceil((lockedUntil - ctx.clock().getTime()) / 1000);
-  if (waitSeconds > 0) {
-    await failed("account_locked");
-    throw new ProblemError(
-      "account_locked",
-      `Too many failed logins; try again in ${waitSeconds} s, or ask an admin to unlock the account.`,
-      {
-        headers: { "retry-after": String(waitSeconds) },
-      },
-    );
-  }
+  const hash = account.credential.passwordHash!;
   if (!(await verifyPassword(hash, password))) {
-    const failures = account.credential.failedLogins + 1;
-    const lock =
-      failures >= LOCKOUT.threshold
-        ? new Date(ctx.clock().getTime() + backoffSeconds(failures) * 1000).toISOString()
-        : null;
+    const failures = { count: known.count + 1, lastAt: now };
+    const lock = lockedUntil(failures);
     await ctx.store.db.transaction().execute(async (trx) => {
-      await saveCredential(trx, account.id, { failedLogins: failures, lockedUntil: lock }, ctx.clock());
+      await saveCredential(
+        trx,
+        account.id,
+        {
+          failedLogins: failures.count,
+          lockedUntil: lock ? new Date(lock).toISOString() : null,
+          failedAt: new Date(now),
+        },
+        ctx.clock(),
+      );
       await failed("invalid_credentials", trx);
-      if (lock) {
-        await audit(ctx, trx, {
-          action: "lockout",
-          origin,
-          target: userTarget(account),
-          details: { failedLogins: failures, lockedUntil: lock },
-        });
-      }
+      if (lock) await recordLockout(ctx, trx, origin, failures, account);
     });
     throw invalidCredentials();
   }
@@ -142,11 +155,29 @@ export async function checkPassword(
     await failed("invalid_credentials");
     throw voidTemporaryPassword();
   }
+  // failures of the name from before it held this account end with its first success
+  if (nameState.count > 0) await ctx.nameFailures.clear(key);
   // an imported bcrypt hash (or argon2id with weaker parameters) becomes ours now that the password is known
   if (await needsRehash(hash)) {
     await replacePasswordHash(ctx.store.db, account.id, { from: hash, to: await hashPassword(password) });
   }
   return account;
+}
+
+/** A name that just started backing off, in the audit trail (the account it names, if any). */
+async function recordLockout(
+  ctx: ServiceContext,
+  db: Kysely<Schema>,
+  origin: RequestOrigin,
+  failures: Failures,
+  account: UserAccount | undefined,
+): Promise<void> {
+  await audit(ctx, db, {
+    action: "lockout",
+    origin,
+    ...(account && { target: userTarget(account) }),
+    details: { failedLogins: failures.count, lockedUntil: new Date(lockedUntil(failures)).toISOString() },
+  });
 }
 
 /** The success half of a login: the counters cleared and the login recorded, with `trx`. */
@@ -419,7 +450,7 @@ export async function recoverAdmin(
   assertEmails(input.email === undefined ? undefined : [{ value: input.email }]);
   const passwordHash = await hashPassword(input.password);
   const now = ctx.clock();
-  return ctx.store.db.transaction().execute(async (trx) => {
+  const recovered = await ctx.store.db.transaction().execute(async (trx) => {
     const current = await findUserByName(trx, input.userName);
     const credential = { passwordHash, firstLogin: true, failedLogins: 0, lockedUntil: null, issuerRole: "admin" };
     if (!current) {
@@ -456,6 +487,8 @@ export async function recoverAdmin(
     });
     return { id: current.id, userName: String(attributes.userName), created: false };
   });
+  await forgetNameFailures(ctx, recovered.userName);
+  return recovered;
 }
 
 /** Clears the failed-login back-off (admin, and support on ordinary users). */
@@ -473,4 +506,10 @@ export async function unlock(ctx: ServiceContext, principal: Principal, employee
     await saveCredential(trx, account.id, { failedLogins: 0, lockedUntil: null }, ctx.clock());
     await auditBy(ctx, trx, principal, record);
   });
+  await forgetNameFailures(ctx, account.userName);
+}
+
+/** Clears what the counter store holds of a name (its failures from before it held an account). */
+export async function forgetNameFailures(ctx: ServiceContext, userName: string): Promise<void> {
+  await ctx.nameFailures.clear(nameKey(userName));
 }

@@ -3,6 +3,7 @@ import type { Role } from "../../contract/route.js";
 import type { Mailer } from "../mail/mailer.js";
 import type { Store } from "../store/database.js";
 import type { KeyRing } from "./keys.js";
+import type { NameFailures } from "./login-backoff.js";
 import type { PasswordPolicy } from "./passwords.js";
 
 export type Clock = () => Date;
@@ -16,6 +17,8 @@ export interface ServiceContext {
   /** open login sessions a user may hold; a login beyond ends the oldest */
   maxSessionsPerUser: number;
   imports: ImportQuota;
+  /** the failed logins of names that hold no usable account (services/login-backoff.ts) */
+  nameFailures: NameFailures;
   passwordPolicy: PasswordPolicy;
   /** absolute base of `meta.location` and e-mailed links; relative locations without it */
   publicUrl?: string;

@@ -5,6 +5,7 @@ import { consumeResetToken, userIdsByEmail } from "../store/reset-tokens-repo.js
 import type { Schema } from "../store/schema.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
 import { findAccountById, findAccountByUserName, saveCredential } from "../store/users-repo.js";
+import { forgetNameFailures } from "./accounts.js";
 import { audit } from "./audit.js";
 import type { RequestOrigin, ServiceContext } from "./context.js";
 import { accountStamp, issuerStillMay } from "./issued-credentials.js";
@@ -157,4 +158,5 @@ async function resetWithToken(ctx: ServiceContext, token: string, newPassword: s
       html: `<p>${escapeHtml(text).replace(/\n\n/g, "</p><p>")}</p>`,
     });
   });
+  await forgetNameFailures(ctx, account.userName);
 }

@@ -532,6 +532,13 @@ const migrations: Record<string, Migration> = {
         end`.execute(db);
     },
   },
+  "0022_last_failed_login": {
+    async up(db: Kysely<unknown>) {
+      // failed logins are forgotten a day after the last one, for accounts as for unknown names
+      await db.schema.alterTable("credentials").addColumn("last_failed_login_at", "text").execute();
+      await sql`update credentials set last_failed_login_at = updated_at where failed_logins > 0`.execute(db);
+    },
+  },
 };
 
 class InlineProvider implements MigrationProvider {

@@ -27,6 +27,8 @@ export interface CredentialsTable {
   password_changed_at: string | null;
   /** the role a password was set under by someone else (a temporary one): 'admin' or 'support'; null for the user's own */
   issuer_role: string | null;
+  /** the last failed login: failures are forgotten a day after it */
+  last_failed_login_at: string | null;
 }
 
 export interface SessionsTable {

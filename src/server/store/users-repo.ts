@@ -12,6 +12,8 @@ export interface Credential {
   passwordChangedAt: string | null;
   /** the role someone else set the password under ('admin', 'support'); null for the user's own */
   issuerRole: string | null;
+  /** the last failed login */
+  lastFailedAt: string | null;
 }
 
 export interface UserAccount {
@@ -42,6 +44,7 @@ type Row = {
   locked_until: string | null;
   password_changed_at: string | null;
   issuer_role: string | null;
+  last_failed_login_at: string | null;
 };
 
 export function toAccount(row: Row): UserAccount {
@@ -59,6 +62,7 @@ export function toAccount(row: Row): UserAccount {
       lockedUntil: row.locked_until,
       passwordChangedAt: row.password_changed_at,
       issuerRole: row.issuer_role,
+      lastFailedAt: row.last_failed_login_at,
     },
   };
 }
@@ -73,6 +77,7 @@ export const ACCOUNT_COLUMNS = [
   "credentials.locked_until",
   "credentials.password_changed_at",
   "credentials.issuer_role",
+  "credentials.last_failed_login_at",
 ] as const;
 
 function accountQuery(db: Kysely<Schema>) {
@@ -110,7 +115,7 @@ export async function countUsers(db: Kysely<Schema>): Promise<number> {
 export async function saveCredential(
   db: Kysely<Schema>,
   userId: string,
-  change: Partial<Omit<Credential, "passwordChangedAt">> & { loggedIn?: boolean },
+  change: Partial<Omit<Credential, "passwordChangedAt" | "lastFailedAt">> & { loggedIn?: boolean; failedAt?: Date },
   now: Date,
 ): Promise<void> {
   const values = {
@@ -123,6 +128,7 @@ export async function saveCredential(
     ...(change.firstLogin !== undefined && { first_login: change.firstLogin ? 1 : 0 }),
     ...(change.failedLogins !== undefined && { failed_logins: change.failedLogins }),
     ...(change.lockedUntil !== undefined && { locked_until: change.lockedUntil }),
+    ...(change.failedAt && { last_failed_login_at: change.failedAt.toISOString() }),
     updated_at: now.toISOString(),
   };
   await db
@@ -137,6 +143,7 @@ export async function saveCredential(
       last_login_at: change.loggedIn ? now.toISOString() : null,
       password_changed_at: change.passwordHash ? now.toISOString() : null,
       issuer_role: change.issuerRole ?? null,
+      last_failed_login_at: change.failedAt?.toISOString() ?? null,
     })
     .onConflict((oc) => oc.column("user_id").doUpdateSet(values))
     .execute();

@@ -1,0 +1,54 @@
+import { createHash } from "node:crypto";
+
+/**
+ * The back-off of failed logins, kept per name typed: for a name that holds an account that can
+ * log in, in its credentials row (shared by every instance through the database); for any other
+ * name (unknown, disabled, without a password) in a counter store (Redis, or this process's
+ * memory), so that an invented name backs off exactly as a real one (same status, same time, same
+ * rule) without a database row per name an attacker types.
+ */
+
+/**
+ * Failed logins before a name backs off; the first and the longest back-off; how long failures
+ * are remembered after the last one (then the count starts again).
+ */
+export const LOCKOUT = { threshold: 5, firstSeconds: 15, maxSeconds: 15 * 60, forgetAfterSeconds: 24 * 3600 } as const;
+
+/** What is known of a name's failures: how many, and when the last one was (ms since 1970). */
+export interface Failures {
+  count: number;
+  lastAt: number;
+}
+
+export const NO_FAILURES: Failures = { count: 0, lastAt: 0 };
+
+/** The failures still counted at `now`: forgotten a day after the last one. */
+export function current(failures: Failures, now: number): Failures {
+  return now - failures.lastAt >= LOCKOUT.forgetAfterSeconds * 1000 ? NO_FAILURES : failures;
+}
+
+/** Until when (ms) a name with these failures is refused without a look at the password; 0 when it is not. */
+export function lockedUntil(failures: Failures): number {
+  if (failures.count < LOCKOUT.threshold) return 0;
+  const seconds = Math.min(LOCKOUT.firstSeconds * 2 ** (failures.count - LOCKOUT.threshold), LOCKOUT.maxSeconds);
+  return failures.lastAt + seconds * 1000;
+}
+
+/** Where the failures of names that hold no usable account are counted. */
+export interface NameFailures {
+  /** for the start-up log: the store and whether instances share it */
+  describe(): string;
+  get(key: string): Promise<Failures>;
+  /** one more failure at `now`; the count it makes (forgotten ones left out) */
+  record(key: string, now: number): Promise<Failures>;
+  clear(key: string): Promise<void>;
+}
+
+/**
+ * The store key of a name as typed: a digest, so that no store holds the names (people type
+ * passwords into that field), compared as user names are (case-insensitively, NFC).
+ */
+export const nameKey = (userName: string) =>
+  createHash("sha256")
+    .update(`login-name\n${userName.normalize("NFC").toLowerCase()}`)
+    .digest("base64url");

@@ -1,0 +1,91 @@
+import type { Redis } from "ioredis";
+import { current, type Failures, LOCKOUT, type NameFailures, NO_FAILURES } from "../services/login-backoff.js";
+
+/**
+ * The failures of the names that hold no usable account, in this process's memory: the most
+ * recently failed `maxNames` names are kept (an attacker who invents more pushes the oldest out,
+ * a few megabytes at most), each until a day after its last failure.
+ */
+export function memoryNameFailures(maxNames = 100_000): NameFailures {
+  const names = new Map<string, Failures>();
+  return {
+    describe: () => "this process's memory",
+    async get(key) {
+      return names.get(key) ?? NO_FAILURES;
+    },
+    async record(key, now) {
+      const next = { count: current(names.get(key) ?? NO_FAILURES, now).count + 1, lastAt: now };
+      // re-inserted last: the map's order is the order of the latest failures
+      names.delete(key);
+      names.set(key, next);
+      if (names.size > maxNames) names.delete(names.keys().next().value as string);
+      return next;
+    },
+    async clear(key) {
+      names.delete(key);
+    },
+  };
+}
+
+/** Forgets a stale count, adds one failure and renews the key's expiry, in one step on the server. */
+const RECORD = `
+local t = tonumber(redis.call('HGET', KEYS[1], 't') or '0')
+local n = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
+if tonumber(ARGV[1]) - t >= tonumber(ARGV[2]) then n = 0 end
+n = n + 1
+redis.call('HSET', KEYS[1], 'n', n, 't', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return n`;
+
+/** What the Redis store tells when Redis fails or answers again (the rate limiter's log lines). */
+export interface RedisHealth {
+  lost(error: Error): void;
+  back(): void;
+}
+
+/**
+ * The failures in Redis under `prefix`, shared by every instance; while Redis cannot be reached,
+ * in `fallback` (this process's memory), as the per-client rate limits are.
+ */
+export function redisNameFailures(
+  redis: Redis,
+  prefix: string,
+  fallback: NameFailures,
+  health: RedisHealth,
+): NameFailures {
+  const keyOf = (key: string) => `${prefix}login-name:${key}`;
+  const forgetMs = LOCKOUT.forgetAfterSeconds * 1000;
+  async function shared<T>(work: () => Promise<T>, otherwise: () => Promise<T>): Promise<T> {
+    try {
+      const result = await work();
+      health.back();
+      return result;
+    } catch (error) {
+      health.lost(error as Error);
+      return otherwise();
+    }
+  }
+  return {
+    describe: () => "Redis, shared by every instance",
+    get: (key) =>
+      shared(
+        async () => {
+          const [count, lastAt] = await redis.hmget(keyOf(key), "n", "t");
+          return count === null ? NO_FAILURES : { count: Number(count), lastAt: Number(lastAt) };
+        },
+        () => fallback.get(key),
+      ),
+    record: (key, now) =>
+      shared(
+        async () => ({ count: Number(await redis.eval(RECORD, 1, keyOf(key), now, forgetMs)), lastAt: now }),
+        () => fallback.record(key, now),
+      ),
+    clear: (key) =>
+      shared(
+        async () => {
+          await redis.del(keyOf(key));
+        },
+        () => fallback.clear(key),
+      ),
+  };
+}
