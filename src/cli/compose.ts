@@ -108,6 +108,8 @@ export async function createTransport(
       // then answer "wrong password" to every login
       requireInitialised: true,
       imports: embeddedImportQuota(target.env),
+      // a process per command: what it counts of unknown names must outlive it, as an account's count does
+      nameFailuresIn: "data-dir",
     }).catch((error: unknown) => {
       throw asNotInitialised(error, `run '${initCommand(target)}' first`) ?? error;
     });

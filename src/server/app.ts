@@ -37,7 +37,7 @@ import { renderLinkMail } from "./services/link-mails.js";
 import { resolveResetRequest } from "./services/recovery.js";
 import { hasUsers, openStore, sqliteFile } from "./store/database.js";
 import { migrateToLatest } from "./store/migrations.js";
-import { memoryNameFailures, redisNameFailures } from "./store/name-failures.js";
+import { fileNameFailures, memoryNameFailures, redisNameFailures } from "./store/name-failures.js";
 
 type Pino = typeof import("pino").default;
 
@@ -252,8 +252,11 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds,
     maxSessionsPerUser: options.maxSessionsPerUser ?? DEFAULTS.maxSessionsPerUser,
     imports: { ...DEFAULTS.imports, ...definedOnly(options.imports ?? {}) },
-    // in Redis once the rate limits have connected to it (below), with this memory behind it
-    nameFailures: memoryNameFailures(),
+    // in Redis once the rate limits have connected to it (below), with this store behind it
+    nameFailures:
+      options.nameFailuresIn === "data-dir"
+        ? fileNameFailures(join(options.dataDir, "login-names.json"))
+        : memoryNameFailures(),
     passwordPolicy: { minLength: options.passwordMinLength ?? DEFAULTS.passwordMinLength },
     publicUrl,
     allowPlaintextOverHttp: options.allowPlaintextOverHttp ?? false,

@@ -80,6 +80,11 @@ export interface ServerOptions {
   connectionTimeoutMs?: number;
   /** development only: accept PLAINTEXT OAuth signatures over plain HTTP (refused by default) */
   allowPlaintextOverHttp?: boolean;
+  /**
+   * where the failed logins of names without an account are counted without Redis: this process's
+   * memory (a server), or a file of the data dir (the embedded CLI, a process per command)
+   */
+  nameFailuresIn?: "memory" | "data-dir";
   /** atomic event imports: events and MiB one may stage, imports one user may have open */
   imports?: Partial<ImportQuota>;
   /** audit records older than this many days are pruned by the server (`--audit-retention-days`) */

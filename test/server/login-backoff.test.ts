@@ -52,12 +52,14 @@ function shape(response: InjectResponse) {
 }
 
 const STORES = [
-  ["SQLite, counted in memory", "sqlite", false],
-  ["SQLite, counted in Redis", "sqlite", true],
-  ["PostgreSQL, counted in Redis", "postgres", true],
+  ["SQLite, unknown names counted in memory", "sqlite", "memory"],
+  ["SQLite, unknown names counted in a file of the data dir (the embedded CLI)", "sqlite", "data-dir"],
+  ["SQLite, unknown names counted in Redis", "sqlite", "redis"],
+  ["PostgreSQL, unknown names counted in Redis", "postgres", "redis"],
 ] as const;
 
-describe.each(STORES)("the login back-off by name (%s)", (_name, store, withRedis) => {
+describe.each(STORES)("the login back-off by name (%s)", (_name, store, counter) => {
+  const withRedis = counter === "redis";
   const clock = manualClock(new Date("2027-03-01T09:00:00Z"));
   let server: TestServer;
   let dropDatabase: (() => Promise<void>) | undefined;
@@ -75,6 +77,7 @@ describe.each(STORES)("the login back-off by name (%s)", (_name, store, withRedi
     loginRateLimit: { max: 100_000, timeWindowMs: 60_000 },
     ...(databaseUrl && { databaseUrl, secretKey: TEST_SECRET_KEY }),
     ...(withRedis && { redisUrl: REDIS_URL, redisPrefix: prefix }),
+    ...(counter === "data-dir" && { nameFailuresIn: "data-dir" as const }),
   });
 
   beforeAll(async () => {
@@ -137,7 +140,7 @@ describe.each(STORES)("the login back-off by name (%s)", (_name, store, withRedi
       ).toEqual([401, 401, 401, 401]);
   });
 
-  it.runIf(withRedis)("shares the back-off of every kind of name with another instance", async () => {
+  it.runIf(counter !== "memory")("shares the back-off of every kind of name with another instance", async () => {
     // a second instance on the same database
     const other = await buildApp({ log: false, ...options(), dataDir: server.dataDir });
     try {

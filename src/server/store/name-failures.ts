@@ -1,3 +1,4 @@
+import { readFile, rename, writeFile } from "node:fs/promises";
 import type { Redis } from "ioredis";
 import { current, type Failures, LOCKOUT, type NameFailures, NO_FAILURES } from "../services/login-backoff.js";
 
@@ -87,5 +88,63 @@ export function redisNameFailures(
         },
         () => fallback.clear(key),
       ),
+  };
+}
+
+/**
+ * The failures in a small file of the data dir, for the embedded CLI: each command is a process
+ * of its own, so its memory would forget a name's failures at the next command, where an
+ * account's (in the database) carry over. The `maxNames` most recently failed names are kept,
+ * hashed; writers hold a lock (proper-lockfile) around their read-change-write and replace the
+ * file atomically.
+ */
+export function fileNameFailures(file: string, maxNames = 1000): NameFailures {
+  const read = async (): Promise<Record<string, Failures>> => {
+    try {
+      return JSON.parse(await readFile(file, "utf8")) as Record<string, Failures>;
+    } catch {
+      return {};
+    }
+  };
+  async function change(update: (names: Record<string, Failures>) => Failures | undefined) {
+    const { default: lockfile } = await import("proper-lockfile");
+    await writeFile(file, "", { flag: "a", mode: 0o600 });
+    const release = await lockfile.lock(file, {
+      realpath: false,
+      stale: 5_000,
+      retries: { retries: 40, factor: 1.2, minTimeout: 20, maxTimeout: 1000, randomize: true },
+    });
+    try {
+      const names = await read();
+      const result = update(names);
+      const kept = Object.entries(names)
+        .sort(([, a], [, b]) => b.lastAt - a.lastAt)
+        .slice(0, maxNames);
+      const temporary = `${file}.${process.pid}.tmp`;
+      await writeFile(temporary, JSON.stringify(Object.fromEntries(kept)), { mode: 0o600 });
+      await rename(temporary, file);
+      return result;
+    } finally {
+      await release();
+    }
+  }
+  return {
+    describe: () => `a file of the data dir (${file})`,
+    async get(key) {
+      return (await read())[key] ?? NO_FAILURES;
+    },
+    async record(key, now) {
+      return (await change((names) => {
+        const next = { count: current(names[key] ?? NO_FAILURES, now).count + 1, lastAt: now };
+        names[key] = next;
+        return next;
+      })) as Failures;
+    },
+    async clear(key) {
+      await change((names) => {
+        delete names[key];
+        return undefined;
+      });
+    },
   };
 }
