@@ -1,5 +1,6 @@
-// 5. Enumeration by timing: POST /renewPassword for an existing and an unknown user, and POST
-// /auth/login for an unknown user and a wrong password, each pair interleaved over one keep-alive
+// 5. Enumeration by timing: POST /renewPassword for an existing and an unknown user, POST
+// /auth/login for an unknown user and a wrong password, and for a locked account and a locked name
+// that holds no account (the back-off by name), each pair interleaved over one keep-alive
 // HTTP connection to a `server start` that sends its mail to a real SMTP server (smtp-server on
 // loopback). Each kind is timed, and so is the request right after it: the work a known account
 // causes must not slow the request that follows either. Bars: the medians within 10%.
@@ -24,15 +25,16 @@ async function interleave(client, cases, { rounds, warmups, between }) {
     const pair = i % 2 === 0 ? [cases[0], cases[1]] : [cases[1], cases[0]];
     for (const c of pair) {
       const started = process.hrtime.bigint();
-      const response = await client.request(c.request);
+      const request = typeof c.request === "function" ? c.request(i) : c.request;
+      const response = await client.request(request);
       const text = await response.body.text();
       const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
       if (response.statusCode !== c.status) {
         throw new Error(
-          `${c.request.method} ${c.request.path} ${c.label} answered ${response.statusCode}: ${text.slice(0, 300)}`,
+          `${request.method} ${request.path} ${c.label} answered ${response.statusCode}: ${text.slice(0, 300)}`,
         );
       }
-      c.bodies.add(text.replace(/"requestId":"[^"]*"/, ""));
+      c.bodies.add(text.replace(/"requestId":"[^"]*"/, "").replace(/try again in \d+ s/, "try again in N s"));
       if (i >= warmups) {
         c.times.push(elapsed);
         if (previous) after[previous].push(elapsed);
@@ -95,6 +97,7 @@ export async function measureRenewPassword({ base }, dir) {
   await run([BIN, "server", "init", "--password-stdin"], { env, input: `${PASSWORD}\n` });
   await run([BIN, "auth", "login", "--user", "admin", "--password-stdin"], { env, input: `${PASSWORD}\n` });
   await run([BIN, "users", "create", "--user-name", "jdoe", "--email", "jdoe@example.com"], { env });
+  await run([BIN, "users", "create", "--user-name", "locky", "--password-stdin"], { env, input: `${PASSWORD}\n` });
   const smtp = await smtpSink();
   const server = await startBackground(
     "bizctl server (--login-rate-limit 100000, --smtp-url)",
@@ -137,7 +140,8 @@ export async function measureRenewPassword({ base }, dir) {
       short: "unknown user",
       label: "unknown user, any password",
       status: 401,
-      request: post("/auth/login", { userName: "nobody-9f3c", password: "a wrong password 1234" }),
+      // a new name each time: a name fails five times at most before it backs off, as an account does
+      request: (i) => post("/auth/login", { userName: `nobody-9f3c-${i}`, password: "a wrong password 1234" }),
     },
     {
       key: "wrong",
@@ -147,8 +151,25 @@ export async function measureRenewPassword({ base }, dir) {
       request: post("/auth/login", { userName: "admin", password: "a wrong password 1234" }),
     },
   ].map((c) => ({ ...c, times: [], bodies: new Set() }));
+  const locked = [
+    {
+      key: "locked-account",
+      short: "locked account",
+      label: "locked account (429)",
+      status: 429,
+      request: post("/auth/login", { userName: "locky", password: "a wrong password 1234" }),
+    },
+    {
+      key: "locked-name",
+      short: "locked unknown name",
+      label: "locked name without an account (429)",
+      status: 429,
+      request: post("/auth/login", { userName: "nobody-locked", password: "a wrong password 1234" }),
+    },
+  ].map((c) => ({ ...c, times: [], bodies: new Set() }));
   let renewAfter;
   let loginAfter;
+  let lockedAfter;
   let mailsSent;
   try {
     progress(`renewPassword: ${warmups} + ${requests} pairs, interleaved A B B A`);
@@ -163,6 +184,15 @@ export async function measureRenewPassword({ base }, dir) {
       return true;
     };
     loginAfter = await interleave(client, login, { rounds: logins, warmups, between: clearFailures });
+    // nine failures each: backed off for 4 minutes, longer than the measure takes
+    for (const userName of ["locky", "nobody-locked"]) {
+      for (let i = 0; i < 9; i++) {
+        const response = await client.request(post("/auth/login", { userName, password: "a wrong password 1234" }));
+        await response.body.text();
+      }
+    }
+    progress(`locked login: ${warmups} + ${logins} pairs, interleaved A B B A`);
+    lockedAfter = await interleave(client, locked, { rounds: logins, warmups });
     // each reset mail is due within a second of its request; the sender sends one at a time, so
     // a burst takes a while: wait for them (at most 60 s) to show that the work was done
     const expected = warmups + requests;
@@ -183,4 +213,6 @@ export async function measureRenewPassword({ base }, dir) {
   console.log(`  reset e-mails received by the SMTP server for jdoe: ${mailsSent}`);
   console.log(`\n  POST /auth/login, ${logins} each`);
   report("login", login, loginAfter);
+  console.log(`\n  POST /auth/login to a backed-off name, ${logins} each`);
+  report("locked login", locked, lockedAfter);
 }
