@@ -7,11 +7,11 @@ import { pick } from "./output.js";
 
 const ACCOUNT_STATE = Type.Object(Object.fromEntries(USER_ACCOUNT_STATE.map((name) => [name, Type.Unknown()])));
 
-/** The contract's schemas of a record, by its SCIM `resourceType`. */
-const BY_RESOURCE_TYPE: Record<string, TSchema[]> = {
-  User: [UserInput, ACCOUNT_STATE],
-  OAuthConsumer: [OAuthConsumerInput],
-};
+/** The contract's schemas of a record, by its SCIM `resourceType` (a Map: the type comes with the record). */
+const BY_RESOURCE_TYPE = new Map<string, TSchema[]>([
+  ["User", [UserInput, ACCOUNT_STATE]],
+  ["OAuthConsumer", [OAuthConsumerInput]],
+]);
 
 /** The schemas of a group's records, known even when a result is empty. */
 const BY_GROUP: Record<string, TSchema[]> = {
@@ -38,7 +38,7 @@ export function schemaKnows(schema: TSchema, parts: string[]): boolean {
   if (schema.type === "object") {
     const property = readableProperties(schema).find(([name]) => name === parts[0])?.[1];
     if (property) return schemaKnows(property, parts.slice(1));
-    if ((schema.properties as Record<string, TSchema> | undefined)?.[parts[0] as string]) return false;
+    if (Object.hasOwn((schema.properties as object | undefined) ?? {}, parts[0] as string)) return false;
     return schema.additionalProperties === true;
   }
   // Unknown/Any: free-form
@@ -51,7 +51,7 @@ function schemasOf(group: string | undefined, records: unknown[]): TSchema[] {
   );
   return [
     ...(group ? (BY_GROUP[group] ?? []) : []),
-    ...[...types].flatMap((type) => (typeof type === "string" ? (BY_RESOURCE_TYPE[type] ?? []) : [])),
+    ...[...types].flatMap((type) => (typeof type === "string" ? (BY_RESOURCE_TYPE.get(type) ?? []) : [])),
   ];
 }
 

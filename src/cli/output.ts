@@ -26,6 +26,9 @@ export interface RenderOptions {
 
 type Row = Record<string, unknown>;
 
+/** A record's own member: `constructor` is an attribute it may have, not the function every object has. */
+const own = (record: Row, key: string): unknown => (Object.hasOwn(record, key) ? record[key] : undefined);
+
 /**
  * The value at a dotted path; through an array, the values of its elements (`emails.value` is
  * every e-mail address), undefined when there are none.
@@ -39,7 +42,7 @@ export function pick(value: unknown, path: string): unknown {
       return values.length > 0 ? values.flat() : undefined;
     }
     if (current === null || typeof current !== "object") return undefined;
-    return walk((current as Row)[parts[index] as string], index + 1);
+    return walk(own(current as Row, parts[index] as string), index + 1);
   };
   return walk(value, 0);
 }
@@ -55,15 +58,16 @@ function projectValue(value: unknown, paths: string[][]): unknown {
     return elements.length > 0 ? elements : undefined;
   }
   if (value === null || typeof value !== "object") return undefined;
-  const kept: Row = {};
+  const kept: [string, unknown][] = [];
   for (const key of new Set(paths.map((path) => path[0] as string))) {
     const child = projectValue(
-      (value as Row)[key],
+      own(value as Row, key),
       paths.filter((path) => path[0] === key).map((path) => path.slice(1)),
     );
-    if (child !== undefined) kept[key] = child;
+    if (child !== undefined) kept.push([key, child]);
   }
-  return Object.keys(kept).length > 0 ? kept : undefined;
+  // fromEntries defines members, `__proto__` too, where an assignment would set the prototype
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
 }
 
 function project(record: unknown, fields: string[] | undefined): unknown {

@@ -27,11 +27,12 @@ export interface RecordSource {
   size?: number;
 }
 
-const BY_EXTENSION: Record<string, StreamFormat> = {
-  ndjson: "ndjson",
-  jsonl: "ndjson",
-  csv: "csv",
-};
+/** A Map: a file's extension is a plain name (`data.constructor` is sniffed like any other). */
+const BY_EXTENSION = new Map<string, StreamFormat>([
+  ["ndjson", "ndjson"],
+  ["jsonl", "ndjson"],
+  ["csv", "csv"],
+]);
 
 /**
  * The first bytes that are not white space (or a byte-order mark) tell JSON array, NDJSON or CSV.
@@ -93,7 +94,7 @@ export async function openRecordSource(io: IO, file: string, format?: StreamForm
     raw.destroy();
     return { format: "json", items: yamlItems(io, file), bytesRead, ...(size !== undefined && { size }) };
   }
-  const named = format ?? BY_EXTENSION[file.split(".").pop()?.toLowerCase() ?? ""];
+  const named = format ?? BY_EXTENSION.get(file.split(".").pop()?.toLowerCase() ?? "");
   const sniffed = named ?? (await sniff(raw));
   // nothing but white space: a stream already at its end would never close a parser
   if (sniffed === undefined)

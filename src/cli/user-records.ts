@@ -63,16 +63,20 @@ function booleanOf(text: string, column: string): boolean {
   throw new Error(`${column} must be true or false (it is '${text}')`);
 }
 
+/**
+ * Sets the value at `path`, creating what is missing. A column names own members only, defined
+ * rather than assigned: `name.__proto__.x` is a member `__proto__` of the name, never the
+ * prototype of every object.
+ */
 function setPath(target: Attributes, path: (string | number)[], value: unknown): void {
   let current: Record<string | number, unknown> = target;
   path.forEach((key, index) => {
-    if (index === path.length - 1) {
-      current[key] = value;
-      return;
-    }
-    const nextIsIndex = typeof path[index + 1] === "number";
-    current[key] ??= nextIsIndex ? [] : {};
-    current = current[key] as Record<string | number, unknown>;
+    const last = index === path.length - 1;
+    const existing = Object.hasOwn(current, key) ? current[key] : undefined;
+    const next = last ? value : (existing ?? (typeof path[index + 1] === "number" ? [] : {}));
+    if (next !== existing)
+      Object.defineProperty(current, key, { value: next, enumerable: true, writable: true, configurable: true });
+    current = next as Record<string | number, unknown>;
   });
 }
 

@@ -93,7 +93,9 @@ export class ProfileStore {
   }
 
   get(name: string): Profile | undefined {
-    return this.all()[name];
+    const all = this.all();
+    // own members only: `constructor` is a profile name like any other, not a member every object has
+    return Object.hasOwn(all, name) ? all[name] : undefined;
   }
 
   current(): string {

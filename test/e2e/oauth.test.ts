@@ -163,6 +163,14 @@ describe.each(MODES)("oauth (%s)", (mode) => {
     expect(withoutBearer.exitCode, show(withoutBearer)).toBe(0);
   });
 
+  it.each(["constructor", "toString", "valueOf"])("call signs a query parameter named %s as sent", async (name) => {
+    const result = await s.run(["oauth", "call", "GET", `/api/crm/v1/events?${name}=1`]);
+    // the signature verifies (not exit 4), so the server reads the query: no such parameter of the list
+    expect(result.exitCode, show(result)).toBe(7);
+    expect(errorOf(result).code).toBe("validation_failed");
+    expect(errorOf(result).message).toContain(name);
+  });
+
   it("flow runs all three legs for a member who logs in elsewhere, with HMAC-SHA256", async () => {
     const created = await s.run(["users", "create", "--user-name", MEMBER, "--password-stdin", "--json"], {
       input: `${MEMBER_TEMPORARY}\n`,

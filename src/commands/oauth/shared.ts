@@ -143,7 +143,8 @@ export async function oauthSigner(
   const [pathname, query = ""] = input.path.split("?", 2) as [string, string?];
   const data: Record<string, string | string[]> = {};
   for (const [name, value] of new URLSearchParams(query)) {
-    const previous = data[name];
+    // own members only: a parameter named `constructor` is one more parameter
+    const previous = Object.hasOwn(data, name) ? data[name] : undefined;
     data[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
   }
   Object.assign(data, input.protocol);

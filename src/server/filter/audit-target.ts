@@ -21,28 +21,33 @@ const exact = (column: keyof AuditLogTable): Column => ({
   present: has(column),
 });
 
-/** The attributes of an audit record (as GET /audit shows them, lower-cased) and their columns. */
-const COLUMNS: Record<string, Column> = {
-  id: exact("id"),
-  time: exact("time"),
-  action: text("action"),
-  outcome: text("outcome"),
-  "actor.id": exact("actor_id"),
-  "actor.username": text("actor_user_name"),
-  "actor.consumerid": exact("actor_consumer_id"),
-  "target.type": text("target_type"),
-  "target.id": exact("target_id"),
-  "target.name": text("target_name"),
-  requestid: exact("request_id"),
-  clientip: text("client_ip"),
-  useragent: text("user_agent"),
-};
+/**
+ * The attributes of an audit record (as GET /audit shows them, lower-cased) and their columns. A
+ * Map: an attribute of a filter is a plain name, `constructor` no more a column than `nosuch`.
+ */
+const COLUMNS = new Map<string, Column>(
+  Object.entries({
+    id: exact("id"),
+    time: exact("time"),
+    action: text("action"),
+    outcome: text("outcome"),
+    "actor.id": exact("actor_id"),
+    "actor.username": text("actor_user_name"),
+    "actor.consumerid": exact("actor_consumer_id"),
+    "target.type": text("target_type"),
+    "target.id": exact("target_id"),
+    "target.name": text("target_name"),
+    requestid: exact("request_id"),
+    clientip: text("client_ip"),
+    useragent: text("user_agent"),
+  }),
+);
 
 /** The origin of a request, which a member sees on its own records only (see audit-list). */
 const ORIGIN = new Set(["clientip", "useragent"]);
 
 function columnOf(path: string[]): Column {
-  const found = COLUMNS[path.join(".")];
+  const found = COLUMNS.get(path.join("."));
   if (!found) throw invalidFilter(`Audit records cannot be filtered by '${path.join(".")}'.`);
   return found;
 }

@@ -18,27 +18,32 @@ const time = (column: string): Column => ({
   present: has(column),
 });
 
-/** Event fields kept in columns of `events`; the JSON ones are reached with json_each. */
-const COLUMNS: Record<string, Column> = {
-  code: { kind: "s", text: sql.ref("events.code_key"), num: none, present: has("code_key") },
-  name: text("name"),
-  description: text("description"),
-  type: text("type"),
-  location: text("location"),
-  organizer: text("organizer"),
-  createdby: text("created_by"),
-  startsat: time("starts_at"),
-  endsat: time("ends_at"),
-  createdat: time("created_at"),
-  updatedat: time("updated_at"),
-  allday: {
-    kind: "b",
-    text: sql`case events.all_day when 1 then 'true' when 0 then 'false' end`,
-    num: none,
-    present: has("all_day"),
-  },
-  version: { kind: "n", text: none, num: sql.ref("events.version"), present: has("version") },
-};
+/**
+ * Event fields kept in columns of `events`; the JSON ones are reached with json_each. A Map: an
+ * attribute of a filter is a plain name, `constructor` no more a column than `nosuch`.
+ */
+const COLUMNS = new Map<string, Column>(
+  Object.entries({
+    code: { kind: "s", text: sql.ref("events.code_key"), num: none, present: has("code_key") },
+    name: text("name"),
+    description: text("description"),
+    type: text("type"),
+    location: text("location"),
+    organizer: text("organizer"),
+    createdby: text("created_by"),
+    startsat: time("starts_at"),
+    endsat: time("ends_at"),
+    createdat: time("created_at"),
+    updatedat: time("updated_at"),
+    allday: {
+      kind: "b",
+      text: sql`case events.all_day when 1 then 'true' when 0 then 'false' end`,
+      num: none,
+      present: has("all_day"),
+    },
+    version: { kind: "n", text: none, num: sql.ref("events.version"), present: has("version") },
+  }),
+);
 const TIMESTAMPS = new Set(["startsat", "endsat", "createdat", "updatedat"]);
 const ATTENDEE_FIELDS = new Set(["name", "email", "status"]);
 
@@ -120,7 +125,7 @@ export function eventsTarget(dialect: "sqlite" | "postgres"): FilterTarget {
     some(path, predicate, scope) {
       if (scope) return attendeeHas(json, "a", attendeeField(path), predicate);
       const [head, ...rest] = path;
-      const column = rest.length === 0 && head ? COLUMNS[head] : undefined;
+      const column = rest.length === 0 && head ? COLUMNS.get(head) : undefined;
       // a column without a value has no value to compare (and no SQL null reaches a `not`)
       if (column) return sql`(${column.present} and ${predicate(column)})`;
       if (head === "tags" && rest.length === 0) {

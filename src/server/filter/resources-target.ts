@@ -3,14 +3,20 @@ import { SCHEMA_URN } from "../../contract/resources.js";
 import { INVITED } from "../store/resources-repo.js";
 import { type Condition, type FilterTarget, invalidFilter, type Literal, type ValueColumns } from "./compile.js";
 
-/** Attributes kept in columns of `resources r` (indexed); the others are looked up in resource_values. */
-const COLUMNS: Record<string, ValueColumns> = {
-  id: { kind: "s", text: sql`r.id`, num: sql`null`, caseExact: true },
-  "meta.created": { kind: "s", text: sql`r.created_at`, num: sql`null`, caseExact: true },
-  "meta.lastmodified": { kind: "s", text: sql`r.updated_at`, num: sql`null`, caseExact: true },
-  "meta.resourcetype": { kind: "s", text: sql`lower(r.resource_type)`, num: sql`null` },
-  resourcetype: { kind: "s", text: sql`lower(r.resource_type)`, num: sql`null` },
-};
+/**
+ * Attributes kept in columns of `resources r` (indexed); the others are looked up in
+ * resource_values. Maps, here and for the account state: an attribute path from a request is a
+ * plain name, and `constructor` is an attribute a resource may hold like any other.
+ */
+const COLUMNS = new Map<string, ValueColumns>(
+  Object.entries({
+    id: { kind: "s", text: sql`r.id`, num: sql`null`, caseExact: true },
+    "meta.created": { kind: "s", text: sql`r.created_at`, num: sql`null`, caseExact: true },
+    "meta.lastmodified": { kind: "s", text: sql`r.updated_at`, num: sql`null`, caseExact: true },
+    "meta.resourcetype": { kind: "s", text: sql`lower(r.resource_type)`, num: sql`null` },
+    resourcetype: { kind: "s", text: sql`lower(r.resource_type)`, num: sql`null` },
+  }),
+);
 
 /** A User's credentials, correlated with `resources r`; null for other types. */
 const credential = (expression: RawBuilder<unknown>) =>
@@ -83,7 +89,7 @@ function schemasHave(predicate: (value: ValueColumns) => Condition): Condition {
 
 /** The filter target of resources at the time of a request (account state depends on it). */
 export function resourcesTargetAt(nowIso: string): FilterTarget {
-  const account = accountColumns(nowIso);
+  const account = new Map(Object.entries(accountColumns(nowIso)));
   return {
     normalize(path, literal): Literal {
       const key = path.join(".");
@@ -100,7 +106,7 @@ export function resourcesTargetAt(nowIso: string): FilterTarget {
       const key = path.join(".");
       const elementScope = scope as ElementScope | undefined;
       if (!elementScope) {
-        const column = COLUMNS[key] ?? account[key];
+        const column = COLUMNS.get(key) ?? account.get(key);
         if (column) return predicate(column);
         if (key === "schemas") return schemasHave(predicate);
         return sql`r.id in (select v.resource_id from resource_values v where v.path in (${sql.join(candidatePaths(key))}) and v.kind <> 'e' and ${predicate(valueColumns("v"))})`;
@@ -114,9 +120,9 @@ export function resourcesTargetAt(nowIso: string): FilterTarget {
       const key = path.join(".");
       const elementScope = scope as ElementScope | undefined;
       if (!elementScope) {
-        const state = account[key];
+        const state = account.get(key);
         if (state) return sql`(${state.kind === "n" ? state.num : state.text}) is not null`;
-        if (COLUMNS[key] || key === "schemas") return sql`1=1`;
+        if (COLUMNS.has(key) || key === "schemas") return sql`1=1`;
         return sql`r.id in (select v.resource_id from resource_values v where ${atOrUnder(sql.ref("v.path"), key)} and v.kind <> 'e')`;
       }
       const inner = `${elementScope.arrayPath}.${key}`;
@@ -138,9 +144,9 @@ export function resourcesTargetAt(nowIso: string): FilterTarget {
 /** Sort keys for `sortby`: a column when the attribute has one, else its smallest number, then its smallest text. */
 export function resourceSortKeys(path: string[], nowIso: string): RawBuilder<unknown>[] {
   const key = path.join(".");
-  const column = COLUMNS[key];
+  const column = COLUMNS.get(key);
   if (column) return [column.text];
-  const state = accountColumns(nowIso)[key];
+  const state = new Map(Object.entries(accountColumns(nowIso))).get(key);
   if (state) return [state.kind === "n" ? state.num : state.text];
   return [
     sql`(select min(s.num_value) from resource_values s where s.resource_id = r.id and s.path in (${sql.join(candidatePaths(key))}))`,

@@ -3,6 +3,7 @@ import secureJson from "secure-json-parse";
 import { type ErrorCode, PROBLEM_CONTENT_TYPE, type ProblemDocument, TITLES } from "../../contract/errors.js";
 import { RESOURCES_PATH } from "../../contract/resources.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/json-depth.js";
+import { illFormedText } from "../http/well-formed.js";
 import { ProblemError } from "../problems.js";
 import { isDatabaseUnavailable, isUnstorableText } from "../store/errors.js";
 import { type AjvIssue, fieldIssues } from "../validation-issues.js";
@@ -107,10 +108,20 @@ export function installProblemHandling(app: FastifyInstance): void {
         undefined,
       );
     }
+    let value: unknown;
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" }));
+      value = secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" });
     } catch (error) {
-      done(new ProblemError("validation_failed", `The body is not valid JSON: ${(error as Error).message}`), undefined);
+      return done(
+        new ProblemError("validation_failed", `The body is not valid JSON: ${(error as Error).message}`),
+        undefined,
+      );
     }
+    const illFormed = illFormedText(text, value);
+    if (illFormed) {
+      const detail = `The body is not valid: ${illFormed.path}: ${illFormed.message}.`;
+      return done(new ProblemError("validation_failed", detail, { errors: [illFormed] }), undefined);
+    }
+    done(null, value);
   });
 }

@@ -1,7 +1,15 @@
 import type { TSchema } from "@sinclair/typebox";
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+} from "fastify";
 import type { BodyOf, ParamsOf, QueryOf, RouteEntry } from "../../contract/route.js";
+import { undecodableQuery } from "../http/well-formed.js";
 import { authorize } from "../plugins/authenticate.js";
+import { ProblemError } from "../problems.js";
 import type { ServiceContext } from "../services/context.js";
 
 export type TypedRequest<E extends RouteEntry> = FastifyRequest<{
@@ -18,6 +26,20 @@ function responseSchemas(entry: RouteEntry): Record<number, TSchema | { type: "n
     out[Number(status)] = schema ?? { type: "null", description: "No content" };
   }
   return out;
+}
+
+/** A query parameter that does not decode as UTF-8 is refused, rather than read as its raw escapes. */
+function refuseUndecodableQuery(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const issue = undecodableQuery(request.url);
+  if (!issue) {
+    done();
+    return;
+  }
+  done(
+    new ProblemError("validation_failed", `The request is not valid: ${issue.path}: ${issue.message}.`, {
+      errors: [issue],
+    }),
+  );
 }
 
 /** Registers a contract entry: its path and aliases, its schemas, its access rule, one handler. */
@@ -48,6 +70,8 @@ export function registerRoute<E extends RouteEntry>(
       url,
       schema: url === entry.path ? schema : { ...schema, hide: true },
       ...(onRequest.length > 0 && { onRequest }),
+      // only where the contract declares a query: the other routes read none
+      ...(entry.query && { preValidation: refuseUndecodableQuery }),
       handler: handler as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
     });
   }

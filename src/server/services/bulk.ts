@@ -1,6 +1,6 @@
 import { BULK_ID_PREFIX, BULK_MAX_OPERATIONS, BULK_URN } from "../../contract/bulk.js";
 import { LIST_COUNT } from "../../contract/resources.js";
-import { ProblemError } from "../problems.js";
+import { invalid, ProblemError } from "../problems.js";
 import type { Principal, ServiceContext } from "./context.js";
 import { sendInvitation } from "./invitations.js";
 import { createResource, deleteResource, replaceResource } from "./resources.js";
@@ -33,6 +33,14 @@ interface Target {
 
 const PATH = /^\/(Resources|Users)(?:\/([^/]+)(\/invitation)?)?$/;
 
+function decodedId(segment: string, path: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw invalid(`The id in '${path}' does not decode as UTF-8.`, "/path", "invalidPath");
+  }
+}
+
 function parsePath(path: string): Target {
   const match = PATH.exec(path);
   if (!match) {
@@ -43,7 +51,7 @@ function parsePath(path: string): Target {
   }
   return {
     ...(match[1] === "Users" && { type: "User" as const }),
-    ...(match[2] !== undefined && { id: decodeURIComponent(match[2]) }),
+    ...(match[2] !== undefined && { id: decodedId(match[2], path) }),
     ...(match[3] !== undefined && { invitation: true }),
   };
 }

@@ -27,19 +27,22 @@ type EventInputBody = Static<typeof EventInput>;
 export type EventRepresentation = Static<typeof Event>;
 type FieldName = (typeof EVENT_FIELDS)[number];
 
-const COLUMN_OF: Record<(typeof EVENT_SORTABLE_FIELDS)[number], keyof EventsTable> = {
-  code: "code_key",
-  name: "name",
-  type: "type",
-  startsAt: "starts_at",
-  endsAt: "ends_at",
-  allDay: "all_day",
-  location: "location",
-  organizer: "organizer",
-  createdAt: "created_at",
-  updatedAt: "updated_at",
-  createdBy: "created_by",
-};
+/** A Map: a sort key from the query is a plain name, `constructor` no more a column than `nosuch`. */
+const COLUMN_OF = new Map<string, keyof EventsTable>(
+  Object.entries({
+    code: "code_key",
+    name: "name",
+    type: "type",
+    startsAt: "starts_at",
+    endsAt: "ends_at",
+    allDay: "all_day",
+    location: "location",
+    organizer: "organizer",
+    createdAt: "created_at",
+    updatedAt: "updated_at",
+    createdBy: "created_by",
+  } satisfies Record<(typeof EVENT_SORTABLE_FIELDS)[number], keyof EventsTable>),
+);
 
 export interface ListQuery {
   order?: string;
@@ -58,7 +61,8 @@ export function parseOrder(order: string | undefined): SortKey[] {
     const item = raw.trim();
     const descending = item.startsWith("-");
     const field = descending ? item.slice(1) : item.replace(/^\+/, "");
-    if (!(field in COLUMN_OF)) {
+    const column = COLUMN_OF.get(field);
+    if (column === undefined) {
       throw invalid(
         `Cannot order by '${field}'; sortable fields: ${EVENT_SORTABLE_FIELDS.join(", ")}.`,
         "/query/order",
@@ -66,7 +70,7 @@ export function parseOrder(order: string | undefined): SortKey[] {
     }
     if (seen.has(field)) throw invalid(`'${field}' appears twice in order.`, "/query/order");
     seen.add(field);
-    keys.push({ column: COLUMN_OF[field as keyof typeof COLUMN_OF], descending });
+    keys.push({ column, descending });
   }
   // the unique code breaks ties so that pages never overlap or skip
   if (!seen.has("code")) keys.push({ column: "code_key", descending: false });

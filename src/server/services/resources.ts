@@ -294,7 +294,9 @@ function targetOf(type: string, id: string, attributes: Attributes) {
 /** Names of the top-level attributes that differ: values are not kept (they may be personal data). */
 function changedNames(before: Attributes, after: Attributes): string[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...keys].filter((key) => !sameJson(before[key], after[key])).sort();
+  // own members only: an attribute named `toString` is compared, not the function every object has
+  const own = (attributes: Attributes, key: string) => (Object.hasOwn(attributes, key) ? attributes[key] : undefined);
+  return [...keys].filter((key) => !sameJson(own(before, key), own(after, key))).sort();
 }
 
 /** The records of a User replacement: one per kind of change (roles, enabled, password, the rest). */
