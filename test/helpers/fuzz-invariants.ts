@@ -5,7 +5,10 @@
  *   authorization page excepted: it answers a browser with a page);
  * - a refused request (4xx) changes nothing in the database;
  * - no answer shows a password, a hash or a token that was not issued to this caller;
- * - every answer of the app carries its security headers and request id, errors too.
+ * - every answer of the app carries its security headers and request id, errors too;
+ * - text that is not well-formed Unicode is never accepted: a body or a query holding it is refused;
+ * - a name every object inherits is a plain name: a read answers as it does when a made-up name
+ *   stands in its place.
  * Each check returns what is wrong, or nothing; the test turns that into a failure that shows the
  * request, so that fast-check's counterexample reads on its own.
  */
@@ -92,7 +95,10 @@ export function leaksSecret(answer: Answer, hidden: readonly string[]): string |
     .map(([name, value]) => `${name}: ${String(value)}`)
     .join("\n")}\n${answer.body}`;
   if (text.includes("$argon2")) return `a password hash in the answer: ${answer.body.slice(0, 300)}`;
-  const found = hidden.find((secret) => text.includes(secret) || text.includes(encodeURIComponent(secret)));
+  // a password with a lone surrogate has no URL form (encodeURIComponent throws on it)
+  const found = hidden.find(
+    (secret) => text.includes(secret) || (secret.isWellFormed() && text.includes(encodeURIComponent(secret))),
+  );
   return found ? `the answer shows a secret not issued to this caller (${found.slice(0, 12)}…)` : undefined;
 }
 
@@ -104,4 +110,65 @@ export function withoutSecurityHeaders(answer: Answer): string | undefined {
   return missing.length > 0
     ? `a ${answer.status} without ${missing.join(", ")}: ${answer.body.slice(0, 200)}`
     : undefined;
+}
+
+const JSON_MEDIA_TYPE = /^application\/(?:scim\+)?json\s*(?:;|$)/i;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The JSON Pointer of a string or member name in `value` that is not well-formed Unicode, if any. */
+function illFormedAt(value: unknown, pointer = ""): string | undefined {
+  if (typeof value === "string") return value.isWellFormed() ? undefined : pointer || "/";
+  if (!value || typeof value !== "object") return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    if (!key.isWellFormed()) return `${pointer}/ (a member name)`;
+    const found = illFormedAt(item, `${pointer}/${key}`);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function notUtf8(bytes: Buffer): boolean {
+  try {
+    utf8.decode(bytes);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** The first `name=value` piece whose percent-escapes do not decode as UTF-8. */
+function undecodablePiece(query: string): string | undefined {
+  return query.split("&").find((piece) => {
+    try {
+      decodeURIComponent(piece.replace(/\+/g, " "));
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
+/**
+ * A success although the request held text that is not Unicode where the operation reads it: a
+ * JSON body (of an operation that takes one) with a lone surrogate or bytes that are not UTF-8, a
+ * query (of an operation that declares one) with escapes that are not UTF-8.
+ */
+export function acceptedIllFormedText(
+  answer: Answer,
+  sent: { contentType?: string; json?: unknown; bytes?: Buffer; query?: string },
+): string | undefined {
+  if (answer.status >= 400) return undefined;
+  if (sent.contentType !== undefined && JSON_MEDIA_TYPE.test(sent.contentType)) {
+    const at = sent.json === undefined ? undefined : illFormedAt(sent.json);
+    if (at) return `a ${answer.status} for a body with a lone surrogate at ${at}`;
+    if (sent.bytes && notUtf8(sent.bytes)) return `a ${answer.status} for a body that is not UTF-8`;
+  }
+  const piece = sent.query && undecodablePiece(sent.query);
+  return piece ? `a ${answer.status} for the query piece ${piece.slice(0, 80)}, which is not UTF-8` : undefined;
+}
+
+/** A read whose answer changed when the names every object inherits gave way to made-up ones. */
+export function dependsOnInheritedName(answer: Answer, twin: Answer, twinUrl: string): string | undefined {
+  if (answer.status === twin.status) return undefined;
+  return `answered ${answer.status}, but ${twin.status} with made-up names in place of inherited ones (${twinUrl.slice(0, 200)}): ${answer.body.slice(0, 200)}`;
 }

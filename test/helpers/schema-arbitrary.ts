@@ -8,6 +8,11 @@
  * date-time/email), integer, number, boolean, null, array (items, maxItems), anyOf, const and the
  * empty schema. A keyword it does not know makes `validValue` throw, so a new kind of schema in the
  * contract is noticed instead of fuzzed wrongly.
+ *
+ * Beside values it makes the hostile kinds of text and names a request may hold wherever text or a
+ * name goes: names every object inherits (`inheritedName`), text that is not well-formed Unicode
+ * (`illFormedText`) and bytes that are not UTF-8 (`invalidUtf8`), each a class read from the
+ * runtime or built from the encoding's rules, not a list of known cases.
  */
 import fc from "fast-check";
 
@@ -52,7 +57,8 @@ function validString(schema: JsonSchema): fc.Arbitrary<string> {
   if (schema.pattern !== undefined) {
     return fc.stringMatching(new RegExp(schema.pattern, "u"), { maxLength }).filter(fits);
   }
-  // printable text, and any code point (lone surrogates, controls, NUL) now and then
+  // printable text, and any code point (controls, NUL, astral) now and then; lone surrogates are
+  // not text a client means, so they come as a mutation (illFormedText)
   return fc.oneof(
     { weight: 4, arbitrary: fc.string({ minLength, maxLength }) },
     { weight: 1, arbitrary: fc.string({ unit: "binary", minLength, maxLength }) },
@@ -73,7 +79,12 @@ function validObject(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> 
     ? validValue(Object.values(schema.patternProperties)[0] as JsonSchema)
     : fc.jsonValue({ maxDepth: 2 });
   const free = fc.dictionary(
-    fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !(k in properties)),
+    fc
+      .oneof(
+        { weight: 4, arbitrary: fc.string({ minLength: 1, maxLength: 12 }) },
+        { weight: 1, arbitrary: inheritedName },
+      )
+      .filter((k) => !Object.hasOwn(properties, k)),
     freeValue,
     { maxKeys: 3 },
   );
@@ -141,10 +152,68 @@ function boundaryValues(schema: JsonSchema): unknown[] {
   return out;
 }
 
-/** Property names that trip prototype pollution and naive `obj[key]` code. */
-export const HOSTILE_KEYS = ["__proto__", "constructor", "prototype", "hasOwnProperty", "toString", ""];
+/**
+ * The names a plain object answers to without holding them, read from the runtime (a name a newer
+ * Node adds is covered too), and `prototype`, which every function has. Code that looks a name
+ * from a request up in a plain object (`table[name]`, `name in table`) finds these.
+ */
+export const INHERITED_NAMES: readonly string[] = [...Object.getOwnPropertyNames(Object.prototype), "prototype"];
 
-type Mutation = "wrongType" | "dropRequired" | "extraField" | "boundary" | "hostileKey";
+/** One of them, now and then in another case (for names the server lower-cases: SCIM attributes). */
+export const inheritedName: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...INHERITED_NAMES) },
+  { weight: 1, arbitrary: fc.mixedCase(fc.constantFrom(...INHERITED_NAMES)) },
+);
+
+const surrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit));
+
+/**
+ * Text that is not well-formed Unicode: one or two surrogates that make no pair (high or low
+ * alone, a pair reversed), at the start, the end or inside ordinary text. JSON.stringify writes
+ * each as a `\udXXX` escape, as a client does.
+ */
+export const illFormedText: fc.Arbitrary<string> = fc
+  .tuple(fc.string({ maxLength: 6 }), fc.array(surrogate, { minLength: 1, maxLength: 2 }), fc.string({ maxLength: 6 }))
+  .map(([before, units, after]) => `${before}${units.join("")}${after}`)
+  .filter((text) => !text.isWellFormed());
+
+const continuation = fc.integer({ min: 0x80, max: 0xbf });
+
+/**
+ * Byte sequences that are not UTF-8, one of each kind the encoding rules out: a continuation byte
+ * alone, a lead byte without all its continuations, an overlong form, an encoded surrogate, a code
+ * point past U+10FFFF, a byte UTF-8 never uses.
+ */
+export const invalidUtf8: fc.Arbitrary<number[]> = fc.oneof(
+  continuation.map((b) => [b]),
+  fc.integer({ min: 0xc2, max: 0xf4 }).map((b) => [b]),
+  fc.tuple(fc.integer({ min: 0xe1, max: 0xef }), continuation).map(([a, b]) => [a, b]),
+  fc.tuple(fc.integer({ min: 0xc0, max: 0xc1 }), continuation).map(([a, b]) => [a, b]),
+  fc.tuple(fc.integer({ min: 0x80, max: 0x9f }), continuation).map(([b, c]) => [0xe0, b, c]),
+  fc.tuple(fc.integer({ min: 0xa0, max: 0xbf }), continuation).map(([b, c]) => [0xed, b, c]),
+  fc.tuple(fc.integer({ min: 0x90, max: 0xbf }), continuation, continuation).map(([b, c, d]) => [0xf4, b, c, d]),
+  fc.integer({ min: 0xf5, max: 0xff }).map((b) => [b]),
+);
+
+/** The bytes as a URL carries them: `%ED%A0%80`. */
+export const percentEscaped = (bytes: number[]) =>
+  bytes.map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+
+/** Member names that trip prototype pollution and naive `obj[key]` code, and the empty one. */
+export const hostileKey: fc.Arbitrary<string> = fc.oneof(
+  { weight: 4, arbitrary: inheritedName },
+  { weight: 1, arbitrary: fc.constant("") },
+  { weight: 1, arbitrary: illFormedText },
+);
+
+type Mutation = "wrongType" | "dropRequired" | "extraField" | "boundary" | "hostileKey" | "illFormedText";
+
+/** What a mutation puts in: a value of another type, a member name, a text. */
+interface Payload {
+  value: unknown;
+  key: string;
+  text: string;
+}
 
 interface Node {
   schema: JsonSchema;
@@ -172,12 +241,28 @@ function nodesOf(schema: JsonSchema, value: unknown, parent?: Node["parent"], ke
   return [{ ...here, schema: branch }];
 }
 
+/** Where a text is in `root` (every string, at any depth) and every object under it. */
+export function placesOf(root: unknown) {
+  const texts: { parent: Record<string, unknown>; key: string }[] = [];
+  const objects: Record<string, unknown>[] = [];
+  const walk = (node: unknown) => {
+    if (!node || typeof node !== "object") return;
+    if (!Array.isArray(node) && node !== root) objects.push(node as Record<string, unknown>);
+    for (const [key, item] of Object.entries(node)) {
+      if (typeof item === "string") texts.push({ parent: node as Record<string, unknown>, key });
+      else walk(item);
+    }
+  };
+  walk(root);
+  return { texts, objects };
+}
+
 /** Sets an own property, `__proto__` included (a plain assignment would set the prototype). */
 function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, configurable: true, writable: true });
 }
 
-function mutate(value: unknown, schema: JsonSchema, mutation: Mutation, pick: number, payload: unknown): unknown {
+function mutate(value: unknown, schema: JsonSchema, mutation: Mutation, pick: number, payload: Payload): unknown {
   const root = { value };
   const nodes = nodesOf(schema, value, root as unknown as Record<string, unknown>, "value");
   const objects = nodes.filter((n) => n.schema.type === "object" && n.parent);
@@ -185,7 +270,7 @@ function mutate(value: unknown, schema: JsonSchema, mutation: Mutation, pick: nu
   switch (mutation) {
     case "wrongType": {
       const node = target(nodes)!;
-      (node.parent as Record<string | number, unknown>)[node.key as string] = payload;
+      (node.parent as Record<string | number, unknown>)[node.key as string] = payload.value;
       break;
     }
     case "dropRequired": {
@@ -201,9 +286,17 @@ function mutate(value: unknown, schema: JsonSchema, mutation: Mutation, pick: nu
       const node = target(objects);
       const object = node && (node.parent as Record<string, unknown>)[node.key as string];
       if (object && typeof object === "object" && !Array.isArray(object)) {
-        const name = mutation === "hostileKey" ? HOSTILE_KEYS[pick % HOSTILE_KEYS.length]! : `extra${pick % 7}`;
-        defineOwn(object as Record<string, unknown>, name, payload);
+        const name = mutation === "hostileKey" ? payload.key : `extra${pick % 7}`;
+        defineOwn(object as Record<string, unknown>, name, payload.value);
       }
+      break;
+    }
+    case "illFormedText": {
+      // any text of the value, free-form members included, or a new member's name
+      const { texts, objects: all } = placesOf(root);
+      const text = texts[pick % (texts.length || 1)];
+      if (pick % 2 === 0 && text) text.parent[text.key] = payload.text;
+      else if (all.length > 0) defineOwn(all[pick % all.length]!, payload.text, payload.value);
       break;
     }
     case "boundary": {
@@ -221,14 +314,17 @@ function mutate(value: unknown, schema: JsonSchema, mutation: Mutation, pick: nu
   return root.value;
 }
 
-/** Values just outside the schema: wrong types, missing and extra fields, limits, hostile keys. */
+/**
+ * Values just outside the schema: wrong types, missing and extra fields, limits, hostile member
+ * names, text that is not well-formed Unicode.
+ */
 export function mutatedValue(schema: JsonSchema): fc.Arbitrary<unknown> {
   return fc
     .tuple(
       validValue(schema),
-      fc.constantFrom<Mutation>("wrongType", "dropRequired", "extraField", "boundary", "hostileKey"),
+      fc.constantFrom<Mutation>("wrongType", "dropRequired", "extraField", "boundary", "hostileKey", "illFormedText"),
       fc.nat(),
-      wrongTypeValue,
+      fc.record({ value: wrongTypeValue, key: hostileKey, text: illFormedText }),
     )
     .map(([value, mutation, pick, payload]) => mutate(structuredClone(value), schema, mutation, pick, payload));
 }

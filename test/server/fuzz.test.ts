@@ -6,9 +6,15 @@
  * For each operation and each caller (anonymous, member, support, admin, a user whose first
  * login is pending, OAuth token credentials) fast-check sends valid requests and mutations of
  * them (wrong types, missing and extra fields, limits, 1 MiB strings), hostile bodies (invalid
- * UTF-8, NUL bytes, `__proto__`/`constructor` keys, nesting 10,000 deep), odd content types, path
- * parameters with `../`, `%00`, `%2F`, and duplicated query parameters. The invariants are in
- * test/helpers/fuzz-invariants.ts.
+ * UTF-8, NUL bytes, nesting 10,000 deep), odd content types, path parameters with `../`, `%00`,
+ * `%2F`, and duplicated query parameters. Two classes reach every position where they can go:
+ * names every JavaScript object inherits (`__proto__`, `constructor`, `toString`, ... read from the
+ * runtime) as body member names, query parameter names, path segments, and the names in sort
+ * lists, field lists and filter paths; and text that is not Unicode (lone surrogates in any string
+ * or member name of a body, bytes that are not UTF-8 in a body, escapes that are not UTF-8 in a
+ * query or a path, odd If-Match values). The invariants are in test/helpers/fuzz-invariants.ts;
+ * a read holding an inherited name is sent twice, the second time with made-up names in their
+ * place, and must be answered alike.
  *
  * In-process or real HTTP: the bulk goes through `app.inject()`, the same app code without a
  * socket, which is what makes thousands of cases fit in a CI run. inject cannot send what only a
@@ -34,15 +40,17 @@ import type { RouteEntry } from "../../src/contract/route.js";
 import { databaseDigest } from "../helpers/db-digest.js";
 import {
   type Answer,
+  acceptedIllFormedText,
   authorizationPage,
   changedOnRefusal,
+  dependsOnInheritedName,
   leaksSecret,
   notAProblem,
   sentPasswords,
   serverError,
   withoutSecurityHeaders,
 } from "../helpers/fuzz-invariants.js";
-import { type FuzzRequest, payloadOf, requestArbitrary, urlOf } from "../helpers/fuzz-requests.js";
+import { type FuzzRequest, payloadOf, requestArbitrary, urlOf, withMadeUpNames } from "../helpers/fuzz-requests.js";
 import { CALLER_KINDS, FuzzWorld } from "../helpers/fuzz-world.js";
 import { startPostgresTestServer } from "../helpers/postgres.js";
 import { type JsonSchema, validValue } from "../helpers/schema-arbitrary.js";
@@ -93,12 +101,47 @@ async function fuzzCase(world: FuzzWorld, route: RouteEntry, request: FuzzReques
     (authorizationPage(route.id, request, answer) ? undefined : notAProblem(answer)) ??
     changedOnRefusal(answer, before, after) ??
     leaksSecret(answer, hidden) ??
-    withoutSecurityHeaders(answer);
+    withoutSecurityHeaders(answer) ??
+    acceptedIllFormedText(answer, {
+      contentType: request.headers["content-type"],
+      ...(route.body && request.body.kind === "json" && { json: request.body.value }),
+      ...(route.body && { bytes }),
+      ...(route.query && { query }),
+    }) ??
+    (await differsWithMadeUpNames(world, route, request, url, answer));
   // work a request left running after its answer (mail) ends before the next digest is taken
   await world.app.services.mailer.idle();
   if (answer.status < 400) world.noteIssued(request.caller, answer.body);
   if (answer.status < 400 && request.method !== "GET") await world.heal();
   return wrong && `${route.id} as ${request.caller}: ${request.method} ${url.slice(0, 300)} → ${wrong}`;
+}
+
+/**
+ * A read that holds a name every object inherits, sent again with made-up names in their place:
+ * the server must answer both alike. Only reads, and not the OAuth endpoint, whose GET issues
+ * credentials: sending either twice must change nothing. Not for the OAuth caller either: the
+ * package the fuzzer signs with (oauth-1.0a) reads the query into a plain object itself, so it
+ * signs a parameter named `toString` wrongly and its request is refused (401) where the twin's is
+ * not.
+ */
+async function differsWithMadeUpNames(
+  world: FuzzWorld,
+  route: RouteEntry,
+  request: FuzzRequest,
+  url: string,
+  answer: Answer,
+): Promise<string | undefined> {
+  if (request.method !== "GET" || route.id.startsWith("oauth.") || request.caller === "oauth") return undefined;
+  const twinUrl = withMadeUpNames(url);
+  if (twinUrl === undefined) return undefined;
+  const authorization = request.authorization ?? world.authorization(request.caller, request.method, twinUrl);
+  const twin = await world.app.inject({
+    method: "GET",
+    url: twinUrl,
+    headers: { ...request.headers, ...(authorization !== undefined && { authorization }) },
+  });
+  const twinAnswer: Answer = { status: twin.statusCode, headers: twin.headers, body: twin.body };
+  return serverError(twinAnswer) ?? dependsOnInheritedName(answer, twinAnswer, twinUrl);
 }
 
 async function fuzzOperation(world: FuzzWorld, route: RouteEntry): Promise<void> {
