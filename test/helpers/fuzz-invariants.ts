@@ -8,7 +8,10 @@
  * - every answer of the app carries its security headers and request id, errors too;
  * - text that is not well-formed Unicode is never accepted: a body or a query holding it is refused;
  * - a name every object inherits is a plain name: a read answers as it does when a made-up name
- *   stands in its place.
+ *   stands in its place;
+ * - a delegated credential (OAuth token credentials) never manages an account: no operation the
+ *   contract marks `managesAccount`, and no temporary `password` written with a resource, succeeds
+ *   for it.
  * Each check returns what is wrong, or nothing; the test turns that into a failure that shows the
  * request, so that fast-check's counterexample reads on its own.
  */
@@ -171,4 +174,25 @@ export function acceptedIllFormedText(
 export function dependsOnInheritedName(answer: Answer, twin: Answer, twinUrl: string): string | undefined {
   if (answer.status === twin.status) return undefined;
   return `answered ${answer.status}, but ${twin.status} with made-up names in place of inherited ones (${twinUrl.slice(0, 200)}): ${answer.body.slice(0, 200)}`;
+}
+
+/**
+ * A delegated credential managed an account: an operation marked `managesAccount`, or a resource
+ * written with a `password` (a temporary password), answered a success to OAuth token credentials.
+ */
+export function delegatedManagedAccount(
+  route: { access: { public?: boolean; managesAccount?: boolean } },
+  request: { caller: string; body: { kind: string; value?: unknown } },
+  answer: Answer,
+): string | undefined {
+  if (request.caller !== "oauth" || answer.status >= 400) return undefined;
+  if ("managesAccount" in route.access && route.access.managesAccount) {
+    return `an application (token credentials) managed an account: ${answer.status}`;
+  }
+  const value = request.body.kind === "json" ? request.body.value : undefined;
+  if (value && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, "password")) {
+    const setsPassword = (value as { password?: unknown }).password !== undefined;
+    if (setsPassword) return `an application (token credentials) set a password: ${answer.status}`;
+  }
+  return undefined;
 }

@@ -9,6 +9,8 @@
  */
 import type { Role } from "../../src/contract/route.js";
 import type { BuiltApp } from "../../src/server/app.js";
+import { forgetNameFailures } from "../../src/server/services/accounts.js";
+import { outboxReader, recipientsOf, resetLinkOf } from "./mail.js";
 import { authHeader, type Credentials, createConsumer, INJECT_BASE, injectFlow, signer } from "./oauth.js";
 import { bearer, insertUser, loginToken, type TestServer } from "./server.js";
 
@@ -69,15 +71,85 @@ export class FuzzWorld {
     return world;
   }
 
+  /**
+   * What support gave two ordinary users before an admin promoted them: a temporary password to
+   * one, an invitation link to the other. Neither may ever work again, whatever the fuzzed
+   * requests do to the two accounts afterwards (spec 1.1, credentials follow their issuer).
+   */
+  private readonly supportIssued: { temporary?: { id: string; userName: string; password: string }; link?: string } =
+    {};
+
   /** Things for path parameters to hit: a victim user, a custom resource, events. */
   private async seed(): Promise<void> {
     const call = (method: "POST", url: string, payload: object) =>
       this.app.inject({ method, url, headers: bearer(this.adminJwt), payload });
+    await this.seedSupportIssued();
     await insertUser(this.app, { userName: "victor.victim", password: PASSWORD("victim", 0), roles: ["member"] });
     await call("POST", "/Resources", { resourceType: "Widget", name: "w1", colour: "blue" });
     for (const code of ["KICKOFF", "e.1", "Review-2"]) {
       await call("POST", "/api/crm/v1/events", { code, name: code, startsAt: "2027-01-10T09:00:00Z" });
     }
+  }
+
+  private async seedSupportIssued(): Promise<void> {
+    const support = this.callers.get("support")!.jwt!;
+    const as = (jwt: string) => (method: "GET" | "PUT" | "POST", url: string, payload?: object) =>
+      this.app.inject({ method, url, headers: bearer(jwt), ...(payload && { payload }) });
+    const promote = async (id: string, role: Role) => {
+      const current = (await as(this.adminJwt)("GET", `/Resources/${id}`)).json() as Record<string, unknown>;
+      await as(this.adminJwt)("PUT", `/Resources/${id}`, { ...current, roles: [{ value: "member" }, { value: role }] });
+    };
+    const temporary = { userName: "sid.supported", password: PASSWORD("support-set", 0) };
+    const sid = await insertUser(this.app, {
+      userName: temporary.userName,
+      password: PASSWORD("sid", 0),
+      roles: ["member"],
+    });
+    const current = (await as(support)("GET", `/Resources/${sid.id}`)).json() as Record<string, unknown>;
+    await as(support)("PUT", `/Resources/${sid.id}`, { ...current, password: temporary.password });
+    await promote(sid.id, "admin");
+    this.supportIssued.temporary = { id: sid.id, ...temporary };
+    const ivy = await as(this.adminJwt)("POST", "/Resources", {
+      resourceType: "User",
+      userName: "ivy.invited",
+      emails: [{ value: "ivy.invited@example.com", primary: true }],
+    });
+    const ivyId = (ivy.json() as { id: string }).id;
+    await as(support)("POST", `/Resources/${ivyId}/invitation`);
+    await this.app.services.mailer.idle();
+    const mails = await outboxReader(this.server.dataDir).take();
+    const invitation = mails.find((mail) => recipientsOf(mail).includes("ivy.invited@example.com"));
+    if (invitation) this.supportIssued.link = resetLinkOf(invitation).token;
+    await promote(ivyId, "support");
+    this.issued.set(temporary.password, "support");
+    if (this.supportIssued.link) this.issued.set(this.supportIssued.link, "support");
+  }
+
+  /** What is wrong if a credential support gave a since-promoted user works again; nothing otherwise. */
+  async supportIssuedRevived(): Promise<string | undefined> {
+    const { temporary, link } = this.supportIssued;
+    if (temporary) {
+      // its failed logins would back the name off, and a backed-off name is not tried at all
+      await forgetNameFailures(this.app.services, temporary.userName);
+      await this.app.services.store.db
+        .updateTable("credentials")
+        .set({ failed_logins: 0, locked_until: null })
+        .where("user_id", "=", temporary.id)
+        .execute();
+      const { userName, password } = temporary;
+      const login = await this.app.inject({ method: "POST", url: "/auth/login", payload: { userName, password } });
+      if (login.statusCode === 200)
+        return `the temporary password support set for ${temporary.userName} works after the promotion`;
+    }
+    if (link) {
+      const reset = await this.app.inject({
+        method: "PUT",
+        url: "/resetPassword",
+        payload: { token: link, newPassword: PASSWORD("through-the-link", 0) },
+      });
+      if (reset.statusCode < 400) return "the invitation support sent works after the promotion";
+    }
+    return undefined;
   }
 
   private async renew(kind: Exclude<CallerKind, "anonymous">): Promise<void> {

@@ -14,7 +14,11 @@
  * or member name of a body, bytes that are not UTF-8 in a body, escapes that are not UTF-8 in a
  * query or a path, odd If-Match values). The invariants are in test/helpers/fuzz-invariants.ts;
  * a read holding an inherited name is sent twice, the second time with made-up names in their
- * place, and must be answered alike.
+ * place, and must be answered alike. The credential rules of spec 1.1 are checked as the world
+ * changes: OAuth token credentials never manage an account (an operation the contract marks
+ * `managesAccount`, a temporary password), and what support gave two users before an admin
+ * promoted them (a temporary password, an invitation link) never works again, whatever the
+ * fuzzed requests do to those accounts.
  *
  * In-process or real HTTP: the bulk goes through `app.inject()`, the same app code without a
  * socket, which is what makes thousands of cases fit in a CI run. inject cannot send what only a
@@ -43,6 +47,7 @@ import {
   acceptedIllFormedText,
   authorizationPage,
   changedOnRefusal,
+  delegatedManagedAccount,
   dependsOnInheritedName,
   leaksSecret,
   notAProblem,
@@ -102,6 +107,7 @@ async function fuzzCase(world: FuzzWorld, route: RouteEntry, request: FuzzReques
     changedOnRefusal(answer, before, after) ??
     leaksSecret(answer, hidden) ??
     withoutSecurityHeaders(answer) ??
+    delegatedManagedAccount(route, request, answer) ??
     acceptedIllFormedText(answer, {
       contentType: request.headers["content-type"],
       ...(route.body && request.body.kind === "json" && { json: request.body.value }),
@@ -113,7 +119,10 @@ async function fuzzCase(world: FuzzWorld, route: RouteEntry, request: FuzzReques
   await world.app.services.mailer.idle();
   if (answer.status < 400) world.noteIssued(request.caller, answer.body);
   if (answer.status < 400 && request.method !== "GET") await world.heal();
-  return wrong && `${route.id} as ${request.caller}: ${request.method} ${url.slice(0, 300)} → ${wrong}`;
+  // a change may have touched the promoted users: what support gave them must still not work
+  const revived = answer.status < 400 && request.method !== "GET" ? await world.supportIssuedRevived() : undefined;
+  const found = wrong ?? revived;
+  return found && `${route.id} as ${request.caller}: ${request.method} ${url.slice(0, 300)} → ${found}`;
 }
 
 /**
