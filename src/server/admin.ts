@@ -9,7 +9,7 @@ import type { ServerOptions } from "./options.js";
 import { createFirstAdmin, recoverAdmin } from "./services/accounts.js";
 import type { ServiceContext } from "./services/context.js";
 import type { Store, StoreOptions } from "./store/database.js";
-import { migrateToLatest } from "./store/migrations.js";
+import { migrateToLatest } from "./store/migrator.js";
 
 type InstanceOptions = Pick<ServerOptions, "dataDir" | "databaseUrl" | "secretKey" | "passwordMinLength">;
 
