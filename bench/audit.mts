@@ -15,7 +15,7 @@
 import { join } from "node:path";
 import type { InjectOptions } from "fastify";
 import { buildApp } from "../src/server/app.js";
-import { createFirstAdmin } from "../src/server/services/accounts.js";
+import { createFirstAdmin } from "../src/server/services/first-admin.js";
 
 function knob(name: string, fallback: number): number {
   const value = Number(process.env[name]);

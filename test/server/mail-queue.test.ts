@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type BuiltApp, buildApp } from "../../src/server/app.js";
 import { MAIL_DEFAULTS, MAIL_SENDERS } from "../../src/server/mail/mailer.js";
 import type { ServerOptions } from "../../src/server/options.js";
-import { createFirstAdmin } from "../../src/server/services/accounts.js";
+import { createFirstAdmin } from "../../src/server/services/first-admin.js";
 import { claimMail, insertMail } from "../../src/server/store/mail-queue-repo.js";
 import { closedPort } from "../helpers/cli.js";
 import { recipientsOf, resetLinkOf, type SmtpSink, startSmtpSink } from "../helpers/mail.js";

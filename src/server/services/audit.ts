@@ -106,6 +106,13 @@ export function actorOf(principal: Principal): AuditActor {
   };
 }
 
+/** The target of a record about a user account. */
+export const userTarget = (account: { id: string; userName: string }): AuditTarget => ({
+  type: "User",
+  id: account.id,
+  name: account.userName,
+});
+
 /** Writes one record with `db`: the transaction of the change it records. */
 export async function audit(
   ctx: Pick<ServiceContext, "clock" | "auditOff">,

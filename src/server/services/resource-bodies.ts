@@ -11,8 +11,8 @@ import {
 import { assertPublicKey } from "../oauth/rsa.js";
 import { invalid, ProblemError } from "../problems.js";
 import type { ResourceRow } from "../store/resources-repo.js";
-import { assertEmails, assertUserName } from "./accounts.js";
 import { isImportableHash } from "./passwords.js";
+import { assertEmails, assertUserName } from "./user-fields.js";
 
 // What a resource body sent to POST or PUT /Resources may hold, and the attributes kept of it.
 
