@@ -260,7 +260,6 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     passwordPolicy: { minLength: options.passwordMinLength ?? DEFAULTS.passwordMinLength },
     publicUrl,
     allowPlaintextOverHttp: options.allowPlaintextOverHttp ?? false,
-    ...(options.auditOff && { auditOff: true }),
     linkBase: () => publicUrl ?? listenUrl ?? DEFAULTS.linkBase,
     resetTokenTtlSeconds: options.resetTokenTtlSeconds ?? DEFAULTS.resetTokenTtlSeconds,
     inviteTtlSeconds: options.inviteTtlSeconds ?? DEFAULTS.inviteTtlSeconds,
