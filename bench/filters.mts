@@ -16,7 +16,7 @@
 // Knobs: BENCH_FILTER_USERS (100000) the large size, BENCH_FILTER_SMALL (1000) the small one,
 //   BENCH_FILTER_EQ (200) and BENCH_FILTER_CO (30) measured requests per filter and size.
 import { buildApp } from "../src/server/app.js";
-import { createFirstAdmin } from "../src/server/services/accounts.js";
+import { createFirstAdmin } from "../src/server/services/first-admin.js";
 import { insertResource } from "../src/server/store/resources-repo.js";
 import { saveCredential } from "../src/server/store/users-repo.js";
 

@@ -16,7 +16,7 @@
 //   9. measures/json-server.mjs     GET by id and POST create against json-server 0.17 (installed into the temp dir)
 //  10. measures/users-import.mjs    `users import` of 10 000 users with --invite against a plain import (SMTP sink)
 //  11. measures/events-import.mjs   `events import` of 1 000 000 NDJSON events, embedded and remote, against a bare better-sqlite3 loop
-//  12. measures/audit.mjs           audited writes (User update, login) against auditing off (bench/audit.mts, in-process)
+//  12. measures/audit.mjs           audited writes (User update, login) against audit() switched off (bench/audit.mts, in-process)
 //  13. measures/import-commit.mjs   a member's logins and creates during an admin's atomic import of 100 000 events, against
 //                                   the same on the idle server, on SQLite and on PostgreSQL
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.

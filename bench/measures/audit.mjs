@@ -1,5 +1,6 @@
 // 12. The audit trail's cost: audited writes (a User update, a login) against the same writes with
-// auditing off (the bench-only `auditOff` option), in-process through app.inject(); see bench/audit.mts.
+// audit() switched off (a switch lib/audit-switch.mjs adds as the bench loads the sources; the product
+// has none), in-process through app.inject(); see bench/audit.mts.
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ROOT } from "../lib/config.mjs";
@@ -10,7 +11,7 @@ const AUDIT_SCRIPT = join(ROOT, "bench", "audit.mts");
 
 export async function measureAudit({ base }, dir) {
   const workDir = await mkdtemp(join(dir, "audit-"));
-  progress("audit: two apps in-process from src/ (tsx), one with auditing off");
+  progress("audit: two apps in-process from src/ (tsx), one with audit() switched off");
   let data;
   try {
     const result = await run(["--import", "tsx", AUDIT_SCRIPT, workDir], { env: base, forwardStderr: true });
@@ -19,8 +20,9 @@ export async function measureAudit({ base }, dir) {
     await rm(workDir, { recursive: true, force: true });
   }
   console.log(
-    `\n12. Audit trail: audited writes against the same writes with auditing off (bench-only switch), through\n` +
-      `   app.inject() (in-process, whole Fastify pipeline, no socket), sequential, the two apps alternating A B B A;\n` +
+    `\n12. Audit trail: audited writes against the same writes with audit() switched off (a switch the bench adds to\n` +
+      `   the sources it loads; the product has none), through app.inject() (in-process, whole Fastify pipeline, no\n` +
+      `   socket), sequential, the two apps alternating A B B A;\n` +
       `   ${data.records.audited} audit records written by the audited app, ${data.records.unaudited} by the other`,
   );
   const rows = [

@@ -6,10 +6,10 @@ import { generatePassword } from "../contract/passwords.js";
 import { buildApp } from "./app.js";
 import { ConfigurationError } from "./configuration-error.js";
 import type { ServerOptions } from "./options.js";
-import { createFirstAdmin, recoverAdmin } from "./services/accounts.js";
 import type { ServiceContext } from "./services/context.js";
+import { createFirstAdmin, recoverAdmin } from "./services/first-admin.js";
 import type { Store, StoreOptions } from "./store/database.js";
-import { migrateToLatest } from "./store/migrations.js";
+import { migrateToLatest } from "./store/migrator.js";
 
 type InstanceOptions = Pick<ServerOptions, "dataDir" | "databaseUrl" | "secretKey" | "passwordMinLength">;
 

@@ -36,7 +36,7 @@ import { KeyRing } from "./services/keys.js";
 import { renderLinkMail } from "./services/link-mails.js";
 import { resolveResetRequest } from "./services/recovery.js";
 import { hasUsers, openStore, sqliteFile } from "./store/database.js";
-import { migrateToLatest } from "./store/migrations.js";
+import { migrateToLatest } from "./store/migrator.js";
 import { fileNameFailures, memoryNameFailures, redisNameFailures } from "./store/name-failures.js";
 
 type Pino = typeof import("pino").default;
@@ -260,7 +260,6 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     passwordPolicy: { minLength: options.passwordMinLength ?? DEFAULTS.passwordMinLength },
     publicUrl,
     allowPlaintextOverHttp: options.allowPlaintextOverHttp ?? false,
-    ...(options.auditOff && { auditOff: true }),
     linkBase: () => publicUrl ?? listenUrl ?? DEFAULTS.linkBase,
     resetTokenTtlSeconds: options.resetTokenTtlSeconds ?? DEFAULTS.resetTokenTtlSeconds,
     inviteTtlSeconds: options.inviteTtlSeconds ?? DEFAULTS.inviteTtlSeconds,

@@ -89,8 +89,6 @@ export interface ServerOptions {
   imports?: Partial<ImportQuota>;
   /** audit records older than this many days are pruned by the server (`--audit-retention-days`) */
   auditRetentionDays?: number;
-  /** bench only: write no audit records, to measure what auditing costs (never a user option) */
-  auditOff?: boolean;
 }
 
 export const DEFAULTS = {

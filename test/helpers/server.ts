@@ -5,7 +5,7 @@ import type { LightMyRequestResponse } from "fastify";
 import type { Role } from "../../src/contract/route.js";
 import { type BuiltApp, buildApp } from "../../src/server/app.js";
 import type { ServerOptions } from "../../src/server/options.js";
-import { createFirstAdmin } from "../../src/server/services/accounts.js";
+import { createFirstAdmin } from "../../src/server/services/first-admin.js";
 import { hashPassword } from "../../src/server/services/passwords.js";
 import { insertResource } from "../../src/server/store/resources-repo.js";
 import { saveCredential } from "../../src/server/store/users-repo.js";

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { databaseKeyStorage, fileKeyStorage, type KeyStorage } from "../../src/server/services/key-storage.js";
 import { KeyRing, rotateKeys } from "../../src/server/services/keys.js";
 import { openStore, type Store } from "../../src/server/store/database.js";
-import { migrateToLatest } from "../../src/server/store/migrations.js";
+import { migrateToLatest } from "../../src/server/store/migrator.js";
 
 const TTL = 8 * 3600;
 const SECRET = Buffer.alloc(32, 7);

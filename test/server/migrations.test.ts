@@ -2,7 +2,7 @@ import { rm } from "node:fs/promises";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/server/store/database.js";
-import { migrateTo, migrateToLatest, migrationNames } from "../../src/server/store/migrations.js";
+import { migrateTo, migrateToLatest, migrationNames } from "../../src/server/store/migrator.js";
 import { recordNonce } from "../../src/server/store/oauth-repo.js";
 import { makeDataDir } from "../helpers/server.js";
 

@@ -7,7 +7,7 @@ import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/server/store/database.js";
 import { type EventRow, findEvent, insertEvent } from "../../src/server/store/events-repo.js";
-import { migrateToLatest } from "../../src/server/store/migrations.js";
+import { migrateToLatest } from "../../src/server/store/migrator.js";
 import { makeDataDir } from "../helpers/server.js";
 
 let dataDir: string;

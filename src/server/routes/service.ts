@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import * as contract from "../../contract/service.js";
 import { ProblemError } from "../problems.js";
 import type { ServiceContext } from "../services/context.js";
-import { ping } from "../store/migrations.js";
+import { ping } from "../store/database.js";
 import { registerRoute } from "./register.js";
 
 /** Dependencies `/ready` checks besides the database: each probe says whether it answers. */

@@ -1,10 +1,7 @@
 import type { Kysely } from "kysely";
-import { USER_NAME_PATTERN } from "../../contract/resources.js";
 import type { Role } from "../../contract/route.js";
 import { formatTimestamp } from "../http/timestamps.js";
-import { invalid, ProblemError } from "../problems.js";
-import { isUniqueViolation } from "../store/errors.js";
-import { findUserByName, insertResource, type ResourceRow, replaceResource } from "../store/resources-repo.js";
+import { ProblemError } from "../problems.js";
 import type { Schema } from "../store/schema.js";
 import {
   createSession,
@@ -15,23 +12,17 @@ import {
   revokeUserSessions,
   touchSession,
 } from "../store/sessions-repo.js";
-import {
-  countUsers,
-  findAccountById,
-  findAccountByUserName,
-  lockAdminChanges,
-  replacePasswordHash,
-  roleNames,
-  saveCredential,
-  toAccount,
-  type UserAccount,
-} from "../store/users-repo.js";
-import { actorOf, audit, auditBy, refusalsRecorded } from "./audit.js";
+import { findAccountById, saveCredential, toAccount, type UserAccount } from "../store/users-repo.js";
+import { actorOf, audit, auditBy, refusalsRecorded, userTarget } from "./audit.js";
 import type { Principal, RequestOrigin, ServiceContext } from "./context.js";
 import { isVoidTemporaryPassword } from "./issued-credentials.js";
-import { current, type Failures, lockedUntil, nameKey } from "./login-backoff.js";
-import { assertAcceptablePassword, burnVerification, hashPassword, needsRehash, verifyPassword } from "./passwords.js";
+import { nameKey } from "./login-backoff.js";
+import { checkPassword, voidTemporaryPassword } from "./password-check.js";
+import { assertAcceptablePassword, hashPassword, verifyPassword } from "./passwords.js";
 import { assertCan } from "./resource-policy.js";
+
+// An account's own life through the API: logins and their sessions, the Bearer check of every
+// request, its password change, and the unlock staff give it.
 
 function summary(account: UserAccount) {
   return {
@@ -42,26 +33,8 @@ function summary(account: UserAccount) {
   };
 }
 
-function invalidCredentials(): ProblemError {
-  return new ProblemError("invalid_credentials", "The user name or password is wrong.");
-}
-
-/** Told only to someone who typed the right temporary password: the holder, or the staff member who set it. */
-function voidTemporaryPassword(): ProblemError {
-  return new ProblemError(
-    "invalid_credentials",
-    "This temporary password was set by support staff, and the account now holds the admin or support role, for which only an admin may set one: ask an admin for a new temporary password or an invitation.",
-  );
-}
-
 /** Where a login comes from, recorded on its session and in the audit trail. */
 export type LoginClient = RequestOrigin;
-
-const userTarget = (account: { id: string; userName: string }) => ({
-  type: "User",
-  id: account.id,
-  name: account.userName,
-});
 
 /** A user agent is kept for a person to recognise a session, not in full. */
 const USER_AGENT_MAX = 256;
@@ -71,114 +44,6 @@ const USER_AGENT_MAX = 256;
  * minute, not one per request (the session read on every request stays a read).
  */
 export const SESSION_TOUCH_MS = 60_000;
-
-/** The failures of an account that can log in, as its credentials row keeps them. */
-const accountFailures = (account: UserAccount): Failures => ({
-  count: account.credential.failedLogins,
-  lastAt: account.credential.lastFailedAt ? Date.parse(account.credential.lastFailedAt) : 0,
-});
-
-function backedOff(until: number, now: number): ProblemError {
-  const waitSeconds = Math.ceil((until - now) / 1000);
-  return new ProblemError(
-    "account_locked",
-    `Too many failed logins for this name; try again in ${waitSeconds} s, or ask an admin to unlock the account.`,
-    { headers: { "retry-after": String(waitSeconds) } },
-  );
-}
-
-/**
- * The password check of every login, wherever it is typed (/auth/login, the OAuth authorization
- * page): the same answer for unknown and wrong, and the same back-off, by the name typed, for a
- * name that holds an account and for one that does not (services/login-backoff.ts).
- */
-export async function checkPassword(
-  ctx: ServiceContext,
-  userName: string,
-  password: string,
-  origin: RequestOrigin = {},
-  via = "login",
-): Promise<UserAccount> {
-  const key = nameKey(userName);
-  // both looked up whatever the name, so that a refusal takes as long for any name
-  const [found, nameState] = await Promise.all([
-    findAccountByUserName(ctx.store.db, userName),
-    ctx.nameFailures.get(key),
-  ]);
-  const account = found?.credential.passwordHash && found.active ? found : undefined;
-  const now = ctx.clock().getTime();
-  // the name typed is kept only when it names an account: people type passwords into that field
-  const failed = (code: string, db = ctx.store.db) =>
-    audit(ctx, db, {
-      action: "login",
-      outcome: code,
-      origin,
-      ...(found && { target: userTarget(found) }),
-      details: { via },
-    });
-  const known = current(account ? accountFailures(account) : nameState, now);
-  const until = Math.max(lockedUntil(known), lockedUntil(current(nameState, now)));
-  if (until > now) {
-    await failed("account_locked");
-    throw backedOff(until, now);
-  }
-  if (!account) {
-    // an unknown, disabled or password-less account costs the same time as a wrong password, and
-    // its failures count as an account's do
-    await burnVerification(password);
-    const failures = await ctx.nameFailures.record(key, now);
-    await failed("invalid_credentials");
-    if (lockedUntil(failures) > 0) await recordLockout(ctx, ctx.store.db, origin, failures, found);
-    throw invalidCredentials();
-  }
-  const hash = account.credential.passwordHash!;
-  if (!(await verifyPassword(hash, password))) {
-    const failures = { count: known.count + 1, lastAt: now };
-    const lock = lockedUntil(failures);
-    await ctx.store.db.transaction().execute(async (trx) => {
-      await saveCredential(
-        trx,
-        account.id,
-        {
-          failedLogins: failures.count,
-          lockedUntil: lock ? new Date(lock).toISOString() : null,
-          failedAt: new Date(now),
-        },
-        ctx.clock(),
-      );
-      await failed("invalid_credentials", trx);
-      if (lock) await recordLockout(ctx, trx, origin, failures, account);
-    });
-    throw invalidCredentials();
-  }
-  if (isVoidTemporaryPassword(account)) {
-    await failed("invalid_credentials");
-    throw voidTemporaryPassword();
-  }
-  // failures of the name from before it held this account end with its first success
-  if (nameState.count > 0) await ctx.nameFailures.clear(key);
-  // an imported bcrypt hash (or argon2id with weaker parameters) becomes ours now that the password is known
-  if (await needsRehash(hash)) {
-    await replacePasswordHash(ctx.store.db, account.id, { from: hash, to: await hashPassword(password) });
-  }
-  return account;
-}
-
-/** A name that just started backing off, in the audit trail (the account it names, if any). */
-async function recordLockout(
-  ctx: ServiceContext,
-  db: Kysely<Schema>,
-  origin: RequestOrigin,
-  failures: Failures,
-  account: UserAccount | undefined,
-): Promise<void> {
-  await audit(ctx, db, {
-    action: "lockout",
-    origin,
-    ...(account && { target: userTarget(account) }),
-    details: { failedLogins: failures.count, lockedUntil: new Date(lockedUntil(failures)).toISOString() },
-  });
-}
 
 /** The success half of a login: the counters cleared and the login recorded, with `trx`. */
 async function loggedIn(
@@ -345,150 +210,6 @@ export async function changePassword(
       });
     },
   );
-}
-
-const USER_NAME = new RegExp(USER_NAME_PATTERN);
-
-/** Refuses a userName holding control characters, with a message that says so rather than the pattern. */
-export function assertUserName(userName: string): void {
-  if (userName && !USER_NAME.test(userName)) {
-    throw invalid(
-      "A userName may not hold control characters (C0, DEL, C1) or bidi controls.",
-      "/userName",
-      "invalidValue",
-    );
-  }
-}
-
-/** What the HTML standard accepts as an e-mail address (input type=email): ASCII, no quoted parts. */
-const EMAIL =
-  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
-
-/** Refuses a User's e-mail that could never receive a link, naming the value's place. */
-export function assertEmails(emails: unknown): void {
-  if (!Array.isArray(emails)) return;
-  emails.forEach((email, index) => {
-    const value = (email as { value?: unknown })?.value;
-    if (typeof value === "string" && !EMAIL.test(value)) {
-      throw invalid(`emails[${index}].value is not an e-mail address.`, `/emails/${index}/value`, "invalidValue");
-    }
-  });
-}
-
-/**
- * The first admin of a new installation. Refused once any user exists, so that `server init`
- * cannot be used to take over a running deployment.
- */
-export async function createFirstAdmin(
-  ctx: ServiceContext,
-  input: { userName: string; email?: string; password: string; temporary: boolean },
-): Promise<{ id: string; userName: string }> {
-  assertUserName(input.userName);
-  assertEmails(input.email === undefined ? undefined : [{ value: input.email }]);
-  if (!input.temporary) {
-    await assertAcceptablePassword(input.password, { userName: input.userName }, ctx.passwordPolicy);
-  }
-  const passwordHash = await hashPassword(input.password);
-  const now = ctx.clock();
-  const row = newAdminRow(input, now);
-  const usersExist = () =>
-    new ProblemError("conflict", "Users already exist; server init only creates the first admin.");
-  try {
-    await ctx.store.db.transaction().execute(async (trx) => {
-      // two inits at once: on PostgreSQL both would count no user and both insert (two admins, or
-      // a unique violation for one name); the lock makes the second count after the first commits.
-      // SQLite's transactions hold the write lock from their start already.
-      await lockAdminChanges(trx, ctx.store.dialect);
-      if ((await countUsers(trx)) > 0) throw usersExist();
-      await insertResource(trx, row);
-      await saveCredential(trx, row.id, { passwordHash, firstLogin: input.temporary, issuerRole: "admin" }, now);
-      await audit(ctx, trx, {
-        action: "user.create",
-        target: { type: "User", id: row.id, name: input.userName },
-        details: { via: "server init", roles: ["admin"], temporaryPassword: input.temporary },
-      });
-    });
-  } catch (error) {
-    // a user of that name made meanwhile by another path (recover-admin) is the same refusal
-    if (isUniqueViolation(error)) throw usersExist();
-    throw error;
-  }
-  return { id: row.id, userName: input.userName };
-}
-
-function newAdminRow(input: { userName: string; email?: string }, now: Date): ResourceRow {
-  const attributes = {
-    userName: input.userName,
-    displayName: input.userName,
-    active: true,
-    roles: [{ value: "admin", primary: true }],
-    ...(input.email && { emails: [{ value: input.email, type: "work", primary: true }] }),
-  };
-  return {
-    id: crypto.randomUUID(),
-    resource_type: "User",
-    external_id: null,
-    display_name: attributes.displayName,
-    user_name_key: input.userName.toLowerCase(),
-    attributes: JSON.stringify(attributes),
-    created_at: now.toISOString(),
-    updated_at: now.toISOString(),
-    version: 1,
-  };
-}
-
-/**
- * `server recover-admin`, the break-glass path: it runs where the database and the secret are,
- * not through the API. The named user becomes an active, unlocked admin whose password is the
- * given temporary one, its sessions ended; a name nobody holds becomes a new admin.
- */
-export async function recoverAdmin(
-  ctx: ServiceContext,
-  input: { userName: string; email?: string; password: string },
-): Promise<{ id: string; userName: string; created: boolean }> {
-  assertUserName(input.userName);
-  assertEmails(input.email === undefined ? undefined : [{ value: input.email }]);
-  const passwordHash = await hashPassword(input.password);
-  const now = ctx.clock();
-  const recovered = await ctx.store.db.transaction().execute(async (trx) => {
-    const current = await findUserByName(trx, input.userName);
-    const credential = { passwordHash, firstLogin: true, failedLogins: 0, lockedUntil: null, issuerRole: "admin" };
-    if (!current) {
-      const row = newAdminRow(input, now);
-      await insertResource(trx, row);
-      await saveCredential(trx, row.id, credential, now);
-      await audit(ctx, trx, {
-        action: "user.recover_admin",
-        target: { type: "User", id: row.id, name: input.userName },
-        details: { via: "server recover-admin", created: true, temporaryPassword: true },
-      });
-      return { id: row.id, userName: input.userName, created: true };
-    }
-    const attributes = JSON.parse(current.attributes) as Record<string, unknown>;
-    const roles = Array.isArray(attributes.roles) ? attributes.roles : [];
-    const recovered = {
-      ...attributes,
-      active: true,
-      roles: roleNames(attributes).includes("admin") ? roles : [...roles, { value: "admin" }],
-    };
-    const row = {
-      ...current,
-      attributes: JSON.stringify(recovered),
-      updated_at: now.toISOString(),
-      version: current.version + 1,
-    };
-    await replaceResource(trx, row, current.version);
-    await saveCredential(trx, current.id, credential, now);
-    await revokeUserSessions(trx, current.id, now);
-    await audit(ctx, trx, {
-      action: "user.recover_admin",
-      target: { type: "User", id: current.id, name: String(attributes.userName) },
-      details: { via: "server recover-admin", created: false, temporaryPassword: true },
-    });
-    return { id: current.id, userName: String(attributes.userName), created: false };
-  });
-  await forgetNameFailures(ctx, recovered.userName);
-  return recovered;
 }
 
 /** Clears the failed-login back-off (admin, and support on ordinary users). */

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { ProblemError } from "../problems.js";
-import { insertAudit } from "../store/audit-repo.js";
+import { insertAudit, type NewAuditRow } from "../store/audit-repo.js";
 import type { Schema } from "../store/schema.js";
 import type { Principal, RequestOrigin, ServiceContext } from "./context.js";
 
@@ -106,15 +106,22 @@ export function actorOf(principal: Principal): AuditActor {
   };
 }
 
+/** The target of a record about a user account. */
+export const userTarget = (account: { id: string; userName: string }): AuditTarget => ({
+  type: "User",
+  id: account.id,
+  name: account.userName,
+});
+
 /** Writes one record with `db`: the transaction of the change it records. */
-export async function audit(
-  ctx: Pick<ServiceContext, "clock" | "auditOff">,
-  db: Kysely<Schema>,
-  entry: AuditEntry,
-): Promise<void> {
-  if (ctx.auditOff) return;
+export async function audit(ctx: Pick<ServiceContext, "clock">, db: Kysely<Schema>, entry: AuditEntry): Promise<void> {
+  await insertAudit(db, auditRow(ctx, entry));
+}
+
+/** The row of one record, stamped now: for a store function that writes it with its change. */
+export function auditRow(ctx: Pick<ServiceContext, "clock">, entry: AuditEntry): NewAuditRow {
   const now = ctx.clock();
-  await insertAudit(db, {
+  return {
     id: auditId(now.getTime()),
     time: now.toISOString(),
     actor_id: entry.actor?.userId ?? null,
@@ -129,7 +136,7 @@ export async function audit(
     client_ip: entry.origin?.ip ?? null,
     user_agent: entry.origin?.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
     details: entry.details && Object.keys(entry.details).length > 0 ? JSON.stringify(entry.details) : null,
-  });
+  };
 }
 
 /** The record of an action by `principal`. */

@@ -28,8 +28,6 @@ export interface ServiceContext {
   resetTokenTtlSeconds: number;
   inviteTtlSeconds: number;
   log: () => FastifyBaseLogger;
-  /** bench only (the auditOff server option, set by bench/audit.mts): write no audit records */
-  auditOff?: boolean;
   /** development only: accept PLAINTEXT OAuth signatures over plain HTTP */
   allowPlaintextOverHttp?: boolean;
 }

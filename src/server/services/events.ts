@@ -1,5 +1,4 @@
 import type { Static } from "@sinclair/typebox";
-import type { Kysely } from "kysely";
 import {
   CUSTOM_FIELDS_MAX_BYTES,
   EVENT_FIELDS,
@@ -17,9 +16,8 @@ import { invalid, ProblemError } from "../problems.js";
 import { isUniqueViolation } from "../store/errors.js";
 import type { EventRow, SortKey } from "../store/events-repo.js";
 import * as repo from "../store/events-repo.js";
-import { groupCommit } from "../store/group-commit.js";
-import type { EventsTable, Schema } from "../store/schema.js";
-import { auditBy } from "./audit.js";
+import type { EventsTable } from "../store/schema.js";
+import { actorOf, auditBy, auditRow } from "./audit.js";
 import type { Principal, ServiceContext } from "./context.js";
 import { type CursorQuery, decodeCursor, encodeCursor } from "./event-cursor.js";
 
@@ -258,25 +256,6 @@ function changedColumns(before: EventRow, after: EventRow): string[] {
     .sort();
 }
 
-interface NewEvent {
-  ctx: ServiceContext;
-  principal: Principal;
-  row: EventRow;
-}
-
-/**
- * An event and its audit record, atomically. Concurrent creates share one commit (group-commit.ts):
- * each pays for its rows, not for a commit of its own.
- */
-const insertWithAudit = groupCommit(async (db: Kysely<Schema>, { ctx, principal, row }: NewEvent) => {
-  const write = async (trx: Kysely<Schema>) => {
-    await repo.insertEvent(trx, row);
-    await auditBy(ctx, trx, principal, { action: "event.create", target: eventTarget(row) });
-  };
-  if (db.isTransaction) await write(db);
-  else await db.transaction().execute(write);
-});
-
 export async function createEvent(
   ctx: ServiceContext,
   principal: Principal,
@@ -292,7 +271,13 @@ export async function createEvent(
     version: 1,
   });
   try {
-    await insertWithAudit(ctx.store.db, { ctx, principal, row });
+    const record = auditRow(ctx, {
+      action: "event.create",
+      actor: actorOf(principal),
+      origin: principal.origin,
+      target: eventTarget(row),
+    });
+    await repo.insertAuditedEvent(ctx.store.db, { row, record });
   } catch (error) {
     if (isUniqueViolation(error)) throw new ProblemError("conflict", `An event with code ${row.code} already exists.`);
     throw error;

@@ -3,6 +3,7 @@ import { precompiledWrite } from "./precompiled.js";
 import type { AuditLogTable, Schema } from "./schema.js";
 
 export type AuditRow = Selectable<AuditLogTable>;
+export type NewAuditRow = Insertable<AuditLogTable>;
 
 const COLUMNS = [
   "id",
@@ -29,7 +30,7 @@ const insertQuery = precompiledWrite(
 );
 
 /** The only write of the trail besides retention: records are never updated. */
-export async function insertAudit(db: Kysely<Schema>, row: Insertable<AuditLogTable>): Promise<void> {
+export async function insertAudit(db: Kysely<Schema>, row: NewAuditRow): Promise<void> {
   // a null takes a marker's slot like any value
   await insertQuery(db, ...(COLUMNS.map((column) => row[column] ?? null) as string[]));
 }

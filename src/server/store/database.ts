@@ -11,6 +11,7 @@ import {
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
+  sql,
 } from "kysely";
 import { ConfigurationError } from "../configuration-error.js";
 import { runDirectly } from "./precompiled.js";
@@ -199,6 +200,11 @@ class ImmediateSqliteDialect extends SqliteDialect {
   override createAdapter() {
     return new TransactionalDdlSqliteAdapter();
   }
+}
+
+/** One round trip: the database answers (the health check). */
+export async function ping(db: Kysely<Schema>): Promise<void> {
+  await sql`select 1`.execute(db);
 }
 
 function redactUrl(url: string): string {

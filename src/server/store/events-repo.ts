@@ -1,4 +1,6 @@
 import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
+import { insertAudit, type NewAuditRow } from "./audit-repo.js";
+import { groupCommit } from "./group-commit.js";
 import { precompiled } from "./precompiled.js";
 import type { EventsTable, Schema } from "./schema.js";
 
@@ -25,6 +27,18 @@ export async function findEvent(db: Kysely<Schema>, code: string): Promise<Event
 export async function insertEvent(db: Kysely<Schema>, row: EventRow): Promise<void> {
   await db.insertInto("events").values(row).execute();
 }
+
+/**
+ * A new event and its audit record, atomically. Concurrent creates share one commit
+ * (group-commit.ts): each pays for its rows, not for a commit of its own.
+ */
+export const insertAuditedEvent = groupCommit(
+  async (db: Kysely<Schema>, { row, record }: { row: EventRow; record: NewAuditRow }) => {
+    await insertEvent(db, row);
+    await insertAudit(db, record);
+  },
+  { atomic: true },
+);
 
 /**
  * The stored events among `codeKeys` (lower-case codes), by code key: the visible ones, and those

@@ -16,18 +16,24 @@ interface Pending<T, R> {
  * write is run again alone, so that one failing row (a nonce whose consumer was deleted meanwhile,
  * an event code given twice) does not fail the others: every caller gets its own outcome, as if it
  * had written alone.
+ *
+ * `atomic`: each write is several statements that commit together (an event and its audit record),
+ * so a write run alone runs in a transaction of its own too; otherwise (one statement) it runs bare.
  */
 export function groupCommit<T, R>(
   write: (db: Kysely<Schema>, item: T) => Promise<R>,
+  { atomic = false }: { atomic?: boolean } = {},
 ): (db: Kysely<Schema>, item: T) => Promise<R> {
   const queues = new WeakMap<Kysely<Schema>, Pending<T, R>[]>();
+  const alone = (db: Kysely<Schema>, item: T) =>
+    atomic ? db.transaction().execute((trx) => write(trx, item)) : write(db, item);
 
   async function flush(db: Kysely<Schema>): Promise<void> {
     const batch = queues.get(db)!;
     queues.delete(db);
     if (batch.length === 1) {
       const only = batch[0]!;
-      return write(db, only.item).then(only.resolve, only.reject);
+      return alone(db, only.item).then(only.resolve, only.reject);
     }
     let results: R[];
     try {
@@ -37,7 +43,7 @@ export function groupCommit<T, R>(
         return out;
       });
     } catch {
-      for (const pending of batch) write(db, pending.item).then(pending.resolve, pending.reject);
+      for (const pending of batch) alone(db, pending.item).then(pending.resolve, pending.reject);
       return;
     }
     for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i]!);

@@ -1,0 +1,50 @@
+import type { Migration } from "kysely";
+import { initial } from "./0001-initial.js";
+import { resourceValues } from "./0002-resource-values.js";
+import { oauth } from "./0003-oauth.js";
+import { passwordResets } from "./0004-password-resets.js";
+import { signingKeys } from "./0005-signing-keys.js";
+import { mailQueue } from "./0006-mail-queue.js";
+import { accountActivity } from "./0007-account-activity.js";
+import { eventsKeyset } from "./0008-events-keyset.js";
+import { sessionDetails } from "./0010-session-details.js";
+import { supportInvitations } from "./0011-support-invitations.js";
+import { oauthWeb } from "./0012-oauth-web.js";
+import { audit } from "./0013-audit.js";
+import { eventImports } from "./0014-event-imports.js";
+import { mailJobs } from "./0016-mail-jobs.js";
+import { oauthNoncesByTime } from "./0017-oauth-nonces-by-time.js";
+import { eventsTypeCount } from "./0018-events-type-count.js";
+import { credentialIssuers } from "./0019-credential-issuers.js";
+import { linksMadeWhenSent } from "./0020-links-made-when-sent.js";
+import { eventImportVisibility } from "./0021-event-import-visibility.js";
+import { lastFailedLogin } from "./0022-last-failed-login.js";
+
+/**
+ * Every migration, under the name kysely_migration records for it (which never changes: a renamed
+ * entry would run again on every existing database). Each is a module imported here, not a file
+ * read at run time, so that the bundled CLI carries them. Append only: a new migration is a new
+ * module and a new last line (the numbers skip 0009 and 0015, as they always have).
+ */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  "0001_initial": initial,
+  "0002_resource_values": resourceValues,
+  "0003_oauth": oauth,
+  "0004_password_resets": passwordResets,
+  "0005_signing_keys": signingKeys,
+  "0006_mail_queue": mailQueue,
+  "0007_account_activity": accountActivity,
+  "0008_events_keyset": eventsKeyset,
+  "0010_session_details": sessionDetails,
+  "0011_support_invitations": supportInvitations,
+  "0012_oauth_web": oauthWeb,
+  "0013_audit": audit,
+  "0014_event_imports": eventImports,
+  "0016_mail_jobs": mailJobs,
+  "0017_oauth_nonces_by_time": oauthNoncesByTime,
+  "0018_events_type_count": eventsTypeCount,
+  "0019_credential_issuers": credentialIssuers,
+  "0020_links_made_when_sent": linksMadeWhenSent,
+  "0021_event_import_visibility": eventImportVisibility,
+  "0022_last_failed_login": lastFailedLogin,
+};
