@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { IntegerText, Timestamp } from "./common.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, EVERYONE } from "./route.js";
 
 export const AUDIT_PATH = "/audit";
 export const AUDIT_PAGE_SIZE = { default: 50, max: 500 } as const;
@@ -70,7 +70,7 @@ export const listAudit = defineRoute({
   summary:
     "The audit trail, newest first: admins read every record, support all but key operations, members the records where they are the actor or the target",
   tags: ["audit"],
-  access: { roles: ["admin", "support", "member"] },
+  access: { roles: EVERYONE },
   query: ListQuery,
   responses: {
     200: Type.Object({

@@ -1,8 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Timestamp, UserSummary } from "./common.js";
-import { defineRoute } from "./route.js";
-
-const anyRole = ["admin", "support", "member"] as const;
+import { defineRoute, EVERYONE, STAFF } from "./route.js";
 
 export const Credentials = Type.Object(
   {
@@ -37,7 +35,7 @@ export const logout = defineRoute({
   path: "/auth/logout",
   summary: "Revoke the session of the presented token",
   tags: ["auth"],
-  access: { roles: anyRole, duringFirstLogin: true },
+  access: { roles: EVERYONE, duringFirstLogin: true },
   responses: { 204: null },
 });
 
@@ -47,7 +45,7 @@ export const isLogged = defineRoute({
   path: "/auth/isLogged",
   summary: "Validate the presented credential",
   tags: ["auth"],
-  access: { roles: anyRole, duringFirstLogin: true },
+  access: { roles: EVERYONE, duringFirstLogin: true },
   responses: {
     200: Type.Object({ loggedIn: Type.Literal(true), user: UserSummary, expiresAt: Timestamp }),
   },
@@ -61,7 +59,7 @@ export const isFirstLogin = defineRoute({
   path: "/auth/isFirstLogin",
   summary: "Whether the caller must still change a temporary password",
   tags: ["auth"],
-  access: { roles: anyRole, duringFirstLogin: true },
+  access: { roles: EVERYONE, duringFirstLogin: true },
   responses: { 200: FirstLoginStatus },
 });
 
@@ -71,7 +69,7 @@ export const isFirstLoginOf = defineRoute({
   path: "/auth/isFirstLogin/:employeeId",
   summary: "Whether an employee must still change a temporary password (admin and support for others)",
   tags: ["auth"],
-  access: { roles: anyRole, duringFirstLogin: true },
+  access: { roles: EVERYONE, duringFirstLogin: true },
   params: Type.Object({ employeeId: Type.String({ maxLength: 128 }) }),
   responses: { 200: FirstLoginStatus },
 });
@@ -82,7 +80,7 @@ export const changePassword = defineRoute({
   path: "/auth/ChangePassWithLastPass",
   summary: "Change the caller's password, proving the current one",
   tags: ["auth"],
-  access: { roles: anyRole, duringFirstLogin: true, managesAccount: true },
+  access: { roles: EVERYONE, duringFirstLogin: true, managesAccount: true },
   body: Type.Object(
     {
       lastPassword: Type.String({ minLength: 1, maxLength: 4096 }),
@@ -150,7 +148,7 @@ export const unlock = defineRoute({
   path: "/auth/unlock/:employeeId",
   summary: "Clear the failed-login backoff of an employee (admin and support)",
   tags: ["auth"],
-  access: { roles: ["admin", "support"], managesAccount: true },
+  access: { roles: STAFF, managesAccount: true },
   params: Type.Object({ employeeId: Type.String({ maxLength: 128 }) }),
   responses: { 204: null },
 });

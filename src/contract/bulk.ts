@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { defineRoute } from "./route.js";
+import { defineRoute, EVERYONE } from "./route.js";
 
 export const BULK_PATH = "/Bulk";
 
@@ -63,7 +63,7 @@ export const bulk = defineRoute({
   summary:
     "Run many resource writes in one request (RFC 7644 section 3.7): each operation as its single request would, each in its own transaction",
   tags: ["resources"],
-  access: { roles: ["admin", "support", "member"] },
+  access: { roles: EVERYONE },
   body: BulkRequest,
   responses: {
     200: Type.Object({ schemas: Type.Array(Type.String()), Operations: Type.Array(BulkOperationResult) }),

@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { IntegerText, Nullable, Timestamp } from "./common.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, EVENT_WRITERS, EVERYONE } from "./route.js";
 
 export const EVENT_CODE_PATTERN = "^[A-Za-z0-9._-]{1,64}$";
 export const EVENTS_PATH = "/api/crm/v1/events";
@@ -144,7 +144,7 @@ export const listEvents = defineRoute({
   path: EVENTS_PATH,
   summary: "List events, one page at a time",
   tags: ["events"],
-  access: { roles: ["admin", "support", "member"] },
+  access: { roles: EVERYONE },
   query: ListQuery,
   responses: {
     200: Type.Object({
@@ -164,7 +164,7 @@ export const getEvent = defineRoute({
   path: `${EVENTS_PATH}/:code`,
   summary: "Read one event",
   tags: ["events"],
-  access: { roles: ["admin", "support", "member"] },
+  access: { roles: EVERYONE },
   params: CodeParams,
   query: ListQuery,
   responses: { 200: Event },
@@ -176,7 +176,7 @@ export const createEvent = defineRoute({
   path: EVENTS_PATH,
   summary: "Register a new event",
   tags: ["events"],
-  access: { roles: ["admin", "member"] },
+  access: { roles: EVENT_WRITERS },
   query: ListQuery,
   body: EventInput,
   responses: { 201: Event },
@@ -188,7 +188,7 @@ export const updateEvent = defineRoute({
   path: `${EVENTS_PATH}/:code`,
   summary: "Replace the mutable fields of an event (honours If-Match)",
   tags: ["events"],
-  access: { roles: ["admin", "member"] },
+  access: { roles: EVENT_WRITERS },
   params: CodeParams,
   query: ListQuery,
   body: EventInput,
@@ -201,7 +201,7 @@ export const deleteEvent = defineRoute({
   path: `${EVENTS_PATH}/:code`,
   summary: "Delete an event (honours If-Match)",
   tags: ["events"],
-  access: { roles: ["admin", "member"] },
+  access: { roles: EVENT_WRITERS },
   params: CodeParams,
   query: ListQuery,
   responses: { 204: null },
@@ -261,7 +261,7 @@ export const batchEvents = defineRoute({
   path: EVENTS_BATCH_PATH,
   summary: `Create, skip or update up to ${EVENT_BATCH_MAX} events in one transaction, with a result per item`,
   tags: ["events"],
-  access: { roles: ["admin", "member"] },
+  access: { roles: EVENT_WRITERS },
   body: Type.Object(
     {
       items: Type.Array(Type.Unknown({ description: "an event as `events.create` takes it" }), {
@@ -297,7 +297,7 @@ export const startEventImport = defineRoute({
   path: EVENT_IMPORTS_PATH,
   summary: "Open an atomic import: batches staged into it are written all together, or not at all, at its commit",
   tags: ["events"],
-  access: { roles: ["admin", "member"] },
+  access: { roles: EVENT_WRITERS },
   body: Type.Object({ onConflict: Type.Optional(OnConflict) }, { additionalProperties: false }),
   responses: { 201: Type.Object({ id: Type.String(), expiresAt: Type.String() }) },
 });
@@ -308,7 +308,7 @@ export const commitEventImport = defineRoute({
   path: `${EVENT_IMPORTS_PATH}/:id/commit`,
   summary: "Write every staged event in one transaction; on any failure write none, and answer the failures",
   tags: ["events"],
-  access: { roles: ["admin", "member"] },
+  access: { roles: EVENT_WRITERS },
   params: ImportParams,
   body: Type.Object(
     { dryRun: Type.Optional(Type.Boolean({ description: "check the whole import, then roll it back" })) },
@@ -330,7 +330,7 @@ export const abortEventImport = defineRoute({
   path: `${EVENT_IMPORTS_PATH}/:id`,
   summary: "Drop an atomic import and what it staged",
   tags: ["events"],
-  access: { roles: ["admin", "member"] },
+  access: { roles: EVENT_WRITERS },
   params: ImportParams,
   responses: { 204: null },
 });

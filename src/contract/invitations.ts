@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Timestamp } from "./common.js";
 import { RESOURCES_PATH } from "./resources.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, STAFF } from "./route.js";
 
 export const sendInvitation = defineRoute({
   id: "resources.invitation.send",
@@ -10,7 +10,7 @@ export const sendInvitation = defineRoute({
   summary:
     "Mail a User a single-use link that sets its first password; voids the older invitations (admin, or support on ordinary users)",
   tags: ["resources"],
-  access: { roles: ["admin", "support"], managesAccount: true },
+  access: { roles: STAFF, managesAccount: true },
   params: Type.Object({ resourceId: Type.String({ maxLength: 256 }) }),
   responses: {
     202: Type.Object({

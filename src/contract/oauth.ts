@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Timestamp, UserSummary } from "./common.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, EVERYONE } from "./route.js";
 
 /** The OAuth 1.0a endpoint (RFC 5849); `/oauth`, `/OAuth/` and every other spelling reach it too. */
 export const OAUTH_PATH = "/oAuth";
@@ -110,7 +110,7 @@ export const listTokens = defineRoute({
   summary:
     "Connected applications: the live OAuth grants (token credentials) of the caller; an admin sees every user's, or one user's with userId",
   tags: ["oauth"],
-  access: { roles: ["admin", "support", "member"], managesAccount: true },
+  access: { roles: EVERYONE, managesAccount: true },
   query: Type.Object(
     {
       userId: Type.Optional(
@@ -128,7 +128,7 @@ export const revokeToken = defineRoute({
   path: `${OAUTH_TOKENS_PATH}/:token`,
   summary: "Revoke an OAuth grant: the caller's own (another user's answers 404), or anyone's (admin)",
   tags: ["oauth"],
-  access: { roles: ["admin", "support", "member"], managesAccount: true },
+  access: { roles: EVERYONE, managesAccount: true },
   params: Type.Object({ token: Type.String({ maxLength: 256 }) }),
   responses: { 204: null },
 });

@@ -1,6 +1,6 @@
 import { type TSchema, Type } from "@sinclair/typebox";
-import { IntegerText } from "./common.js";
-import { defineRoute } from "./route.js";
+import { IntegerText, RoleName } from "./common.js";
+import { defineRoute, EVERYONE } from "./route.js";
 
 export const RESOURCES_PATH = "/Resources";
 export const CUSTOM_TYPE_PATTERN = "^[A-Z][A-Za-z0-9]{0,63}$";
@@ -48,8 +48,6 @@ const MultiValued = (extra: Record<string, TSchema> = {}) =>
     }),
     { maxItems: 100 },
   );
-
-const RoleValue = Type.Union([Type.Literal("admin"), Type.Literal("support"), Type.Literal("member")]);
 
 /** Attributes common to every resource. */
 const commonInput = {
@@ -120,7 +118,7 @@ export const UserInput = strict({
   roles: Type.Optional(
     Type.Array(
       strict({
-        value: RoleValue,
+        value: RoleName,
         display: Type.Optional(Str()),
         type: Type.Optional(Str(64)),
         primary: Type.Optional(Type.Boolean()),
@@ -190,7 +188,6 @@ const ListQuery = Type.Object(
 );
 
 const IdParams = Type.Object({ resourceId: Type.String({ maxLength: 256 }) });
-const everyone = ["admin", "support", "member"] as const;
 
 export const listResources = defineRoute({
   id: "resources.list",
@@ -198,7 +195,7 @@ export const listResources = defineRoute({
   path: RESOURCES_PATH,
   summary: "List resources (SCIM ListResponse)",
   tags: ["resources"],
-  access: { roles: everyone },
+  access: { roles: EVERYONE },
   query: ListQuery,
   responses: {
     200: Type.Object({
@@ -217,7 +214,7 @@ export const getResource = defineRoute({
   path: `${RESOURCES_PATH}/:resourceId`,
   summary: "Read one resource",
   tags: ["resources"],
-  access: { roles: everyone },
+  access: { roles: EVERYONE },
   params: IdParams,
   query: ListQuery,
   responses: { 200: Resource },
@@ -229,7 +226,7 @@ export const createResource = defineRoute({
   path: RESOURCES_PATH,
   summary: "Create a resource (Users by admins; a password given here is temporary)",
   tags: ["resources"],
-  access: { roles: everyone },
+  access: { roles: EVERYONE },
   body: ResourceInput,
   responses: { 201: Resource },
 });
@@ -240,7 +237,7 @@ export const replaceResource = defineRoute({
   path: `${RESOURCES_PATH}/:resourceId`,
   summary: "Replace a resource (honours If-Match)",
   tags: ["resources"],
-  access: { roles: everyone },
+  access: { roles: EVERYONE },
   params: IdParams,
   body: ResourceInput,
   responses: { 200: Resource },
@@ -252,7 +249,7 @@ export const deleteResource = defineRoute({
   path: `${RESOURCES_PATH}/:resourceId`,
   summary: "Delete a resource (honours If-Match)",
   tags: ["resources"],
-  access: { roles: everyone },
+  access: { roles: EVERYONE },
   params: IdParams,
   responses: { 204: null },
 });

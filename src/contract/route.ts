@@ -17,8 +17,16 @@ export type Access =
       managesAccount?: boolean;
     };
 
-export type Role = "admin" | "support" | "member";
-export const ROLES: readonly Role[] = ["admin", "support", "member"];
+/** The roles a User holds, the one place they are written. */
+export const ROLES = ["admin", "support", "member"] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Every role: any signed-in user. */
+export const EVERYONE: readonly Role[] = ROLES;
+/** The staff: the roles that act on other people's accounts, and that make an account privileged. */
+export const STAFF: readonly Role[] = ["admin", "support"];
+/** Who writes events. */
+export const EVENT_WRITERS: readonly Role[] = ["admin", "member"];
 
 /**
  * One operation of the API: the single source of its path, schemas and access rule.

@@ -1,10 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { Timestamp } from "./common.js";
 import { RESOURCES_PATH } from "./resources.js";
-import { defineRoute } from "./route.js";
-
-const anyRole = ["admin", "support", "member"] as const;
-const staff = ["admin", "support"] as const;
+import { defineRoute, EVERYONE, STAFF } from "./route.js";
 
 /** One open session: where and when it was opened, and when it was last used (to the minute). */
 export const Session = Type.Object({
@@ -34,7 +31,7 @@ export const listOwn = defineRoute({
   path: "/auth/sessions",
   summary: "The caller's open sessions; the one of the presented credential is marked current",
   tags: ["auth"],
-  access: { roles: anyRole, managesAccount: true },
+  access: { roles: EVERYONE, managesAccount: true },
   responses: { 200: SessionList },
 });
 
@@ -44,7 +41,7 @@ export const endOwnOthers = defineRoute({
   path: "/auth/sessions",
   summary: "End every open session of the caller except the current one",
   tags: ["auth"],
-  access: { roles: anyRole, managesAccount: true },
+  access: { roles: EVERYONE, managesAccount: true },
   responses: { 200: Ended },
 });
 
@@ -54,7 +51,7 @@ export const endOwn = defineRoute({
   path: "/auth/sessions/:sessionId",
   summary: "End one of the caller's sessions (the current one too: that is a logout)",
   tags: ["auth"],
-  access: { roles: anyRole, managesAccount: true },
+  access: { roles: EVERYONE, managesAccount: true },
   params: SessionParams,
   responses: { 204: null },
 });
@@ -65,7 +62,7 @@ export const listOfUser = defineRoute({
   path: `${RESOURCES_PATH}/:resourceId/sessions`,
   summary: "A User's open sessions (admin and support)",
   tags: ["resources"],
-  access: { roles: staff, managesAccount: true },
+  access: { roles: STAFF, managesAccount: true },
   params: UserParams,
   responses: { 200: SessionList },
 });
@@ -76,7 +73,7 @@ export const endAllOfUser = defineRoute({
   path: `${RESOURCES_PATH}/:resourceId/sessions`,
   summary: "End every open session of a User (admin, or support on ordinary users)",
   tags: ["resources"],
-  access: { roles: staff, managesAccount: true },
+  access: { roles: STAFF, managesAccount: true },
   params: UserParams,
   responses: { 200: Ended },
 });
@@ -87,7 +84,7 @@ export const endOneOfUser = defineRoute({
   path: `${RESOURCES_PATH}/:resourceId/sessions/:sessionId`,
   summary: "End one open session of a User (admin, or support on ordinary users)",
   tags: ["resources"],
-  access: { roles: staff, managesAccount: true },
+  access: { roles: STAFF, managesAccount: true },
   params: UserSessionParams,
   responses: { 204: null },
 });

@@ -1,5 +1,4 @@
 import type { Kysely } from "kysely";
-import type { Role } from "../../contract/route.js";
 import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problems.js";
 import type { Schema } from "../store/schema.js";
@@ -19,7 +18,7 @@ import { isVoidTemporaryPassword } from "./issued-credentials.js";
 import { nameKey } from "./login-backoff.js";
 import { checkPassword, voidTemporaryPassword } from "./password-check.js";
 import { assertAcceptablePassword, hashPassword, verifyPassword } from "./passwords.js";
-import { assertCan } from "./resource-policy.js";
+import { assertCan, can } from "./resource-policy.js";
 
 // An account's own life through the API: logins and their sessions, the Bearer check of every
 // request, its password change, and the unlock staff give it.
@@ -164,13 +163,12 @@ export function whoAmI(principal: Principal) {
   };
 }
 
-const MAY_READ_OTHERS_FIRST_LOGIN: readonly Role[] = ["admin", "support"];
-
 export async function isFirstLogin(ctx: ServiceContext, principal: Principal, employeeId?: string) {
   if (!employeeId || employeeId === principal.userId) {
     return { employeeId: principal.userId, firstLogin: principal.firstLogin };
   }
-  if (!principal.roles.some((r) => MAY_READ_OTHERS_FIRST_LOGIN.includes(r))) {
+  // whether a first login is pending is account state: the staff see it (the roles table)
+  if (!can(principal, "readAccountState", "User")) {
     throw new ProblemError("forbidden", "Only admin and support staff may ask about another employee.");
   }
   const account = await findAccountById(ctx.store.db, employeeId);

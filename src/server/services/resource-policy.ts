@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
-import type { Role } from "../../contract/route.js";
+import { EVERYONE, type Role, STAFF } from "../../contract/route.js";
 import { ProblemError } from "../problems.js";
 import type { Principal } from "./context.js";
 
@@ -25,7 +25,7 @@ export type ResourceAction =
 type Grant = Role | "self" | "support:ordinary";
 
 /** The roles that make a User privileged: only admins may act on such an account. */
-const PRIVILEGED: readonly Role[] = ["admin", "support"];
+const PRIVILEGED: readonly Role[] = STAFF;
 
 /** The resource an action is aimed at: its id, and for a User the roles it holds now. */
 export interface Target {
@@ -56,10 +56,10 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
     endSessions: ["admin", "support:ordinary"],
     // an invitation lets its holder set the first password: as much as setting a temporary one
     invite: ["admin", "support:ordinary"],
-    readAccountState: ["admin", "support"],
+    readAccountState: STAFF,
   },
   OAuthConsumer: {
-    read: ["admin", "support"],
+    read: STAFF,
     create: ["admin"],
     update: ["admin"],
     delete: ["admin"],
@@ -72,7 +72,7 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
     readAccountState: NONE,
   },
   custom: {
-    read: ["admin", "support", "member"],
+    read: EVERYONE,
     create: ["admin"],
     update: ["admin"],
     delete: ["admin"],

@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, type Kysely, sql } from "kysely";
-import type { Role } from "../../contract/route.js";
+import { ROLES, type Role } from "../../contract/route.js";
 import { voidPendingLinks } from "./reset-tokens-repo.js";
 import type { ResourcesTable, Schema } from "./schema.js";
 
@@ -25,7 +25,7 @@ export interface UserAccount {
   credential: Credential;
 }
 
-const VALID_ROLES = new Set<Role>(["admin", "support", "member"]);
+const VALID_ROLES = new Set<Role>(ROLES);
 
 /** SCIM keeps roles as `[{value}]`; the auth area speaks of role names. */
 export function roleNames(attributes: Record<string, unknown>): Role[] {
