@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
+import { escapeHtml } from "../escape-html.js";
 import type { MailMessage, QueueLink } from "../mail/mailer.js";
 import { bindLinkToken, saveResetToken } from "../store/reset-tokens-repo.js";
 import { findResource } from "../store/resources-repo.js";
@@ -18,12 +19,6 @@ import { randomToken } from "./random-token.js";
  */
 
 export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
-
-export const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
-  );
 
 /** The user's name and primary e-mail, if it is an active User with one. */
 export async function recipient(ctx: ServiceContext, db: Kysely<Schema>, userId: string) {

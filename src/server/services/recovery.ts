@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { escapeHtml } from "../escape-html.js";
 import type { Queues } from "../mail/mailer.js";
 import { invalid, ProblemError } from "../problems.js";
 import { consumeResetToken, userIdsByEmail } from "../store/reset-tokens-repo.js";
@@ -9,7 +10,7 @@ import { forgetNameFailures } from "./accounts.js";
 import { audit } from "./audit.js";
 import type { RequestOrigin, ServiceContext } from "./context.js";
 import { accountStamp, issuerStillMay } from "./issued-credentials.js";
-import { escapeHtml, hashToken, queueLinkMail, recipient } from "./link-mails.js";
+import { hashToken, queueLinkMail, recipient } from "./link-mails.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
 
 const ACCEPTED = {

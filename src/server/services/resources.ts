@@ -16,7 +16,7 @@ import { compileFilter } from "../filter/compile.js";
 import { parseFilter } from "../filter/parse.js";
 import { resourceSortKeys, resourcesTargetAt } from "../filter/resources-target.js";
 import { assertIfMatch, ChangedMeanwhile, etagOf, retryWhenChanged } from "../http/preconditions.js";
-import { assertPublicKey } from "../oauth/rsa.js";
+import { assertPublicKey } from "../oauth1/rsa.js";
 import { invalid, ProblemError } from "../problems.js";
 import { isUniqueViolation } from "../store/errors.js";
 import { voidPendingLinks } from "../store/reset-tokens-repo.js";

@@ -5,9 +5,9 @@
  */
 import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problems.js";
-import { auditBy } from "../services/audit.js";
-import type { Principal, ServiceContext } from "../services/context.js";
 import * as repo from "../store/oauth-repo.js";
+import { auditBy } from "./audit.js";
+import type { Principal, ServiceContext } from "./context.js";
 
 const isAdmin = (principal: Principal) => principal.roles.includes("admin");
 
