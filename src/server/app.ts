@@ -34,6 +34,7 @@ import type { ServiceContext } from "./services/context.js";
 import { openKeyStorage } from "./services/key-storage.js";
 import { KeyRing } from "./services/keys.js";
 import { renderLinkMail } from "./services/link-mails.js";
+import { FORGET_FAILURES_AFTER_MS } from "./services/login-backoff.js";
 import { resolveResetRequest } from "./services/recovery.js";
 import { hasUsers, openStore, sqliteFile } from "./store/database.js";
 import { migrateToLatest } from "./store/migrations.js";
@@ -255,8 +256,8 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     // in Redis once the rate limits have connected to it (below), with this store behind it
     nameFailures:
       options.nameFailuresIn === "data-dir"
-        ? fileNameFailures(join(options.dataDir, "login-names.json"))
-        : memoryNameFailures(),
+        ? fileNameFailures(join(options.dataDir, "login-names.json"), FORGET_FAILURES_AFTER_MS)
+        : memoryNameFailures(FORGET_FAILURES_AFTER_MS),
     passwordPolicy: { minLength: options.passwordMinLength ?? DEFAULTS.passwordMinLength },
     publicUrl,
     allowPlaintextOverHttp: options.allowPlaintextOverHttp ?? false,
@@ -370,7 +371,13 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   app.decorate<RateLimitStore>("rateLimits", { getter: limits.describe });
   if (limits.redis) {
     const prefix = options.redisPrefix ?? DEFAULTS.redisPrefix;
-    services.nameFailures = redisNameFailures(limits.redis.client, prefix, services.nameFailures, limits.redis.health);
+    services.nameFailures = redisNameFailures(
+      limits.redis.client,
+      prefix,
+      services.nameFailures,
+      limits.redis.health,
+      FORGET_FAILURES_AFTER_MS,
+    );
   }
   serviceRoutes(app, services, limits.probe && { redis: limits.probe });
   const { loginLimit } = authRoutes(app, services, {

@@ -4,6 +4,7 @@ import type { Role } from "../../contract/route.js";
 import { formatTimestamp } from "../http/timestamps.js";
 import { invalid, ProblemError } from "../problems.js";
 import { isUniqueViolation } from "../store/errors.js";
+import type { Failures } from "../store/name-failures.js";
 import { findUserByName, insertResource, type ResourceRow, replaceResource } from "../store/resources-repo.js";
 import type { Schema } from "../store/schema.js";
 import {
@@ -29,7 +30,7 @@ import {
 import { actorOf, audit, auditBy, refusalsRecorded } from "./audit.js";
 import type { Principal, RequestOrigin, ServiceContext } from "./context.js";
 import { isVoidTemporaryPassword } from "./issued-credentials.js";
-import { current, type Failures, lockedUntil, nameKey } from "./login-backoff.js";
+import { current, lockedUntil, nameKey } from "./login-backoff.js";
 import { assertAcceptablePassword, burnVerification, hashPassword, needsRehash, verifyPassword } from "./passwords.js";
 import { assertCan } from "./resource-policy.js";
 
