@@ -1,4 +1,4 @@
-import { invalid } from "../problems.js";
+import { invalid } from "../problem-error.js";
 import { baseStringUri, OAuthSyntaxError, type Param, parseAuthorizationHeader, parseForm } from "./signature.js";
 
 /**

@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import type { Access } from "../../contract/route.js";
 import { readOAuthRequest } from "../oauth1/request.js";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 import { authenticateBearer } from "../services/accounts.js";
-import type { Principal, ServiceContext } from "../services/context.js";
 import { authenticateOAuth } from "../services/oauth-signed-requests.js";
 import { DELEGATED_REFUSAL } from "../services/resource-policy.js";
+import type { Principal, ServiceContext } from "../services/service-context.js";
 import { originOf } from "./request-origin.js";
 
 declare module "fastify" {

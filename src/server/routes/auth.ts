@@ -5,8 +5,8 @@ import { resetPage } from "../pages/reset-page.js";
 import { principalOf } from "../plugins/authenticate.js";
 import { originOf } from "../plugins/request-origin.js";
 import * as accounts from "../services/accounts.js";
-import type { ServiceContext } from "../services/context.js";
 import * as recovery from "../services/recovery.js";
+import type { ServiceContext } from "../services/service-context.js";
 import { registerRoute } from "./register.js";
 
 export interface AuthRouteOptions {

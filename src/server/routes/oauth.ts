@@ -4,11 +4,11 @@ import { FORM_MEDIA_TYPE, firstFormValues, hasFormBody, readOAuthRequest } from 
 import { authorizePage } from "../pages/authorize-page.js";
 import { bearerToken, principalOf } from "../plugins/authenticate.js";
 import { originOf } from "../plugins/request-origin.js";
-import { ProblemError } from "../problems.js";
-import type { ServiceContext } from "../services/context.js";
+import { ProblemError } from "../problem-error.js";
 import * as page from "../services/oauth-authorization-page.js";
 import { handleEndpoint } from "../services/oauth-credentials.js";
 import * as grants from "../services/oauth-grants.js";
+import type { ServiceContext } from "../services/service-context.js";
 import { registerRoute } from "./register.js";
 
 /**

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { USER_NAME_PATTERN } from "../../contract/resources.js";
 import type { Role } from "../../contract/route.js";
 import { formatTimestamp } from "../http/timestamps.js";
-import { invalid, ProblemError } from "../problems.js";
+import { invalid, ProblemError } from "../problem-error.js";
 import { isUniqueViolation } from "../store/errors.js";
 import type { Failures } from "../store/name-failures.js";
 import { findUserByName, insertResource, type ResourceRow, replaceResource } from "../store/resources-repo.js";
@@ -28,11 +28,11 @@ import {
   type UserAccount,
 } from "../store/users-repo.js";
 import { actorOf, audit, auditBy, refusalsRecorded } from "./audit.js";
-import type { Principal, RequestOrigin, ServiceContext } from "./context.js";
 import { isVoidTemporaryPassword } from "./issued-credentials.js";
 import { current, lockedUntil, nameKey } from "./login-backoff.js";
 import { assertAcceptablePassword, burnVerification, hashPassword, needsRehash, verifyPassword } from "./passwords.js";
 import { assertCan } from "./resource-policy.js";
+import type { Principal, RequestOrigin, ServiceContext } from "./service-context.js";
 
 function summary(account: UserAccount) {
   return {

@@ -13,15 +13,15 @@ import { eventsTarget } from "../filter/events-target.js";
 import { type Filter, parseFilter } from "../filter/parse.js";
 import { assertIfMatch, ChangedMeanwhile, etagOf, retryWhenChanged } from "../http/preconditions.js";
 import { formatTimestamp } from "../http/timestamps.js";
-import { invalid, ProblemError } from "../problems.js";
+import { invalid, ProblemError } from "../problem-error.js";
 import { isUniqueViolation } from "../store/errors.js";
 import type { EventRow, SortKey } from "../store/events-repo.js";
 import * as repo from "../store/events-repo.js";
 import { groupCommit } from "../store/group-commit.js";
 import type { EventsTable, Schema } from "../store/schema.js";
 import { auditBy } from "./audit.js";
-import type { Principal, ServiceContext } from "./context.js";
 import { type CursorQuery, decodeCursor, encodeCursor } from "./event-cursor.js";
+import type { Principal, ServiceContext } from "./service-context.js";
 
 type EventInputBody = Static<typeof EventInput>;
 export type EventRepresentation = Static<typeof Event>;

@@ -6,9 +6,9 @@ import { bindLinkToken, saveResetToken } from "../store/reset-tokens-repo.js";
 import { findResource } from "../store/resources-repo.js";
 import type { Schema } from "../store/schema.js";
 import { findAccountById, type UserAccount } from "../store/users-repo.js";
-import type { ServiceContext } from "./context.js";
 import { accountStamp, type IssuerRole, issuerStillMay } from "./issued-credentials.js";
 import { randomToken } from "./random-token.js";
+import type { ServiceContext } from "./service-context.js";
 
 /**
  * The e-mails that carry a single-use link (a password reset, an invitation). The link's token is

@@ -10,13 +10,13 @@
 import { createHash } from "node:crypto";
 import { OUT_OF_BAND } from "../../contract/oauth.js";
 import { firstFormValues } from "../oauth1/request.js";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 import * as pages from "../store/oauth-page-repo.js";
 import { checkPasswordAndRecord } from "./accounts.js";
 import { audit } from "./audit.js";
-import type { RequestOrigin, ServiceContext } from "./context.js";
 import { approveFor } from "./oauth-credentials.js";
 import { randomToken } from "./random-token.js";
+import type { RequestOrigin, ServiceContext } from "./service-context.js";
 
 export type AuthorizeView =
   | {

@@ -7,12 +7,11 @@ import { createHash, randomBytes } from "node:crypto";
 import { OAUTH_TEMPORARY_TTL_SECONDS, OAUTH_TOKEN_TTL_SECONDS, OUT_OF_BAND } from "../../contract/oauth.js";
 import type { OAuthRequest } from "../oauth1/request.js";
 import { constantTimeEqual, percentEncode } from "../oauth1/signature.js";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 import * as repo from "../store/oauth-repo.js";
 import { createSession } from "../store/sessions-repo.js";
 import { authenticateBearer } from "./accounts.js";
 import { audit } from "./audit.js";
-import type { Principal, RequestOrigin, ServiceContext } from "./context.js";
 import {
   assertSignature,
   preflight,
@@ -22,6 +21,7 @@ import {
   useNonce,
 } from "./oauth-signed-requests.js";
 import { randomToken } from "./random-token.js";
+import type { Principal, RequestOrigin, ServiceContext } from "./service-context.js";
 
 const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="bizctl"' };
 

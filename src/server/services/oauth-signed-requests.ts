@@ -11,11 +11,11 @@ import {
 import type { OAuthRequest } from "../oauth1/request.js";
 import { verifyRsaSha1 } from "../oauth1/rsa.js";
 import { signatureBaseString, verifySignature } from "../oauth1/signature.js";
-import { invalid, ProblemError } from "../problems.js";
+import { invalid, ProblemError } from "../problem-error.js";
 import * as repo from "../store/oauth-repo.js";
 import { toAccount } from "../store/users-repo.js";
-import type { Principal, ServiceContext } from "./context.js";
 import { noteGrantUse } from "./oauth-grants.js";
+import type { Principal, ServiceContext } from "./service-context.js";
 
 export const OAUTH_CHALLENGE = { "www-authenticate": 'OAuth realm="bizctl"' };
 
