@@ -1,9 +1,9 @@
 import { Command, CommanderError, Option } from "commander";
-import { checkGlobals, type GlobalOptions } from "./cli/context.js";
+import { checkGlobals, type GlobalOptions } from "./cli/command-context.js";
 import { describeError, EXIT, exitCodeFor, UsageError } from "./cli/errors.js";
 import { type IO, processIO, writeLine } from "./cli/io.js";
 import { terminalJson } from "./cli/terminal-text.js";
-import { openContexts } from "./commands/shared.js";
+import { openContexts } from "./commands/verb-helpers.js";
 import { restoreV8Flags } from "./v8-flags.js";
 
 declare const BIZCTL_VERSION: string;

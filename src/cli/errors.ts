@@ -1,4 +1,5 @@
 import { ApiError, NetworkError } from "../client/errors.js";
+import { ProfilesLockedError } from "../config/profiles.js";
 
 export const EXIT = {
   ok: 0,
@@ -97,6 +98,17 @@ function asConfigurationError(error: unknown): CliError | undefined {
   return new CliError(String(e.message), EXIT.usage, "configuration_error");
 }
 
+/** The profile file stayed locked by another bizctl (the config module's own error). */
+function asProfilesLocked(error: unknown): CliError | undefined {
+  if (!(error instanceof ProfilesLockedError)) return undefined;
+  return new CliError(
+    error.message,
+    EXIT.conflict,
+    "profiles_locked",
+    "try again; a lock whose process died is taken over after 5 seconds",
+  );
+}
+
 /**
  * A data dir or database that `server init` never prepared (the server code's NotInitialisedError),
  * with what to run; the embedded CLI gives a hint that names its own data dir.
@@ -111,7 +123,8 @@ export function asNotInitialised(
 }
 
 export function exitCodeFor(error: unknown): number {
-  const local = asLocalProblem(error) ?? asConfigurationError(error) ?? asNotInitialised(error);
+  const local =
+    asLocalProblem(error) ?? asConfigurationError(error) ?? asNotInitialised(error) ?? asProfilesLocked(error);
   if (local) return exitCodeFor(local);
   if (error instanceof CliError) return error.exitCode;
   if (error instanceof NetworkError) return EXIT.unavailable;
@@ -134,7 +147,7 @@ export interface ErrorReport {
 export function describeError(error: unknown): ErrorReport {
   const local = asLocalProblem(error);
   if (local) return { ...describeError(local), status: undefined };
-  const configuration = asConfigurationError(error) ?? asNotInitialised(error);
+  const configuration = asConfigurationError(error) ?? asNotInitialised(error) ?? asProfilesLocked(error);
   if (configuration) return describeError(configuration);
   if (error instanceof ApiError) {
     const wait = error.problem.code === "rate_limited" ? error.retryAfterSeconds : undefined;

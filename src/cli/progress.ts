@@ -1,4 +1,4 @@
-import type { Context } from "./context.js";
+import type { Context } from "./command-context.js";
 import { terminalText } from "./terminal-text.js";
 
 const clock = (seconds: number) => {

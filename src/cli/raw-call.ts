@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { apiErrorOf } from "../client/client.js";
 import type { TransportResponse } from "../client/transport.js";
-import type { Context } from "./context.js";
+import type { Context } from "./command-context.js";
 import { UsageError } from "./errors.js";
 import { readStdin } from "./io.js";
 

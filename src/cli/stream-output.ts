@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import type { Context } from "./context.js";
+import type { Context } from "./command-context.js";
 import { render } from "./output.js";
 
 /**

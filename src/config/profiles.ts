@@ -1,6 +1,5 @@
 import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { CliError, EXIT } from "../cli/errors.js";
 import { configDir } from "./paths.js";
 
 export const EMBEDDED = "embedded";
@@ -42,6 +41,14 @@ interface ConfigFile {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** Another process held the profile file's lock past every retry: nothing was changed. */
+export class ProfilesLockedError extends Error {
+  constructor(readonly file: string) {
+    super(`Another bizctl kept ${file} locked for too long; nothing was changed.`);
+    this.name = "ProfilesLockedError";
+  }
+}
 
 /**
  * Writers of the profile file hold a lock (proper-lockfile: a `config.json.lock` directory whose
@@ -136,12 +143,7 @@ export class ProfileStore {
       release = await lockfile.lock(this.file, { realpath: false, stale: LOCK_STALE_MS, retries: LOCK_RETRIES });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
-      throw new CliError(
-        `Another bizctl kept ${this.file} locked for too long; nothing was changed.`,
-        EXIT.conflict,
-        "profiles_locked",
-        "try again; a lock whose process died is taken over after 5 seconds",
-      );
+      throw new ProfilesLockedError(this.file);
     }
     try {
       this.writeLocked(Conf, change);

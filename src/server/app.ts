@@ -13,28 +13,30 @@ import type { DestinationStream } from "pino";
 import { PROBLEM_CONTENT_TYPE, Problem } from "../contract/errors.js";
 import { NotInitialisedError } from "./configuration-error.js";
 import { createMailer } from "./mail/mailer.js";
-import { oauthRoutes } from "./oauth/routes.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
 import { clientErrorHandler } from "./plugins/client-errors.js";
+import { installJsonBodies } from "./plugins/json-bodies.js";
 import { lazySchemaController } from "./plugins/lazy-compilers.js";
-import { installProblemHandling, sendProblem } from "./plugins/problems.js";
+import { installProblemHandling, sendProblem } from "./plugins/problem-replies.js";
 import { installRateLimits, type RateLimitStore } from "./plugins/rate-limits.js";
 import { installSecurityHeaders, setSecurityHeaders } from "./plugins/security-headers.js";
-import { ProblemError } from "./problems.js";
+import { ProblemError } from "./problem-error.js";
 import { auditRoutes } from "./routes/audit.js";
 import { authRoutes } from "./routes/auth.js";
 import { bulkRoutes } from "./routes/bulk.js";
 import { eventRoutes } from "./routes/events.js";
 import { invitationRoutes } from "./routes/invitations.js";
+import { oauthRoutes } from "./routes/oauth.js";
 import { resourceRoutes } from "./routes/resources.js";
 import { serviceRoutes } from "./routes/service.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { pruneAuditTrail } from "./services/audit-list.js";
-import type { ServiceContext } from "./services/context.js";
 import { openKeyStorage } from "./services/key-storage.js";
 import { KeyRing } from "./services/keys.js";
 import { renderLinkMail } from "./services/link-mails.js";
+import { FORGET_FAILURES_AFTER_MS } from "./services/login-backoff.js";
 import { resolveResetRequest } from "./services/recovery.js";
+import type { ServiceContext } from "./services/service-context.js";
 import { hasUsers, openStore, sqliteFile } from "./store/database.js";
 import { migrateToLatest } from "./store/migrator.js";
 import { fileNameFailures, memoryNameFailures, redisNameFailures } from "./store/name-failures.js";
@@ -255,8 +257,8 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     // in Redis once the rate limits have connected to it (below), with this store behind it
     nameFailures:
       options.nameFailuresIn === "data-dir"
-        ? fileNameFailures(join(options.dataDir, "login-names.json"))
-        : memoryNameFailures(),
+        ? fileNameFailures(join(options.dataDir, "login-names.json"), FORGET_FAILURES_AFTER_MS)
+        : memoryNameFailures(FORGET_FAILURES_AFTER_MS),
     passwordPolicy: { minLength: options.passwordMinLength ?? DEFAULTS.passwordMinLength },
     publicUrl,
     allowPlaintextOverHttp: options.allowPlaintextOverHttp ?? false,
@@ -347,6 +349,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   const logRequest = pino && options.log && logStream && requestLine(pino, options.log.level, logStream);
   if (logRequest) app.addHook("onResponse", logRequest);
   installProblemHandling(app);
+  installJsonBodies(app);
   installSecurityHeaders(app);
   app.addSchema(Problem);
 
@@ -369,7 +372,13 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   app.decorate<RateLimitStore>("rateLimits", { getter: limits.describe });
   if (limits.redis) {
     const prefix = options.redisPrefix ?? DEFAULTS.redisPrefix;
-    services.nameFailures = redisNameFailures(limits.redis.client, prefix, services.nameFailures, limits.redis.health);
+    services.nameFailures = redisNameFailures(
+      limits.redis.client,
+      prefix,
+      services.nameFailures,
+      limits.redis.health,
+      FORGET_FAILURES_AFTER_MS,
+    );
   }
   serviceRoutes(app, services, limits.probe && { redis: limits.probe });
   const { loginLimit } = authRoutes(app, services, {

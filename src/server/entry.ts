@@ -3,8 +3,9 @@
  * commands' entry points. The build makes this the server bundle's entry, loaded only by the
  * commands that need a server (scripts/build.mjs); a remote command never reads it.
  */
-export * from "./admin.js";
+
 export { buildApp } from "./app.js";
 export * from "./cluster.js";
 export * from "./listen.js";
+export * from "./offline-tasks.js";
 export { routeKey, schemaCompilations } from "./plugins/lazy-compilers.js";

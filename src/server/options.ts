@@ -1,5 +1,5 @@
 import type { DestinationStream } from "pino";
-import type { Clock, ImportQuota } from "./services/context.js";
+import type { Clock, ImportQuota } from "./services/service-context.js";
 
 export interface ServerOptions {
   /** where the SQLite file, the keys and the outbox live */

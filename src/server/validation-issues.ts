@@ -1,4 +1,4 @@
-import type { FieldIssue } from "./problems.js";
+import type { FieldIssue } from "./problem-error.js";
 
 export interface AjvIssue {
   instancePath: string;

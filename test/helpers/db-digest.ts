@@ -22,7 +22,7 @@ import type { Kysely } from "kysely";
  *
  * And the rows a request may sweep away: OAuth temporary credentials past their expiry (10 min),
  * with the authorization page's forms for them (they expire with them), are deleted at most once
- * a minute by whichever OAuth-signed request comes by, refused or not (src/server/oauth/provider.ts,
+ * a minute by whichever OAuth-signed request comes by, refused or not (src/server/services/oauth-signed-requests.ts,
  * `pruneNow`). Rows that expire before `asOf` are left out; the caller passes one instant, later
  * than the request, to both digests of a request, so that a row cannot expire between the two.
  */

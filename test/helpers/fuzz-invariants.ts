@@ -54,7 +54,7 @@ export function notAProblem(answer: Answer): string | undefined {
 }
 
 /**
- * The OAuth authorization page (src/server/oauth/browser.ts, and the contract's description of
+ * The OAuth authorization page (src/server/services/oauth-authorization-page.ts, and the contract's description of
  * /oAuth) answers a browser with a page, its refusals too: a 400 page for a token it cannot use is
  * read by a person, not a program. Only an unsigned GET that accepts HTML, or the page's own form
  * posted back, reaches it; anything else from /oAuth is a problem document like every answer.

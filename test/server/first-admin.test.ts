@@ -7,7 +7,7 @@
 import { rm } from "node:fs/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import { type BuiltApp, buildApp } from "../../src/server/app.js";
-import { ProblemError } from "../../src/server/problems.js";
+import { ProblemError } from "../../src/server/problem-error.js";
 import { createFirstAdmin } from "../../src/server/services/first-admin.js";
 import { countUsers } from "../../src/server/store/users-repo.js";
 import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";

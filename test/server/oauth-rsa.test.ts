@@ -6,8 +6,8 @@
 import { generateKeyPairSync, type KeyObject, sign } from "node:crypto";
 import OAuth from "oauth-1.0a";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyRsaSha1 } from "../../src/server/oauth/rsa.js";
-import { parseAuthorizationHeader, parseForm, signatureBaseString } from "../../src/server/oauth/signature.js";
+import { verifyRsaSha1 } from "../../src/server/oauth1/rsa.js";
+import { parseAuthorizationHeader, parseForm, signatureBaseString } from "../../src/server/oauth1/signature.js";
 import { authHeader, type Credentials, INJECT_BASE, parseFormBody, signer } from "../helpers/oauth.js";
 import { bearer, login as loginAs, problemOf, startTestServer, type TestServer } from "../helpers/server.js";
 

@@ -16,7 +16,7 @@ import {
   percentEncode,
   signatureBaseString,
   verifySignature,
-} from "../../src/server/oauth/signature.js";
+} from "../../src/server/oauth1/signature.js";
 import { recordNonce } from "../../src/server/store/oauth-repo.js";
 import {
   authHeader,

@@ -2,7 +2,7 @@ import { readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backupInstance } from "../../src/server/admin.js";
+import { backupInstance } from "../../src/server/offline-tasks.js";
 import { closedPort } from "../helpers/cli.js";
 import { resetLinkOf, type SmtpSink, startSmtpSink } from "../helpers/mail.js";
 import { startPostgresTestServer } from "../helpers/postgres.js";

@@ -1,7 +1,7 @@
 import { readdir, rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rotateKeyInstance } from "../../src/server/admin.js";
 import { type BuiltApp, buildApp } from "../../src/server/app.js";
+import { rotateKeyInstance } from "../../src/server/offline-tasks.js";
 import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
 import {
   ADMIN_PASSWORD,

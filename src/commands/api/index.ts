@@ -1,11 +1,11 @@
 import { STATUS_CODES } from "node:http";
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import { printRawResponse, readDataOption } from "../../cli/raw-call.js";
 import { terminalText } from "../../cli/terminal-text.js";
 import type { TransportResponse } from "../../client/transport.js";
-import { collect, examples, withContext } from "../shared.js";
+import { collect, examples, withContext } from "../verb-helpers.js";
 
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"];
 

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import * as list from "./list.js";
 import * as tail from "./tail.js";
 

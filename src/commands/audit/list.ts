@@ -1,10 +1,11 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { Progress } from "../../cli/progress.js";
 import { printPages } from "../../cli/stream-output.js";
 import { AUDIT_PAGE_SIZE } from "../../contract/audit.js";
-import { examples, wholeNumber, withContext } from "../shared.js";
-import { AUDIT_COLUMNS, AUDIT_CSV_COLUMNS, auditPage } from "./shared.js";
+import { examples, wholeNumber, withContext } from "../verb-helpers.js";
+import { auditPage } from "./audit-page.js";
+import { AUDIT_COLUMNS, AUDIT_CSV_COLUMNS } from "./columns.js";
 
 interface Options {
   filter?: string;

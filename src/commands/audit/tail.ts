@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
-import { type Context, chosenFormat } from "../../cli/context.js";
+import { type Context, chosenFormat } from "../../cli/command-context.js";
 import { render } from "../../cli/output.js";
 import { AUDIT_PAGE_SIZE } from "../../contract/audit.js";
-import { examples, wholeNumber, withContext } from "../shared.js";
-import { AUDIT_COLUMNS, auditPage } from "./shared.js";
+import { examples, wholeNumber, withContext } from "../verb-helpers.js";
+import { auditPage } from "./audit-page.js";
+import { AUDIT_COLUMNS } from "./columns.js";
 
 interface Options {
   follow?: boolean;

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import { readNewPassword, requirePassword } from "../../cli/passwords.js";
 import * as auth from "../../contract/auth.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 
 export async function changeOwnPassword(ctx: Context, lastPassword: string, newPassword: string): Promise<void> {
   const client = await ctx.client();

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import * as changePassword from "./change-password.js";
 import * as firstLogin from "./first-login.js";
 import * as login from "./login.js";

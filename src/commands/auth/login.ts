@@ -1,12 +1,12 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import { writeLine } from "../../cli/io.js";
 import { readNewPassword, requirePassword } from "../../cli/passwords.js";
 import { promptText } from "../../cli/prompts.js";
 import { ApiError } from "../../client/errors.js";
 import * as auth from "../../contract/auth.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 import { changeOwnPassword } from "./change-password.js";
 
 interface Options {

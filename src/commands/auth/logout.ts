@@ -1,10 +1,10 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { describeError } from "../../cli/errors.js";
 import { writeLine } from "../../cli/io.js";
 import { ApiError } from "../../client/errors.js";
 import * as auth from "../../contract/auth.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 
 async function logout(ctx: Context): Promise<void> {
   // not requireCredential(): a token past its expiry must still be forgotten

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import * as auth from "../../contract/auth.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 
 async function renewPassword(ctx: Context, options: { user?: string; email?: string }): Promise<void> {
   if (Boolean(options.user) === Boolean(options.email)) throw new UsageError("Give exactly one of --user or --email.");

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import { emptyStdin, readNewPassword } from "../../cli/passwords.js";
 import * as auth from "../../contract/auth.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 
 async function resetPassword(ctx: Context, options: { token: string; passwordStdin?: boolean }): Promise<void> {
   const newPassword = await readNewPassword(ctx.io, {

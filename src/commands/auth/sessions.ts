@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import * as sessions from "../../contract/sessions.js";
-import { examples, withContext } from "../shared.js";
-import { SESSION_COLUMNS } from "../users/sessions.js";
+import { SESSION_COLUMNS } from "../session-columns.js";
+import { examples, withContext } from "../verb-helpers.js";
 
 async function listSessions(ctx: Context): Promise<void> {
   ctx.requireCredential();

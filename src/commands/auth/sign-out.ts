@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import * as sessions from "../../contract/sessions.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 
 async function signOut(ctx: Context, options: { others?: boolean; session?: string }): Promise<void> {
   if (Boolean(options.others) === Boolean(options.session)) {

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import * as auth from "../../contract/auth.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 
 async function status(ctx: Context): Promise<void> {
   const credential = ctx.requireCredential();

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
-import { examples, withContext } from "../shared.js";
+import type { Context } from "../../cli/command-context.js";
+import { examples, withContext } from "../verb-helpers.js";
 
 async function token(ctx: Context): Promise<void> {
   ctx.printText(`${ctx.requireCredential().token}\n`);

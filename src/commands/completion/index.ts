@@ -1,8 +1,8 @@
 import type { Command } from "commander";
+import type { Context } from "../../cli/command-context.js";
 import { SHELLS } from "../../cli/completion.js";
-import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
-import { examples } from "../shared.js";
+import { examples } from "../verb-helpers.js";
 
 export function register(program: Command, io: Context["io"]): void {
   program

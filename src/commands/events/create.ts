@@ -1,10 +1,10 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import { promptText } from "../../cli/prompts.js";
 import { fieldValidator, type Record_, recordFromOptions } from "../../cli/record-input.js";
 import * as events from "../../contract/events.js";
-import { collect, examples, tolerating, withContext } from "../shared.js";
+import { collect, examples, tolerating, withContext } from "../verb-helpers.js";
 
 const REQUIRED: [field: string, question: string][] = [
   ["name", "Name"],

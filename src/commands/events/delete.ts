@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import * as events from "../../contract/events.js";
-import { examples, tolerating, withContext } from "../shared.js";
+import { examples, tolerating, withContext } from "../verb-helpers.js";
 
 async function deleteEvents(ctx: Context, codes: string[], options: { ignoreNotFound?: boolean }): Promise<void> {
   ctx.requireCredential();

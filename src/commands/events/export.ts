@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { printPages } from "../../cli/stream-output.js";
 import { EVENT_FIELDS } from "../../contract/events.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 import { eventPages } from "./list.js";
 
 export function register(group: Command, io: Context["io"]): void {

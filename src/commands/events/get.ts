@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import * as events from "../../contract/events.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 
 async function getEvent(ctx: Context, code: string): Promise<void> {
   ctx.requireCredential();

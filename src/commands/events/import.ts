@@ -1,6 +1,6 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import { type Command, Option } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { CliError, EXIT, exitCodeFor, UsageError } from "../../cli/errors.js";
 import { Progress } from "../../cli/progress.js";
 import type { Record_ } from "../../cli/record-input.js";
@@ -8,7 +8,7 @@ import { openRecordSource, type SourceItem, STREAM_FORMATS, type StreamFormat } 
 import { ApiError } from "../../client/errors.js";
 import * as events from "../../contract/events.js";
 import { keepMemoryFlat } from "../../v8-flags.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 
 const ON_CONFLICT = ["fail", "skip", "update"] as const;
 type OnConflict = (typeof ON_CONFLICT)[number];

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
-import type { Context, MorePages } from "../../cli/context.js";
+import type { Context, MorePages } from "../../cli/command-context.js";
 import { Progress } from "../../cli/progress.js";
 import { printPages } from "../../cli/stream-output.js";
 import * as events from "../../contract/events.js";
 import { keepMemoryFlat } from "../../v8-flags.js";
-import { examples, wholeNumber, withContext } from "../shared.js";
+import { examples, wholeNumber, withContext } from "../verb-helpers.js";
 import { EVENT_COLUMNS } from "./columns.js";
 
 interface Options {

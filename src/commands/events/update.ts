@@ -1,9 +1,9 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import { merge, recordFromOptions } from "../../cli/record-input.js";
 import * as events from "../../contract/events.js";
-import { collect, examples, withContext } from "../shared.js";
+import { collect, examples, withContext } from "../verb-helpers.js";
 
 /** Reads the event, applies the changes and writes it back with If-Match, so no concurrent change is lost. */
 async function updateEvent(ctx: Context, code: string, options: { set?: string[]; file?: string }): Promise<void> {

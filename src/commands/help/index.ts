@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { EXIT, UsageError } from "../../cli/errors.js";
 
 const MEANINGS: Record<keyof typeof EXIT, string> = {

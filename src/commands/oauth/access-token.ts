@@ -1,16 +1,16 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
+import { exchangeAndStore } from "./exchanges.js";
 import {
   CONSUMER_SECRET,
-  exchangeAndStore,
   privateKeyOf,
   readSecrets,
   SIGNING_OPTIONS,
   signatureMethodOf,
   TOKEN_SECRET,
-} from "./shared.js";
+} from "./signing.js";
 
 interface Options {
   consumerKey?: string;

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
-import { examples, withContext } from "../shared.js";
-import { approveTemporary } from "./shared.js";
+import type { Context } from "../../cli/command-context.js";
+import { examples, withContext } from "../verb-helpers.js";
+import { approveTemporary } from "./exchanges.js";
 
 async function authorize(ctx: Context, token: string): Promise<void> {
   const approval = await approveTemporary(ctx, token);

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import { printRawResponse, readDataOption } from "../../cli/raw-call.js";
-import { examples, withContext } from "../shared.js";
-import { oauthSigner, SIGNING_OPTIONS, storedOAuth, storedSigning } from "./shared.js";
+import { examples, withContext } from "../verb-helpers.js";
+import { oauthSigner, SIGNING_OPTIONS, storedOAuth, storedSigning } from "./signing.js";
 
 const METHODS = ["GET", "POST", "PUT", "DELETE"];
 

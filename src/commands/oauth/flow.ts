@@ -1,18 +1,10 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import { OUT_OF_BAND } from "../../contract/oauth.js";
-import { examples, withContext } from "../shared.js";
-import {
-  approveTemporary,
-  CONSUMER_SECRET,
-  exchangeAndStore,
-  privateKeyOf,
-  readSecrets,
-  SIGNING_OPTIONS,
-  signatureMethodOf,
-  signedExchange,
-} from "./shared.js";
+import { examples, withContext } from "../verb-helpers.js";
+import { approveTemporary, exchangeAndStore, signedExchange } from "./exchanges.js";
+import { CONSUMER_SECRET, privateKeyOf, readSecrets, SIGNING_OPTIONS, signatureMethodOf } from "./signing.js";
 
 interface Options {
   consumerKey?: string;

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import * as accessToken from "./access-token.js";
 import * as authorize from "./authorize.js";
 import * as call from "./call.js";

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
-import { examples, withContext } from "../shared.js";
-import { identity, storedOAuth, storedSigning } from "./shared.js";
+import type { Context } from "../../cli/command-context.js";
+import { examples, withContext } from "../verb-helpers.js";
+import { identity } from "./exchanges.js";
+import { storedOAuth, storedSigning } from "./signing.js";
 
 async function whoami(ctx: Context): Promise<void> {
   const stored = storedOAuth(ctx);

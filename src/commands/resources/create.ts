@@ -1,32 +1,10 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import { promptText } from "../../cli/prompts.js";
 import { recordFromOptions } from "../../cli/record-input.js";
-import * as resources from "../../contract/resources.js";
-import { collect, examples, tolerating, withContext } from "../shared.js";
-
-export async function createResource(ctx: Context, record: Record<string, unknown>, ifNotExists?: boolean) {
-  ctx.checkFieldsBeforeWrite(record.resourceType);
-  const client = await ctx.client();
-  // only a User has a key of its own (userName): the one conflict a re-run can meet
-  return tolerating(
-    "conflict",
-    ifNotExists && typeof record.userName === "string",
-    async () => {
-      const { data } = await client.call(resources.createResource, { body: record });
-      ctx.info(`Created ${String(data.resourceType)} ${data.id}.`);
-      return { data: data as typeof data & Record<string, unknown>, created: true };
-    },
-    async () => {
-      const filter = `userName eq ${JSON.stringify(record.userName)}`;
-      const { data } = await client.call(resources.listResources, { query: { resourcetypes: "User", filter } });
-      const existing = data.Resources[0] as (typeof data.Resources)[number] & Record<string, unknown>;
-      ctx.info(`User ${String(record.userName)} already exists; left as it is.`);
-      return { data: existing, created: false };
-    },
-  );
-}
+import { createResource } from "../resource-calls.js";
+import { collect, examples, withContext } from "../verb-helpers.js";
 
 async function create(
   ctx: Context,

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import * as resources from "../../contract/resources.js";
-import { examples, tolerating, withContext } from "../shared.js";
+import { examples, tolerating, withContext } from "../verb-helpers.js";
 
 const labelOf = (data: Record<string, unknown>) => String(data.userName ?? data.displayName ?? data.name ?? data.id);
 

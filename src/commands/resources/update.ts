@@ -1,25 +1,9 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import { merge, recordFromOptions } from "../../cli/record-input.js";
-import * as resources from "../../contract/resources.js";
-import { collect, examples, withContext } from "../shared.js";
-
-type Attributes = Record<string, unknown>;
-
-/** GET, apply `change`, PUT with If-Match: a concurrent change fails with exit 6 instead of being lost. */
-export async function updateResource(ctx: Context, id: string, change: (current: Attributes) => Attributes) {
-  const client = await ctx.client();
-  const current = await client.call(resources.getResource, { params: { resourceId: id } });
-  ctx.checkFieldsBeforeWrite(current.data.resourceType);
-  const { meta: _meta, schemas: _schemas, firstLogin: _firstLogin, ...attributes } = current.data as Attributes;
-  const { data } = await client.call(resources.replaceResource, {
-    params: { resourceId: id },
-    body: change(attributes),
-    ifMatch: current.etag,
-  });
-  return data as typeof data & Attributes;
-}
+import { updateResource } from "../resource-calls.js";
+import { collect, examples, withContext } from "../verb-helpers.js";
 
 async function update(ctx: Context, id: string, options: { set?: string[]; file?: string }): Promise<void> {
   ctx.requireCredential();

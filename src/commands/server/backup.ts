@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
+import type { Context } from "../../cli/command-context.js";
 import { loadServerAdmin } from "../../cli/compose.js";
-import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 import { instanceOptions, type StorageFlags, storageOptions } from "./options.js";
 
 const PG_DUMP_EXAMPLE = "pg_dump --format=custom --file=bizctl.dump postgres://bizctl@db/bizctl";

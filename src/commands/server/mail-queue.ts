@@ -1,8 +1,8 @@
 import { type Command, Option } from "commander";
+import type { Context } from "../../cli/command-context.js";
 import { loadServerAdmin } from "../../cli/compose.js";
-import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 import { instanceOptions, type StorageFlags, storageOptions } from "./options.js";
 
 const STATUSES = ["queued", "sent", "failed"] as const;

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
+import type { Context } from "../../cli/command-context.js";
 import { loadServerAdmin } from "../../cli/compose.js";
-import type { Context } from "../../cli/context.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 import { instanceOptions, type StorageFlags, storageOptions } from "./options.js";
 
 async function migrate(ctx: Context, options: StorageFlags): Promise<void> {

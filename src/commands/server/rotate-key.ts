@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import { Option } from "commander";
+import type { Context } from "../../cli/command-context.js";
 import { loadServerAdmin } from "../../cli/compose.js";
-import type { Context } from "../../cli/context.js";
 import { UsageError } from "../../cli/errors.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 import { instanceOptions, type StorageFlags, storageOptions } from "./options.js";
 
 interface Options extends StorageFlags {

@@ -1,10 +1,10 @@
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { type Command, Option } from "commander";
+import type { Context } from "../../cli/command-context.js";
 import { loadServerAdmin } from "../../cli/compose.js";
-import type { Context } from "../../cli/context.js";
 import { CliError, EXIT, UsageError } from "../../cli/errors.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 import { addBooleanFlag, instanceOptions, OFF_WORDS, ON_WORDS, type StorageFlags, storageOptions } from "./options.js";
 
 interface Options extends StorageFlags {

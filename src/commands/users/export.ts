@@ -1,10 +1,10 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { Progress } from "../../cli/progress.js";
 import { printPages } from "../../cli/stream-output.js";
 import { csvRow, EXPORT_COLUMNS, exportedUser } from "../../cli/user-records.js";
 import * as resources from "../../contract/resources.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 
 /** Every user, a page at a time, in the form `users import` reads. */
 async function* userPages(ctx: Context, filter: string | undefined, csv: boolean): AsyncGenerator<unknown[]> {

@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { CliError, EXIT, UsageError } from "../../cli/errors.js";
 import { Progress } from "../../cli/progress.js";
 import { parseRenames, readUsers, type UserLine, type UsersFormat } from "../../cli/user-records.js";
 import { ApiError } from "../../client/errors.js";
 import * as bulk from "../../contract/bulk.js";
-import { collect, examples, wholeNumber, withContext } from "../shared.js";
+import { collect, examples, wholeNumber, withContext } from "../verb-helpers.js";
 
 interface ImportOptions {
   map?: string[];

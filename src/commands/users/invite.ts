@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import * as invitations from "../../contract/invitations.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 import { resolveUser } from "./resolve.js";
 
 /** Mails the invitation and says where it went and until when it works. */

@@ -1,4 +1,4 @@
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import { CliError, EXIT, UsageError } from "../../cli/errors.js";
 import * as resources from "../../contract/resources.js";
 

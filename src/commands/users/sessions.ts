@@ -1,10 +1,9 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import * as sessions from "../../contract/sessions.js";
-import { examples, withContext } from "../shared.js";
+import { SESSION_COLUMNS } from "../session-columns.js";
+import { examples, withContext } from "../verb-helpers.js";
 import { resolveUser } from "./resolve.js";
-
-export const SESSION_COLUMNS = ["id", "created", "lastUsed", "expires", "clientIp", "userAgent"];
 
 async function listSessions(ctx: Context, reference: string): Promise<void> {
   ctx.requireCredential();

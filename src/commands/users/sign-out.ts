@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import type { Context } from "../../cli/context.js";
+import type { Context } from "../../cli/command-context.js";
 import * as sessions from "../../contract/sessions.js";
-import { examples, withContext } from "../shared.js";
+import { examples, withContext } from "../verb-helpers.js";
 import { resolveUser } from "./resolve.js";
 
 async function signOut(ctx: Context, reference: string, options: { session?: string }): Promise<void> {

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import type { Filter } from "scim2-parse-filter";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 
 export type Literal = string | number | boolean | null;
 export type Condition = RawBuilder<unknown>;

@@ -1,6 +1,6 @@
 import type { Filter } from "scim2-parse-filter";
 import * as parser from "scim2-parse-filter/lib/src/parser.js";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 
 export type { Filter } from "scim2-parse-filter";
 

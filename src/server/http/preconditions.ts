@@ -1,4 +1,4 @@
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 
 export function etagOf(version: number): string {
   return `"${version}"`;

@@ -1,4 +1,4 @@
-import type { FieldIssue } from "../problems.js";
+import type { FieldIssue } from "../problem-error.js";
 
 /**
  * A lone UTF-16 surrogate written as a JSON escape. A body that decoded as UTF-8 holds no

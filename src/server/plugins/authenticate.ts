@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import type { Access } from "../../contract/route.js";
-import { originOf } from "../http/origin.js";
-import { authenticateOAuth } from "../oauth/provider.js";
-import { ProblemError } from "../problems.js";
+import { readOAuthRequest } from "../oauth1/request.js";
+import { ProblemError } from "../problem-error.js";
 import { authenticateBearer } from "../services/accounts.js";
-import type { Principal, ServiceContext } from "../services/context.js";
+import { authenticateOAuth } from "../services/oauth-signed-requests.js";
 import { DELEGATED_REFUSAL } from "../services/resource-policy.js";
+import type { Principal, ServiceContext } from "../services/service-context.js";
+import { originOf } from "./request-origin.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -60,7 +61,10 @@ async function resolvePrincipal(ctx: ServiceContext, request: FastifyRequest): P
       headers: BEARER_CHALLENGE,
     });
   // token credentials act exactly as a Bearer JWT of the user who approved them (spec 1.2)
-  if (isOAuthHeader(header)) return authenticateOAuth(ctx, request);
+  // header and query are signed (the bodies of these routes are JSON, never signed)
+  if (isOAuthHeader(header)) {
+    return authenticateOAuth(ctx, readOAuthRequest(request, { publicUrl: ctx.publicUrl, withBody: false }));
+  }
   const token = bearerToken(header);
   if (!token) {
     throw new ProblemError("token_invalid", "The Authorization header is not 'Bearer <token>'.", {

@@ -2,8 +2,8 @@ import { maxHeaderSize, STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { PROBLEM_CONTENT_TYPE } from "../../contract/errors.js";
-import { ProblemError } from "../problems.js";
-import { problemDocument } from "./problems.js";
+import { ProblemError } from "../problem-error.js";
+import { problemDocument } from "./problem-replies.js";
 
 /** What the HTTP parser or the server's timeouts refused, before any request existed. */
 function toProblem(error: NodeJS.ErrnoException): ProblemError {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import * as contract from "../../contract/audit.js";
 import { principalOf } from "../plugins/authenticate.js";
 import { type AuditQuery, listAudit } from "../services/audit-list.js";
-import type { ServiceContext } from "../services/context.js";
+import type { ServiceContext } from "../services/service-context.js";
 import { registerRoute } from "./register.js";
 
 /** RFC 8288 `next`, keeping the other parameters. There is no edit or delete route: the trail is append-only. */

@@ -1,13 +1,13 @@
 import { normalizeIP } from "@fastify/rate-limit";
 import type { FastifyInstance, onRequestHookHandler } from "fastify";
 import * as contract from "../../contract/auth.js";
-import { originOf } from "../http/origin.js";
+import { resetPage } from "../pages/reset-page.js";
 import { principalOf } from "../plugins/authenticate.js";
+import { originOf } from "../plugins/request-origin.js";
 import * as accounts from "../services/accounts.js";
-import type { ServiceContext } from "../services/context.js";
 import * as recovery from "../services/recovery.js";
+import type { ServiceContext } from "../services/service-context.js";
 import { registerRoute } from "./register.js";
-import { resetPage } from "./reset-page.js";
 
 export interface AuthRouteOptions {
   /** per-client limit on login and renewPassword */

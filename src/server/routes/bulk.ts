@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import * as contract from "../../contract/bulk.js";
 import { principalOf } from "../plugins/authenticate.js";
 import { runBulk, serviceProviderConfig } from "../services/bulk.js";
-import type { ServiceContext } from "../services/context.js";
+import type { ServiceContext } from "../services/service-context.js";
 import { registerRoute } from "./register.js";
 
 export function bulkRoutes(app: FastifyInstance, ctx: ServiceContext, bodyLimitBytes: number): void {

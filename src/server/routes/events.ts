@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import * as contract from "../../contract/events.js";
 import { buildPath } from "../../contract/route.js";
 import { principalOf } from "../plugins/authenticate.js";
-import type { ServiceContext } from "../services/context.js";
 import * as batch from "../services/event-batch.js";
 import * as events from "../services/events.js";
+import type { ServiceContext } from "../services/service-context.js";
 import { registerRoute } from "./register.js";
 
 /**

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import * as contract from "../../contract/invitations.js";
 import { principalOf } from "../plugins/authenticate.js";
-import type { ServiceContext } from "../services/context.js";
 import { sendInvitation } from "../services/invitations.js";
+import type { ServiceContext } from "../services/service-context.js";
 import { registerRoute } from "./register.js";
 
 export function invitationRoutes(app: FastifyInstance, ctx: ServiceContext): void {

@@ -9,8 +9,8 @@ import type {
 import type { BodyOf, ParamsOf, QueryOf, RouteEntry } from "../../contract/route.js";
 import { undecodableQuery } from "../http/well-formed.js";
 import { authorize } from "../plugins/authenticate.js";
-import { ProblemError } from "../problems.js";
-import type { ServiceContext } from "../services/context.js";
+import { ProblemError } from "../problem-error.js";
+import type { ServiceContext } from "../services/service-context.js";
 
 export type TypedRequest<E extends RouteEntry> = FastifyRequest<{
   Params: ParamsOf<E>;

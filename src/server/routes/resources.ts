@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import * as contract from "../../contract/resources.js";
 import { principalOf } from "../plugins/authenticate.js";
-import type { ServiceContext } from "../services/context.js";
 import * as resources from "../services/resources.js";
+import type { ServiceContext } from "../services/service-context.js";
 import { registerRoute } from "./register.js";
 
 type Body = Record<string, unknown>;

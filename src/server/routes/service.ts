@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import * as contract from "../../contract/service.js";
-import { ProblemError } from "../problems.js";
-import type { ServiceContext } from "../services/context.js";
+import { ProblemError } from "../problem-error.js";
+import type { ServiceContext } from "../services/service-context.js";
 import { ping } from "../store/database.js";
 import { registerRoute } from "./register.js";
 

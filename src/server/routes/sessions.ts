@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import * as contract from "../../contract/sessions.js";
 import { principalOf } from "../plugins/authenticate.js";
-import type { ServiceContext } from "../services/context.js";
+import type { ServiceContext } from "../services/service-context.js";
 import * as sessions from "../services/sessions.js";
 import { registerRoute } from "./register.js";
 

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { formatTimestamp } from "../http/timestamps.js";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 import type { Schema } from "../store/schema.js";
 import {
   createSession,
@@ -13,12 +13,12 @@ import {
 } from "../store/sessions-repo.js";
 import { findAccountById, saveCredential, toAccount, type UserAccount } from "../store/users-repo.js";
 import { actorOf, audit, auditBy, refusalsRecorded, userTarget } from "./audit.js";
-import type { Principal, RequestOrigin, ServiceContext } from "./context.js";
 import { isVoidTemporaryPassword } from "./issued-credentials.js";
 import { nameKey } from "./login-backoff.js";
 import { checkPassword, voidTemporaryPassword } from "./password-check.js";
 import { assertAcceptablePassword, hashPassword, verifyPassword } from "./passwords.js";
 import { assertCan, can } from "./resource-policy.js";
+import type { Principal, RequestOrigin, ServiceContext } from "./service-context.js";
 
 // An account's own life through the API: logins and their sessions, the Bearer check of every
 // request, its password change, and the unlock staff give it.

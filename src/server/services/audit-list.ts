@@ -5,11 +5,11 @@ import type { QueryOf } from "../../contract/route.js";
 import { auditTarget } from "../filter/audit-target.js";
 import { compileFilter } from "../filter/compile.js";
 import { parseFilter } from "../filter/parse.js";
-import { invalid } from "../problems.js";
+import { invalid } from "../problem-error.js";
 import { type AuditRow, listAudit as listRows, pruneAudit } from "../store/audit-repo.js";
 import { AUDIT_ID_PATTERN, auditIdFloor } from "./audit.js";
-import type { Principal, ServiceContext } from "./context.js";
 import { type CursorQuery, decodeCursor, encodeCursor } from "./event-cursor.js";
+import type { Principal, ServiceContext } from "./service-context.js";
 
 export type AuditQuery = QueryOf<typeof listAuditRoute>;
 type Record = Static<typeof AuditRecord>;

@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 import { insertAudit, type NewAuditRow } from "../store/audit-repo.js";
 import type { Schema } from "../store/schema.js";
-import type { Principal, RequestOrigin, ServiceContext } from "./context.js";
+import type { Principal, RequestOrigin, ServiceContext } from "./service-context.js";
 
 /**
  * The audit trail's write side. Every record is written with the database handle of the change

@@ -1,9 +1,9 @@
 import { BULK_ID_PREFIX, BULK_MAX_OPERATIONS, BULK_URN } from "../../contract/bulk.js";
 import { LIST_COUNT } from "../../contract/resources.js";
-import { invalid, ProblemError } from "../problems.js";
-import type { Principal, ServiceContext } from "./context.js";
+import { invalid, ProblemError } from "../problem-error.js";
 import { sendInvitation } from "./invitations.js";
 import { createResource, deleteResource, replaceResource } from "./resources.js";
+import type { Principal, ServiceContext } from "./service-context.js";
 
 type Attributes = Record<string, unknown>;
 

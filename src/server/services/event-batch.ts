@@ -9,15 +9,15 @@ import {
   EVENT_IMPORT_TTL_HOURS,
   EventInput,
 } from "../../contract/events.js";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 import * as imports from "../store/event-imports-repo.js";
 import type { EventRow } from "../store/events-repo.js";
 import * as repo from "../store/events-repo.js";
 import type { Schema } from "../store/schema.js";
 import { type AjvIssue, fieldIssues } from "../validation-issues.js";
 import { auditBy } from "./audit.js";
-import type { Principal, ServiceContext } from "./context.js";
 import { eventRow, newEventCode } from "./events.js";
+import type { Principal, ServiceContext } from "./service-context.js";
 
 export type OnConflict = "fail" | "skip" | "update";
 type Result = Static<typeof BatchResult>["results"][number];

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { invalid } from "../problems.js";
+import { invalid } from "../problem-error.js";
 import type { KeyValue } from "../store/events-repo.js";
 
 /**

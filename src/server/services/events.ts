@@ -12,14 +12,14 @@ import { eventsTarget } from "../filter/events-target.js";
 import { type Filter, parseFilter } from "../filter/parse.js";
 import { assertIfMatch, ChangedMeanwhile, etagOf, retryWhenChanged } from "../http/preconditions.js";
 import { formatTimestamp } from "../http/timestamps.js";
-import { invalid, ProblemError } from "../problems.js";
+import { invalid, ProblemError } from "../problem-error.js";
 import { isUniqueViolation } from "../store/errors.js";
 import type { EventRow, SortKey } from "../store/events-repo.js";
 import * as repo from "../store/events-repo.js";
 import type { EventsTable } from "../store/schema.js";
 import { actorOf, auditBy, auditRow } from "./audit.js";
-import type { Principal, ServiceContext } from "./context.js";
 import { type CursorQuery, decodeCursor, encodeCursor } from "./event-cursor.js";
+import type { Principal, ServiceContext } from "./service-context.js";
 
 type EventInputBody = Static<typeof EventInput>;
 export type EventRepresentation = Static<typeof Event>;

@@ -1,12 +1,12 @@
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 import { isUniqueViolation } from "../store/errors.js";
 import { findUserByName, insertResource, type ResourceRow, replaceResource } from "../store/resources-repo.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
 import { countUsers, lockAdminChanges, roleNames, saveCredential } from "../store/users-repo.js";
 import { forgetNameFailures } from "./accounts.js";
 import { audit } from "./audit.js";
-import type { ServiceContext } from "./context.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
+import type { ServiceContext } from "./service-context.js";
 import { assertEmails, assertUserName } from "./user-fields.js";
 
 // The admins made outside the API, where the database is: the first one (`server init`) and the

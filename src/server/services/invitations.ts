@@ -1,12 +1,12 @@
 import { formatTimestamp } from "../http/timestamps.js";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 import { voidInvitations } from "../store/reset-tokens-repo.js";
 import { findAccountById } from "../store/users-repo.js";
 import { auditBy } from "./audit.js";
-import type { Principal, ServiceContext } from "./context.js";
 import { issuerRoleOf } from "./issued-credentials.js";
 import { queueLinkMail, recipient } from "./link-mails.js";
 import { assertCan } from "./resource-policy.js";
+import type { Principal, ServiceContext } from "./service-context.js";
 
 /**
  * POST /Resources/{id}/invitation: a single-use link that sets the first password through the

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Role } from "../../contract/route.js";
 import type { UserAccount } from "../store/users-repo.js";
-import type { Principal } from "./context.js";
 import { type ResourceAction, roleMay } from "./resource-policy.js";
+import type { Principal } from "./service-context.js";
 
 /**
  * Credentials that someone other than the account's holder issued: a temporary password, an

@@ -9,7 +9,7 @@ import {
   jwtVerify,
   SignJWT,
 } from "jose";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 import type { KeyStorage } from "./key-storage.js";
 
 export const TOKEN_ISSUER = "urn:bizctl";

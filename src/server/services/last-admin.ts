@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 import type { Schema } from "../store/schema.js";
 import { countActiveAdmins, lockAdminChanges, roleNames } from "../store/users-repo.js";
-import type { ServiceContext } from "./context.js";
+import type { ServiceContext } from "./service-context.js";
 
 type Attributes = Record<string, unknown>;
 

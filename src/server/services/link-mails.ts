@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
+import { escapeHtml } from "../escape-html.js";
 import type { MailMessage, QueueLink } from "../mail/mailer.js";
 import { bindLinkToken, saveResetToken } from "../store/reset-tokens-repo.js";
 import { findResource } from "../store/resources-repo.js";
 import type { Schema } from "../store/schema.js";
 import { findAccountById, type UserAccount } from "../store/users-repo.js";
-import type { ServiceContext } from "./context.js";
 import { accountStamp, type IssuerRole, issuerStillMay } from "./issued-credentials.js";
 import { randomToken } from "./random-token.js";
+import type { ServiceContext } from "./service-context.js";
 
 /**
  * The e-mails that carry a single-use link (a password reset, an invitation). The link's token is
@@ -18,12 +19,6 @@ import { randomToken } from "./random-token.js";
  */
 
 export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
-
-export const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
-  );
 
 /** The user's name and primary e-mail, if it is an active User with one. */
 export async function recipient(ctx: ServiceContext, db: Kysely<Schema>, userId: string) {

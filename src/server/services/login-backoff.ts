@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { type Failures, stillCounted } from "../store/name-failures.js";
 
 /**
  * The back-off of failed logins, kept per name typed: for a name that holds an account that can
@@ -14,17 +15,12 @@ import { createHash } from "node:crypto";
  */
 export const LOCKOUT = { threshold: 5, firstSeconds: 15, maxSeconds: 15 * 60, forgetAfterSeconds: 24 * 3600 } as const;
 
-/** What is known of a name's failures: how many, and when the last one was (ms since 1970). */
-export interface Failures {
-  count: number;
-  lastAt: number;
-}
-
-export const NO_FAILURES: Failures = { count: 0, lastAt: 0 };
+/** How long the failures of a name are remembered after the last one, as the stores of name failures take it. */
+export const FORGET_FAILURES_AFTER_MS = LOCKOUT.forgetAfterSeconds * 1000;
 
 /** The failures still counted at `now`: forgotten a day after the last one. */
 export function current(failures: Failures, now: number): Failures {
-  return now - failures.lastAt >= LOCKOUT.forgetAfterSeconds * 1000 ? NO_FAILURES : failures;
+  return stillCounted(failures, now, FORGET_FAILURES_AFTER_MS);
 }
 
 /** Until when (ms) a name with these failures is refused without a look at the password; 0 when it is not. */
@@ -32,16 +28,6 @@ export function lockedUntil(failures: Failures): number {
   if (failures.count < LOCKOUT.threshold) return 0;
   const seconds = Math.min(LOCKOUT.firstSeconds * 2 ** (failures.count - LOCKOUT.threshold), LOCKOUT.maxSeconds);
   return failures.lastAt + seconds * 1000;
-}
-
-/** Where the failures of names that hold no usable account are counted. */
-export interface NameFailures {
-  /** for the start-up log: the store and whether instances share it */
-  describe(): string;
-  get(key: string): Promise<Failures>;
-  /** one more failure at `now`; the count it makes (forgotten ones left out) */
-  record(key: string, now: number): Promise<Failures>;
-  clear(key: string): Promise<void>;
 }
 
 /**

@@ -1,12 +1,13 @@
 import type { Kysely } from "kysely";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
+import type { Failures } from "../store/name-failures.js";
 import type { Schema } from "../store/schema.js";
 import { findAccountByUserName, replacePasswordHash, saveCredential, type UserAccount } from "../store/users-repo.js";
 import { audit, userTarget } from "./audit.js";
-import type { RequestOrigin, ServiceContext } from "./context.js";
 import { isVoidTemporaryPassword } from "./issued-credentials.js";
-import { current, type Failures, lockedUntil, nameKey } from "./login-backoff.js";
+import { current, lockedUntil, nameKey } from "./login-backoff.js";
 import { burnVerification, hashPassword, needsRehash, verifyPassword } from "./passwords.js";
+import type { RequestOrigin, ServiceContext } from "./service-context.js";
 
 function invalidCredentials(): ProblemError {
   return new ProblemError("invalid_credentials", "The user name or password is wrong.");

@@ -1,5 +1,5 @@
 import type argon2Module from "argon2";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 
 type Argon2 = typeof argon2Module;
 

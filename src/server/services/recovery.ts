@@ -1,16 +1,17 @@
 import type { Kysely } from "kysely";
+import { escapeHtml } from "../escape-html.js";
 import type { Queues } from "../mail/mailer.js";
-import { invalid, ProblemError } from "../problems.js";
+import { invalid, ProblemError } from "../problem-error.js";
 import { consumeResetToken, userIdsByEmail } from "../store/reset-tokens-repo.js";
 import type { Schema } from "../store/schema.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
 import { findAccountById, findAccountByUserName, saveCredential } from "../store/users-repo.js";
 import { forgetNameFailures } from "./accounts.js";
 import { audit } from "./audit.js";
-import type { RequestOrigin, ServiceContext } from "./context.js";
 import { accountStamp, issuerStillMay } from "./issued-credentials.js";
-import { escapeHtml, hashToken, queueLinkMail, recipient } from "./link-mails.js";
+import { hashToken, queueLinkMail, recipient } from "./link-mails.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
+import type { RequestOrigin, ServiceContext } from "./service-context.js";
 
 const ACCEPTED = {
   status: "accepted" as const,

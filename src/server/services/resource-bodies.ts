@@ -8,8 +8,8 @@ import {
   USER_ACCOUNT_STATE,
   UserInput,
 } from "../../contract/resources.js";
-import { assertPublicKey } from "../oauth/rsa.js";
-import { invalid, ProblemError } from "../problems.js";
+import { assertPublicKey } from "../oauth1/rsa.js";
+import { invalid, ProblemError } from "../problem-error.js";
 import type { ResourceRow } from "../store/resources-repo.js";
 import { isImportableHash } from "./passwords.js";
 import { assertEmails, assertUserName } from "./user-fields.js";

@@ -1,6 +1,6 @@
 import { CUSTOM_TYPE_PATTERN, LIST_COUNT } from "../../contract/resources.js";
 import { parseFilter } from "../filter/parse.js";
-import { invalid } from "../problems.js";
+import { invalid } from "../problem-error.js";
 
 // The query of GET /Resources (and the resourcetypes of a read by id): paging, order, types, filter.
 

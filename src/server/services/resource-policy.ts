@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from "kysely";
 import { EVERYONE, type Role, STAFF } from "../../contract/route.js";
-import { ProblemError } from "../problems.js";
-import type { Principal } from "./context.js";
+import { ProblemError } from "../problem-error.js";
+import type { Principal } from "./service-context.js";
 
 export type ResourceKind = "User" | "OAuthConsumer" | "custom";
 export type ResourceAction =

@@ -1,9 +1,9 @@
 import { RESOURCES_PATH, SCHEMA_URN } from "../../contract/resources.js";
 import { etagOf } from "../http/preconditions.js";
 import type { ResourceWithLogin } from "../store/resources-repo.js";
-import type { Principal, ServiceContext } from "./context.js";
 import type { Attributes } from "./resource-bodies.js";
 import { can } from "./resource-policy.js";
+import type { Principal, ServiceContext } from "./service-context.js";
 
 // A resource as the API shows it: schemas, attributes, meta, and a User's account state for staff.
 

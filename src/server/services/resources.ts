@@ -3,14 +3,13 @@ import { RESOURCES_PATH, SCHEMA_URN } from "../../contract/resources.js";
 import { compileFilter } from "../filter/compile.js";
 import { resourceSortKeys, resourcesTargetAt } from "../filter/resources-target.js";
 import { assertIfMatch, ChangedMeanwhile, etagOf, retryWhenChanged } from "../http/preconditions.js";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 import { isUniqueViolation } from "../store/errors.js";
 import { voidPendingLinks } from "../store/reset-tokens-repo.js";
 import * as repo from "../store/resources-repo.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
 import { roleNames, saveCredential } from "../store/users-repo.js";
 import { type AuditEntry, actorOf, auditBy, recordRefusal, refusalsRecorded } from "./audit.js";
-import type { Principal, ServiceContext } from "./context.js";
 import { issuerRoleOf } from "./issued-credentials.js";
 import { keepingAnAdmin, takesAwayAnAdmin } from "./last-admin.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
@@ -27,6 +26,7 @@ import {
 import { type ListQuery, parseListQuery } from "./resource-list-query.js";
 import { assertCan, readableCondition } from "./resource-policy.js";
 import { toRepresentation } from "./resource-representation.js";
+import type { Principal, ServiceContext } from "./service-context.js";
 import { planUserReplacement, type Replacement, type UserBody } from "./user-replacement.js";
 
 // The operations on /Resources: list, read, create, replace, delete, each with its audit record.

@@ -1,10 +1,10 @@
 import { formatTimestamp } from "../http/timestamps.js";
-import { ProblemError } from "../problems.js";
+import { ProblemError } from "../problem-error.js";
 import { listOpenSessions, revokeSessionOf, revokeUserSessions } from "../store/sessions-repo.js";
 import { findAccountById } from "../store/users-repo.js";
 import { auditBy } from "./audit.js";
-import type { Principal, ServiceContext } from "./context.js";
 import { assertCan, type ResourceAction } from "./resource-policy.js";
+import type { Principal, ServiceContext } from "./service-context.js";
 
 type SessionRow = Awaited<ReturnType<typeof listOpenSessions>>[number];
 

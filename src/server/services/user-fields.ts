@@ -1,5 +1,5 @@
 import { USER_NAME_PATTERN } from "../../contract/resources.js";
-import { invalid } from "../problems.js";
+import { invalid } from "../problem-error.js";
 
 // The checks of a User's userName and e-mail addresses that a schema cannot say in words a person reads.
 

@@ -4,12 +4,12 @@ import type { Role } from "../../contract/route.js";
 import type { ResourceWithLogin } from "../store/resources-repo.js";
 import { roleNames } from "../store/users-repo.js";
 import { actorOf, refusalsRecorded } from "./audit.js";
-import type { Principal, ServiceContext } from "./context.js";
 import { type IssuerRole, issuerRoleOf, issuerStillMay } from "./issued-credentials.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
 import { type ChangeRecord, sameJson, userChangeRecords } from "./resource-audit.js";
 import { type Attributes, defaultUserAttributes, scimInvalid } from "./resource-bodies.js";
 import { assertCan, can, type ResourceAction } from "./resource-policy.js";
+import type { Principal, ServiceContext } from "./service-context.js";
 
 // What a PUT of a User changes besides its row: the permissions it needs, its password, its
 // sessions and pending links, and the records of each kind of change.

@@ -1,13 +1,38 @@
 import { readFile, rename, writeFile } from "node:fs/promises";
 import type { Redis } from "ioredis";
-import { current, type Failures, LOCKOUT, type NameFailures, NO_FAILURES } from "../services/login-backoff.js";
+
+/** What is known of a name's failures: how many, and when the last one was (ms since 1970). */
+export interface Failures {
+  count: number;
+  lastAt: number;
+}
+
+export const NO_FAILURES: Failures = { count: 0, lastAt: 0 };
+
+/** The failures still counted at `now`: forgotten `forgetAfterMs` after the last one. */
+export function stillCounted(failures: Failures, now: number, forgetAfterMs: number): Failures {
+  return now - failures.lastAt >= forgetAfterMs ? NO_FAILURES : failures;
+}
+
+/**
+ * Where the failed logins of names that hold no usable account are counted (services/login-backoff.ts
+ * says why and what they cost). Each store forgets a name's failures `forgetAfterMs` after its last.
+ */
+export interface NameFailures {
+  /** for the start-up log: the store and whether instances share it */
+  describe(): string;
+  get(key: string): Promise<Failures>;
+  /** one more failure at `now`; the count it makes (forgotten ones left out) */
+  record(key: string, now: number): Promise<Failures>;
+  clear(key: string): Promise<void>;
+}
 
 /**
  * The failures of the names that hold no usable account, in this process's memory: the most
  * recently failed `maxNames` names are kept (an attacker who invents more pushes the oldest out,
  * a few megabytes at most), each until a day after its last failure.
  */
-export function memoryNameFailures(maxNames = 100_000): NameFailures {
+export function memoryNameFailures(forgetAfterMs: number, maxNames = 100_000): NameFailures {
   const names = new Map<string, Failures>();
   return {
     describe: () => "this process's memory",
@@ -15,7 +40,7 @@ export function memoryNameFailures(maxNames = 100_000): NameFailures {
       return names.get(key) ?? NO_FAILURES;
     },
     async record(key, now) {
-      const next = { count: current(names.get(key) ?? NO_FAILURES, now).count + 1, lastAt: now };
+      const next = { count: stillCounted(names.get(key) ?? NO_FAILURES, now, forgetAfterMs).count + 1, lastAt: now };
       // re-inserted last: the map's order is the order of the latest failures
       names.delete(key);
       names.set(key, next);
@@ -53,9 +78,9 @@ export function redisNameFailures(
   prefix: string,
   fallback: NameFailures,
   health: RedisHealth,
+  forgetAfterMs: number,
 ): NameFailures {
   const keyOf = (key: string) => `${prefix}login-name:${key}`;
-  const forgetMs = LOCKOUT.forgetAfterSeconds * 1000;
   async function shared<T>(work: () => Promise<T>, otherwise: () => Promise<T>): Promise<T> {
     try {
       const result = await work();
@@ -78,7 +103,7 @@ export function redisNameFailures(
       ),
     record: (key, now) =>
       shared(
-        async () => ({ count: Number(await redis.eval(RECORD, 1, keyOf(key), now, forgetMs)), lastAt: now }),
+        async () => ({ count: Number(await redis.eval(RECORD, 1, keyOf(key), now, forgetAfterMs)), lastAt: now }),
         () => fallback.record(key, now),
       ),
     clear: (key) =>
@@ -98,7 +123,7 @@ export function redisNameFailures(
  * hashed; writers hold a lock (proper-lockfile) around their read-change-write and replace the
  * file atomically.
  */
-export function fileNameFailures(file: string, maxNames = 1000): NameFailures {
+export function fileNameFailures(file: string, forgetAfterMs: number, maxNames = 1000): NameFailures {
   const read = async (): Promise<Record<string, Failures>> => {
     try {
       return JSON.parse(await readFile(file, "utf8")) as Record<string, Failures>;
@@ -135,7 +160,7 @@ export function fileNameFailures(file: string, maxNames = 1000): NameFailures {
     },
     async record(key, now) {
       return (await change((names) => {
-        const next = { count: current(names[key] ?? NO_FAILURES, now).count + 1, lastAt: now };
+        const next = { count: stillCounted(names[key] ?? NO_FAILURES, now, forgetAfterMs).count + 1, lastAt: now };
         names[key] = next;
         return next;
       })) as Failures;

@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
-import type { Context } from "../../../cli/context.js";
+import type { Context } from "../../../cli/command-context.js";
 import { UsageError } from "../../../cli/errors.js";
 import { promptText } from "../../../cli/prompts.js";
 import * as resources from "../../../contract/resources.js";
-import { collect, examples, withContext } from "../../shared.js";
-import { CONSUMER_TYPE, describeConsumer } from "./shared.js";
+import { collect, examples, withContext } from "../../verb-helpers.js";
+import { CONSUMER_TYPE, describeConsumer } from "./consumer-resource.js";
 
 interface Options {
   name?: string;

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import type { Context } from "../../../cli/context.js";
-import { examples, withContext } from "../../shared.js";
-import { describeConsumer, getConsumer } from "./shared.js";
+import type { Context } from "../../../cli/command-context.js";
+import { examples, withContext } from "../../verb-helpers.js";
+import { describeConsumer, getConsumer } from "./consumer-resource.js";
 
 export function register(group: Command, io: Context["io"]): void {
   group

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Context } from "../../../cli/context.js";
+import type { Context } from "../../../cli/command-context.js";
 import * as create from "./create.js";
 import * as del from "./delete.js";
 import * as get from "./get.js";

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import type { Context } from "../../../cli/context.js";
+import type { Context } from "../../../cli/command-context.js";
 import * as resources from "../../../contract/resources.js";
-import { examples, withContext } from "../../shared.js";
-import { CONSUMER_COLUMNS, CONSUMER_TYPE, describeConsumer } from "./shared.js";
+import { examples, withContext } from "../../verb-helpers.js";
+import { CONSUMER_COLUMNS, CONSUMER_TYPE, describeConsumer } from "./consumer-resource.js";
 
 async function list(ctx: Context): Promise<void> {
   ctx.requireCredential();

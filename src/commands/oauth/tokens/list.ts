@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import type { Context } from "../../../cli/context.js";
+import type { Context } from "../../../cli/command-context.js";
 import * as oauth from "../../../contract/oauth.js";
-import { examples, withContext } from "../../shared.js";
+import { examples, withContext } from "../../verb-helpers.js";
 
 const COLUMNS = ["token", "userName", "consumerName", "consumerKey", "createdAt", "lastUsedAt", "expiresAt"];
 

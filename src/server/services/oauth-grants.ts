@@ -4,10 +4,10 @@
  * requests of a busy partner do not each write to the database.
  */
 import { formatTimestamp } from "../http/timestamps.js";
-import { ProblemError } from "../problems.js";
-import { auditBy } from "../services/audit.js";
-import type { Principal, ServiceContext } from "../services/context.js";
+import { ProblemError } from "../problem-error.js";
 import * as repo from "../store/oauth-repo.js";
+import { auditBy } from "./audit.js";
+import type { Principal, ServiceContext } from "./service-context.js";
 
 const isAdmin = (principal: Principal) => principal.roles.includes("admin");
 

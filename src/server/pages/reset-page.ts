@@ -1,7 +1,7 @@
-import { pageDocument, pageNonce, pagePolicy } from "./html-page.js";
+import { pageDocument, pageNonce, pagePolicy } from "./page-skeleton.js";
 
 /**
- * The page a reset link opens, under the rules of html-page.ts. The token never enters the
+ * The page a reset link opens, under the rules of page-skeleton.ts. The token never enters the
  * HTML: the script reads it from the address bar.
  */
 const WORDING = {

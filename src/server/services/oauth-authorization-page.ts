@@ -4,79 +4,73 @@
  * in one step, as on the classic OAuth 1.0a providers: the API keeps no browser session (no
  * cookie), so every authorization begins with the password. Each form carries a single-use token
  * bound to the temporary credentials; the password check is the one of /auth/login, with its
- * back-off and its per-client budget.
+ * back-off and its per-client budget. What the page shows is a view; pages/authorize-page.ts
+ * renders it.
  */
 import { createHash } from "node:crypto";
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import { OUT_OF_BAND } from "../../contract/oauth.js";
-import { originOf } from "../http/origin.js";
-import { ProblemError } from "../problems.js";
-import { checkPasswordAndRecord } from "../services/accounts.js";
-import { audit } from "../services/audit.js";
-import type { RequestOrigin, ServiceContext } from "../services/context.js";
-import { randomToken } from "../services/random-token.js";
+import { firstFormValues } from "../oauth1/request.js";
+import { ProblemError } from "../problem-error.js";
 import * as pages from "../store/oauth-page-repo.js";
-import { type AuthorizeView, authorizePage } from "./authorize-page.js";
-import { approveFor } from "./provider.js";
-import { FORM_MEDIA_TYPE } from "./request.js";
-import { OAuthSyntaxError, parseForm } from "./signature.js";
+import { checkPasswordAndRecord } from "./accounts.js";
+import { audit } from "./audit.js";
+import { approveFor } from "./oauth-credentials.js";
+import { randomToken } from "./random-token.js";
+import type { RequestOrigin, ServiceContext } from "./service-context.js";
 
-export type PageAnswer =
-  | { kind: "page"; status: number; html: string; csp: string }
-  | { kind: "redirect"; status: 303; location: string };
+export type AuthorizeView =
+  | {
+      kind: "form";
+      /** the relative URL the form posts to (this endpoint, as the browser reached it) */
+      action: string;
+      token: string;
+      formToken: string;
+      consumerName: string;
+      /** where approving sends the browser: a host, or undefined for oob */
+      callbackHost?: string;
+      userName?: string;
+      /** what went wrong with the last submission */
+      error?: string;
+    }
+  | { kind: "verifier"; consumerName: string; verifier: string }
+  | { kind: "denied"; consumerName: string }
+  | { kind: "message"; title: string; text: string; restart?: string };
 
-/** The per-client login limiter of /auth/login (an async onRequest hook that throws a 429 error). */
-export type LoginLimit = onRequestHookHandler;
+export interface PageShown {
+  kind: "page";
+  status: number;
+  view: AuthorizeView;
+  /** the callback a form's approval redirects to (the page lets the form go there) */
+  callback?: string;
+  /** headers the answer carries besides the page's own (a lock's Retry-After) */
+  headers?: Record<string, string>;
+}
 
-const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+export type PageAnswer = PageShown | { kind: "redirect"; status: 303; location: string };
 
-function firstValues(text: string): Map<string, string> | undefined {
-  try {
-    const values = new Map<string, string>();
-    for (const [name, value] of parseForm(text)) if (!values.has(name)) values.set(name, value);
-    return values;
-  } catch (error) {
-    if (error instanceof OAuthSyntaxError) return undefined;
-    throw error;
-  }
+/** What the page reads of the browser's request: its target (path and query), its form, where it came from. */
+export interface PageVisit {
+  url: string;
+  form?: string;
+  origin: RequestOrigin;
 }
 
 /**
- * Which part of the page this request is, if any: a browser's unsigned GET with a temporary
- * token that asks for HTML ("show"), or the page's own form coming back ("submit"). Anything
- * signed or carrying an Authorization header stays with the protocol endpoint.
+ * Spends one attempt of the client's /auth/login budget, as a password typed here is a login
+ * attempt: undefined when there was one left, else the Retry-After of the refusal.
  */
-export function pageRequest(request: FastifyRequest): "show" | "submit" | undefined {
-  if (request.headers.authorization) return undefined;
-  if (request.method === "GET") {
-    if (!/\btext\/html\b/i.test(String(request.headers.accept ?? ""))) return undefined;
-    const query = firstValues(request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "");
-    return query?.get("oauth_token") && !query.has("oauth_signature") ? "show" : undefined;
-  }
-  const type = String(request.headers["content-type"] ?? "")
-    .split(";")[0]!
-    .trim()
-    .toLowerCase();
-  if (request.method !== "POST" || type !== FORM_MEDIA_TYPE || typeof request.body !== "string") return undefined;
-  const form = firstValues(request.body);
-  return form?.has("csrf_token") && !form.has("oauth_signature") ? "submit" : undefined;
-}
+export type LoginBudget = () => Promise<{ retryAfter: string | number | string[] | undefined } | undefined>;
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
 /** The form posts to this endpoint as the browser reached it, relatively (a proxy's prefix survives). */
-function formAction(request: FastifyRequest): string {
-  const path = request.url.split("?")[0]!;
+function formAction(visit: PageVisit): string {
+  const path = visit.url.split("?")[0]!;
   return path.endsWith("/") ? "./" : path.slice(path.lastIndexOf("/") + 1);
 }
 
-/** The origin a redirect to the callback goes to, as a CSP source (a custom scheme has no origin). */
-function callbackSource(callback: string): string[] {
-  if (callback === OUT_OF_BAND) return [];
-  const url = new URL(callback);
-  return [url.origin === "null" ? url.protocol : url.origin];
-}
-
-function page(status: number, view: AuthorizeView, callback?: string): PageAnswer {
-  return { kind: "page", status, ...authorizePage(view, callback ? callbackSource(callback) : []) };
+function page(status: number, view: AuthorizeView, callback?: string): PageShown {
+  return { kind: "page", status, view, ...(callback !== undefined && { callback }) };
 }
 
 const DEAD = page.bind(undefined, 400, {
@@ -94,11 +88,11 @@ const nameOf = (temporary: pages.PageTemporary) => temporary.consumerName ?? "An
 /** A fresh form (with a new single-use token) for these temporary credentials. */
 async function formPage(
   ctx: ServiceContext,
-  request: FastifyRequest,
+  visit: PageVisit,
   temporary: pages.PageTemporary,
   status = 200,
   extra: { userName?: string; error?: string } = {},
-): Promise<PageAnswer> {
+): Promise<PageShown> {
   const formToken = randomToken(32);
   await pages.insertPageForm(ctx.store.db, {
     token_hash: sha256(formToken),
@@ -107,7 +101,7 @@ async function formPage(
   });
   const view: AuthorizeView = {
     kind: "form",
-    action: formAction(request),
+    action: formAction(visit),
     token: temporary.token,
     formToken,
     consumerName: nameOf(temporary),
@@ -118,21 +112,16 @@ async function formPage(
 }
 
 /** GET: the consent and sign-in form, or a page saying the link is dead (400, never a redirect). */
-export async function showPage(ctx: ServiceContext, request: FastifyRequest): Promise<PageAnswer> {
-  const token = firstValues(request.url.slice(request.url.indexOf("?") + 1))?.get("oauth_token") ?? "";
+export async function showPage(ctx: ServiceContext, visit: PageVisit): Promise<PageAnswer> {
+  const token = firstFormValues(visit.url.slice(visit.url.indexOf("?") + 1))?.get("oauth_token") ?? "";
   const temporary = await pages.findPageTemporary(ctx.store.db, token);
   if (!usable(temporary, ctx.clock())) return DEAD();
-  return formPage(ctx, request, temporary);
+  return formPage(ctx, visit, temporary);
 }
 
 /** POST: the form back, its token spent; then deny, or sign in and approve. */
-export async function submitPage(
-  ctx: ServiceContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  loginLimit: LoginLimit,
-): Promise<PageAnswer> {
-  const form = firstValues(request.body as string) ?? new Map<string, string>();
+export async function submitPage(ctx: ServiceContext, visit: PageVisit, loginBudget: LoginBudget): Promise<PageAnswer> {
+  const form = firstFormValues(visit.form ?? "") ?? new Map<string, string>();
   const token = form.get("oauth_token") ?? "";
   const temporary = await pages.findPageTemporary(ctx.store.db, token);
   const now = ctx.clock();
@@ -147,53 +136,44 @@ export async function submitPage(
       kind: "message",
       title: "This form cannot be sent again",
       text: "It was already sent, or it did not come from this page. Open the authorization page again to continue.",
-      restart: `${formAction(request)}?oauth_token=${encodeURIComponent(token)}`,
+      restart: `${formAction(visit)}?oauth_token=${encodeURIComponent(token)}`,
     });
   }
   const decision = form.get("decision");
-  if (decision === "deny") return deny(ctx, temporary, originOf(request));
+  if (decision === "deny") return deny(ctx, temporary, visit.origin);
   if (decision !== "approve") {
-    return formPage(ctx, request, temporary, 400, { error: "Choose Approve or Deny." });
+    return formPage(ctx, visit, temporary, 400, { error: "Choose Approve or Deny." });
   }
   const userName = form.get("userName") ?? "";
-  try {
-    // the same per-client budget as /auth/login: a password typed here is a login attempt
-    await loginLimit.call(request.server, request, reply, () => {});
-  } catch (error) {
-    if ((error as { statusCode?: unknown }).statusCode !== 429) throw error;
-    const wait = reply.getHeader("retry-after");
-    return formPage(ctx, request, temporary, 429, {
+  const refused = await loginBudget();
+  if (refused) {
+    return formPage(ctx, visit, temporary, 429, {
       userName,
-      error: `Too many sign-in attempts from this address; try again in ${wait ?? "a few"} seconds.`,
+      error: `Too many sign-in attempts from this address; try again in ${refused.retryAfter ?? "a few"} seconds.`,
     });
   }
   let account: Awaited<ReturnType<typeof checkPasswordAndRecord>>;
   try {
-    account = await checkPasswordAndRecord(ctx, userName, form.get("password") ?? "", originOf(request), "oauth page");
+    account = await checkPasswordAndRecord(ctx, userName, form.get("password") ?? "", visit.origin, "oauth page");
   } catch (error) {
     if (!(error instanceof ProblemError)) throw error;
     if (error.code === "account_locked") {
-      for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
-      return formPage(ctx, request, temporary, 429, { userName, error: error.detail });
+      const answer = await formPage(ctx, visit, temporary, 429, { userName, error: error.detail });
+      return { ...answer, headers: error.extra.headers ?? {} };
     }
     if (error.code !== "invalid_credentials") throw error;
-    return formPage(ctx, request, temporary, 200, { userName, error: "The user name or password is wrong." });
+    return formPage(ctx, visit, temporary, 200, { userName, error: "The user name or password is wrong." });
   }
   if (account.credential.firstLogin) {
     return page(403, {
       kind: "message",
       title: "Change your password first",
       text: "Your password is temporary. Change it (bizctl auth change-password), then open the authorization page again; nothing was approved.",
-      restart: `${formAction(request)}?oauth_token=${encodeURIComponent(token)}`,
+      restart: `${formAction(visit)}?oauth_token=${encodeURIComponent(token)}`,
     });
   }
   try {
-    const approval = await approveFor(
-      ctx,
-      { userId: account.id, userName: account.userName },
-      token,
-      originOf(request),
-    );
+    const approval = await approveFor(ctx, { userId: account.id, userName: account.userName }, token, visit.origin);
     if (approval.redirect) return { kind: "redirect", status: 303, location: approval.redirect };
     return page(200, { kind: "verifier", consumerName: nameOf(temporary), verifier: approval.verifier });
   } catch (error) {

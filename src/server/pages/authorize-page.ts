@@ -4,25 +4,10 @@
  * that may be sent only to this server (and, since Chromium applies form-action to the redirect
  * that follows, to the consumer's callback origin).
  */
-import { escapeHtml, pageDocument, pageNonce, pagePolicy } from "../routes/html-page.js";
-
-export type AuthorizeView =
-  | {
-      kind: "form";
-      /** the relative URL the form posts to (this endpoint, as the browser reached it) */
-      action: string;
-      token: string;
-      formToken: string;
-      consumerName: string;
-      /** where approving sends the browser: a host, or undefined for oob */
-      callbackHost?: string;
-      userName?: string;
-      /** what went wrong with the last submission */
-      error?: string;
-    }
-  | { kind: "verifier"; consumerName: string; verifier: string }
-  | { kind: "denied"; consumerName: string }
-  | { kind: "message"; title: string; text: string; restart?: string };
+import { OUT_OF_BAND } from "../../contract/oauth.js";
+import { escapeHtml } from "../escape-html.js";
+import type { AuthorizeView } from "../services/oauth-authorization-page.js";
+import { pageDocument, pageNonce, pagePolicy } from "./page-skeleton.js";
 
 const STYLE = `
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 30rem; margin: 3rem auto; padding: 0 1rem; color: #1b1f24; }
@@ -92,9 +77,17 @@ ${view.restart ? `<p><a href="${escapeHtml(view.restart)}">Start again</a></p>` 
   }
 }
 
-/** The page and its Content-Security-Policy; `formAction` adds the callback's origin to where the form may go. */
-export function authorizePage(view: AuthorizeView, formAction: readonly string[] = []): { html: string; csp: string } {
+/** The origin a redirect to the callback goes to, as a CSP source (a custom scheme has no origin). */
+function callbackSource(callback: string | undefined): string[] {
+  if (callback === undefined || callback === OUT_OF_BAND) return [];
+  const url = new URL(callback);
+  return [url.origin === "null" ? url.protocol : url.origin];
+}
+
+/** The page and its Content-Security-Policy; a form may also go to the origin of `callback`, where approving redirects. */
+export function authorizePage(view: AuthorizeView, callback?: string): { html: string; csp: string } {
   const nonce = pageNonce();
+  const formAction = callbackSource(callback);
   const csp = pagePolicy(nonce, view.kind === "form" ? { formAction: ["'self'", ...formAction] } : {});
   const { title, main } = body(view);
   const html = pageDocument({ nonce, title, style: STYLE, body: `<main>\n${main}\n</main>` });

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { escapeHtml } from "../escape-html.js";
 
 /**
  * The rules of the pages the server serves to browsers (the reset page, the OAuth authorization
@@ -49,11 +50,4 @@ ${page.body}
 </body>
 </html>
 `;
-}
-
-const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/** Text or an attribute value, safe inside HTML. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }

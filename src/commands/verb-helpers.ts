@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { Context, type GlobalOptions } from "../cli/context.js";
+import { Context, type GlobalOptions } from "../cli/command-context.js";
 import { CliError, UsageError } from "../cli/errors.js";
 import { checkQuery } from "../cli/query.js";
 import { ApiError } from "../client/errors.js";

@@ -1,3 +1,8 @@
+/**
+ * The `server` commands that work on a data dir or a database with no server running: init,
+ * recover-admin, migrate, mail-queue, rotate-key and backup. Each opens what it needs and closes
+ * it whatever happens.
+ */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { link, open, rename, rm, stat } from "node:fs/promises";
@@ -6,8 +11,8 @@ import { generatePassword } from "../contract/passwords.js";
 import { buildApp } from "./app.js";
 import { ConfigurationError } from "./configuration-error.js";
 import type { ServerOptions } from "./options.js";
-import type { ServiceContext } from "./services/context.js";
 import { createFirstAdmin, recoverAdmin } from "./services/first-admin.js";
+import type { ServiceContext } from "./services/service-context.js";
 import type { Store, StoreOptions } from "./store/database.js";
 import { migrateToLatest } from "./store/migrator.js";
 

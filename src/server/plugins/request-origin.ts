@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import type { RequestOrigin } from "../services/context.js";
+import type { RequestOrigin } from "../services/service-context.js";
 
 /** What the audit trail records of a request: its id, the client (request.ip honours --trust-proxy), its user agent. */
 export function originOf(request: FastifyRequest): RequestOrigin {

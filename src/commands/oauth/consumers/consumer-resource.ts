@@ -1,4 +1,4 @@
-import type { Context } from "../../../cli/context.js";
+import type { Context } from "../../../cli/command-context.js";
 import { ApiError } from "../../../client/errors.js";
 import * as resources from "../../../contract/resources.js";
 

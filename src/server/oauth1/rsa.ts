@@ -3,7 +3,7 @@
  * string with its private key, as Atlassian application links and many enterprise integrations do.
  */
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
-import { invalid } from "../problems.js";
+import { invalid } from "../problem-error.js";
 
 /** Smaller RSA keys are refused (NIST SP 800-131A). */
 export const RSA_MIN_BITS = 2048;

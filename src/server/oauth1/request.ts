@@ -1,6 +1,21 @@
-import type { FastifyRequest } from "fastify";
-import { ProblemError } from "../problems.js";
+import { invalid } from "../problem-error.js";
 import { baseStringUri, OAuthSyntaxError, type Param, parseAuthorizationHeader, parseForm } from "./signature.js";
+
+/**
+ * What the signature covers of an HTTP request, as plain values: a Fastify request has each of
+ * them under these names, so the routes hand theirs over as it is.
+ */
+export interface HttpRequestParts {
+  method: string;
+  /** the request target as received: the path and the query */
+  url: string;
+  /** the scheme and the host the client reached (the forwarded ones behind a trusted proxy) */
+  protocol: string;
+  host: string | undefined;
+  headers: { authorization?: string; "content-type"?: string };
+  /** the body as text, when the route keeps a form body raw */
+  body?: unknown;
+}
 
 /** What the OAuth layer reads of an HTTP request: its signed parameters and the URL they were signed for. */
 export interface OAuthRequest {
@@ -19,12 +34,8 @@ export const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 /** More parameters than any real request carries: refused before sorting them. */
 const MAX_PARAMETERS = 1000;
 
-function invalid(detail: string): ProblemError {
-  return new ProblemError("validation_failed", detail);
-}
-
 /** The URL the client signed: under the configured public URL when there is one, else as the request reached us. */
-export function signedUrl(request: FastifyRequest, publicUrl: string | undefined): string {
+export function signedUrl(request: HttpRequestParts, publicUrl: string | undefined): string {
   const path = request.url.split("?")[0]!.split("#")[0]!;
   if (publicUrl) {
     const base = new URL(publicUrl);
@@ -35,12 +46,25 @@ export function signedUrl(request: FastifyRequest, publicUrl: string | undefined
   return `${request.protocol}://${host}${path}`;
 }
 
-function isForm(request: FastifyRequest): boolean {
+/** Whether the request carries a form body, kept as text. */
+export function hasFormBody(request: HttpRequestParts): boolean {
   const type = String(request.headers["content-type"] ?? "")
     .split(";")[0]!
     .trim()
     .toLowerCase();
   return type === FORM_MEDIA_TYPE && typeof request.body === "string";
+}
+
+/** The first value of each name of a form (or query) string; undefined when it does not decode. */
+export function firstFormValues(text: string): Map<string, string> | undefined {
+  try {
+    const values = new Map<string, string>();
+    for (const [name, value] of parseForm(text)) if (!values.has(name)) values.set(name, value);
+    return values;
+  } catch (error) {
+    if (error instanceof OAuthSyntaxError) return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -49,7 +73,7 @@ function isForm(request: FastifyRequest): boolean {
  * been parsed, i.e. on the OAuth endpoint). Protocol parameters may not repeat (section 3.1).
  */
 export function readOAuthRequest(
-  request: FastifyRequest,
+  request: HttpRequestParts,
   options: { publicUrl?: string; withBody: boolean },
 ): OAuthRequest {
   let header: Param[] | undefined;
@@ -63,7 +87,7 @@ export function readOAuthRequest(
     params = [
       ...(header ?? []),
       ...parseForm(query, "The query string"),
-      ...(options.withBody && isForm(request) ? parseForm(request.body as string, "The form body") : []),
+      ...(options.withBody && hasFormBody(request) ? parseForm(request.body as string, "The form body") : []),
     ];
   } catch (error) {
     if (error instanceof OAuthSyntaxError) throw invalid(error.message);

@@ -2,8 +2,8 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Role } from "../../contract/route.js";
 import type { Mailer } from "../mail/mailer.js";
 import type { Store } from "../store/database.js";
+import type { NameFailures } from "../store/name-failures.js";
 import type { KeyRing } from "./keys.js";
-import type { NameFailures } from "./login-backoff.js";
 import type { PasswordPolicy } from "./passwords.js";
 
 export type Clock = () => Date;

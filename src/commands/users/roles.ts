@@ -1,0 +1,12 @@
+import { UsageError } from "../../cli/errors.js";
+
+const ROLES = ["admin", "support", "member"];
+
+export function checkRoles(roles: string[]): void {
+  for (const role of roles) {
+    if (!ROLES.includes(role)) throw new UsageError(`Unknown role '${role}'; roles are ${ROLES.join(", ")}.`);
+  }
+}
+
+/** The `roles` attribute of a user holding these roles, the first one primary. */
+export const rolesAttribute = (roles: string[]) => roles.map((value, i) => ({ value, primary: i === 0 }));
