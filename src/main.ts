@@ -1,9 +1,10 @@
+import type { EventEmitter } from "node:events";
 import { Command, CommanderError, Option } from "commander";
 import { checkGlobals, type GlobalOptions } from "./cli/command-context.js";
 import { describeError, EXIT, exitCodeFor, UsageError } from "./cli/errors.js";
 import { type IO, processIO, writeLine } from "./cli/io.js";
 import { terminalJson } from "./cli/terminal-text.js";
-import { openContexts } from "./commands/verb-helpers.js";
+import { closeContexts } from "./commands/verb-helpers.js";
 import { restoreV8Flags } from "./v8-flags.js";
 
 declare const BIZCTL_VERSION: string;
@@ -88,11 +89,39 @@ export async function buildProgram(io: IO, only?: GroupName): Promise<Command> {
     const checked = checkGlobals(program.opts<GlobalOptions>());
     program.setOptionValue("output", checked.output);
   });
+  // Commander reads an option's environment variable (`--data-dir`, BIZCTL_DATA_DIR) from
+  // process.env; a run handed another environment (a test running commands in its own process)
+  // takes them from that one, so that nothing of the process's own leaks into it
+  if (io.env !== process.env) {
+    program.hook("preAction", (_program, action) => {
+      // each command of the line reads its own options' variables (`server outbox --data-dir`)
+      for (let command: Command | null = action; command; command = command.parent) optionsFromEnv(command, io.env);
+    });
+  }
   const names = only ? [only] : (Object.keys(GROUPS) as GroupName[]);
   const groups: Group[] = await Promise.all(names.map((name) => GROUPS[name]()));
   for (const group of groups) group.register(program, io);
   for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput());
   return program;
+}
+
+/**
+ * Gives the env-backed options of `command` the values of `env` instead of process.env's, as
+ * Commander would: a value from the command line stays, and the option's own listener reads the
+ * value (the boolean flags' one too: addBooleanFlag, server/options.ts).
+ */
+function optionsFromEnv(command: Command, env: IO["env"]): void {
+  for (const option of command.options) {
+    if (!option.envVar) continue;
+    const key = option.attributeName();
+    if (command.getOptionValueSource(key) === "env")
+      command.setOptionValueWithSource(key, option.defaultValue, "default");
+    const value = env[option.envVar];
+    const unset = command.getOptionValue(key) === undefined || command.getOptionValueSource(key) === "default";
+    // a Command is an EventEmitter, which Commander's types do not say
+    const emitter = command as Command & Pick<EventEmitter, "emit">;
+    if (value !== undefined && unset) emitter.emit(`optionEnv:${option.name()}`, value);
+  }
 }
 
 function wantsJsonErrors(argv: string[], io: IO): boolean {
@@ -147,7 +176,7 @@ export async function run(argv: string[], io: IO = processIO()): Promise<number>
     report(io, argv, error, exitCode);
     return exitCode;
   } finally {
-    for (const ctx of openContexts.splice(0)) await ctx.close().catch(() => {});
+    await closeContexts(program);
     restoreV8Flags();
   }
 }

@@ -22,16 +22,21 @@ export function writeLine(io: IO, text: string): void {
   io.stderr.write(`${terminalText(text)}\n`);
 }
 
-let stdinText: Promise<string> | undefined;
+/** What each stdin held, read once: the process's, or a test's own for one run. */
+const stdinText = new WeakMap<IO["stdin"], Promise<string>>();
 
-/** All of stdin, read once per process however many values a command takes from it. */
+/** All of stdin, read once however many values a command takes from it. */
 export function readStdin(io: IO): Promise<string> {
-  stdinText ??= (async () => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
-    return Buffer.concat(chunks).toString("utf8");
-  })();
-  return stdinText;
+  let text = stdinText.get(io.stdin);
+  if (!text) {
+    text = (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
+      return Buffer.concat(chunks).toString("utf8");
+    })();
+    stdinText.set(io.stdin, text);
+  }
+  return text;
 }
 
 /** The n-th line of stdin (0-based), without its line ending; undefined when stdin has fewer. */

@@ -6,8 +6,18 @@ import { ApiError } from "../client/errors.js";
 
 export type Action<A extends unknown[]> = (ctx: Context, ...args: A) => Promise<void>;
 
-/** Contexts made for this run, closed by run() whatever happens. */
-export const openContexts: Context[] = [];
+/**
+ * The contexts each run made, by the run's program (its root command), closed by run() whatever
+ * happens: two runs in one process (tests) close their own.
+ */
+const openContexts = new WeakMap<Command, Context[]>();
+
+/** Closes the contexts the run of `program` made. */
+export async function closeContexts(program: Command): Promise<void> {
+  const contexts = openContexts.get(program) ?? [];
+  openContexts.delete(program);
+  for (const ctx of contexts) await ctx.close().catch(() => {});
+}
 
 /**
  * Wraps a command action: builds the context from the global and local options and hands the
@@ -18,7 +28,8 @@ export function withContext<A extends unknown[]>(io: Context["io"], action: Acti
     const command = args.at(-1) as Command;
     const globals = command.optsWithGlobals() as GlobalOptions;
     const ctx = new Context(io, globals, groupOf(command));
-    openContexts.push(ctx);
+    const program = rootOf(command);
+    openContexts.set(program, [...(openContexts.get(program) ?? []), ctx]);
     try {
       await checkQuery(globals.query);
       await action(ctx, ...(args.slice(0, -1) as A));
@@ -26,6 +37,13 @@ export function withContext<A extends unknown[]>(io: Context["io"], action: Acti
       throw ctx.explain(error);
     }
   };
+}
+
+/** The program a command belongs to: one per run. */
+function rootOf(command: Command): Command {
+  let root = command;
+  while (root.parent) root = root.parent;
+  return root;
 }
 
 /** The top-level command a command belongs to (`events` for `events list`). */
@@ -67,14 +85,15 @@ export async function tolerating<T>(
 }
 
 /**
- * A numeric flag, checked before any call: the server's answer to `abc` would quote the pattern
- * of its query schema, which says nothing to someone who typed a flag.
+ * A numeric flag, checked before any call (a usage error, exit 2, that names the flag): the
+ * server's answer would name a query parameter, which says nothing to someone who typed a flag,
+ * and `--all` would have read pages before it. The range is the contract's where it has one.
  */
-export function wholeNumber(value: string | undefined, flag: string, min: number, max: number): string | undefined {
+export function wholeNumber(value: string | undefined, flag: string, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!/^[0-9]{1,9}$/.test(value.trim()) || n < min || n > max) {
     throw new UsageError(`${flag} must be a whole number from ${min} to ${max}; got '${value}'.`);
   }
-  return String(n);
+  return n;
 }

@@ -1,17 +1,15 @@
-import { chmod, chown, cp, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { cp, mkdir, readdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  BIN,
   bizctl,
-  cleanEnv,
   errorOf,
+  initDataDir,
   json,
   makeSandbox,
   PASSWORD,
-  ROOT,
   type RunningServer,
   type Sandbox,
   show,
@@ -21,13 +19,17 @@ import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
 
 /** `server backup FILE`: a consistent copy of SQLite taken while a server writes, and what it refuses. */
 
-async function init(sandbox: Sandbox): Promise<void> {
-  const result = await bizctl(["server", "init", "--admin-user", "admin", "--password-stdin"], {
-    env: sandbox.env,
-    input: `${PASSWORD}\n`,
-  });
-  expect(result.exitCode, show(result)).toBe(0);
-}
+/**
+ * Root writes into any directory, whatever its mode: run as root, the command runs without the
+ * capability that overrides the file modes (CAP_DAC_OVERRIDE, dropped by util-linux's setpriv),
+ * and so cannot write a directory of mode 0555 that it owns, as any other user could not. It
+ * keeps the capability to read anywhere, so it reaches the binary wherever the clone is.
+ */
+const asRoot = process.getuid?.() === 0;
+const canDropOverride = !asRoot || spawnSync("setpriv", ["--version"]).status === 0;
+const unprivileged = asRoot ? ["setpriv", "--bounding-set=-dac_override"] : [];
+const NO_SETPRIV = "it runs as root and setpriv (util-linux) is not installed";
+if (!canDropOverride && !process.env.CI) console.warn(`the unwritable-directory backup test is skipped: ${NO_SETPRIV}`);
 
 async function loginOver(url: string): Promise<string> {
   const response = await fetch(`${url}/auth/login`, {
@@ -58,7 +60,7 @@ describe("server backup while a server writes (SQLite, WAL)", () => {
 
   beforeAll(async () => {
     sandbox = await makeSandbox();
-    await init(sandbox);
+    await initDataDir(sandbox.env);
     server = await startServer(sandbox.dataDir, { env: sandbox.env });
   });
 
@@ -156,7 +158,7 @@ describe("server backup refuses", () => {
 
   beforeAll(async () => {
     sandbox = await makeSandbox();
-    await init(sandbox);
+    await initDataDir(sandbox.env);
     await writeFile(join(sandbox.root, "taken.db"), "keep me");
     await writeFile(join(sandbox.root, "a-file"), "");
     postgres = await createTestDatabase();
@@ -225,40 +227,23 @@ describe("server backup refuses", () => {
     expect([after.ino, after.size], "the same file, not replaced").toEqual([database.ino, database.size]);
   });
 
-  it("a directory this user cannot write: exit 2, nothing left in it", async () => {
-    // root writes anywhere: as root the command runs as nobody, over a sandbox nobody owns
-    const asRoot = process.getuid?.() === 0;
-    const own = await makeSandbox();
+  it.skipIf(!canDropOverride)("a directory this user cannot write: exit 2, nothing left in it", async () => {
+    const readOnly = join(sandbox.root, "read-only");
+    await mkdir(readOnly, { mode: 0o555 });
     try {
-      const readOnly = join(own.root, "read-only");
-      await mkdir(readOnly);
-      await chmod(own.root, 0o755);
-      if (asRoot) await chownTree(own.root, 65534);
-      const run = (args: string[], input?: string) =>
-        execa("node", [BIN, ...args], {
-          cwd: ROOT,
-          reject: false,
-          extendEnv: false,
-          env: cleanEnv({ ...own.env }),
-          ...(input === undefined ? { stdin: "ignore" as const } : { input }),
-          ...(asRoot && { uid: 65534, gid: 65534 }),
-        });
-      const initialised = await run(["server", "init", "--admin-user", "admin", "--password-stdin"], `${PASSWORD}\n`);
-      expect(initialised.exitCode, String(initialised.stderr)).toBe(0);
-      await chmod(readOnly, 0o555);
-      const result = await run(["server", "backup", join(readOnly, "b.db")]);
-      expect(result.exitCode, String(result.stderr)).toBe(2);
-      expect(String(result.stderr)).toMatch(/read-only\/b\.db: its directory is not writable by this user/);
+      const result = await bizctl(["server", "backup", join(readOnly, "b.db")], {
+        env: sandbox.env,
+        via: unprivileged,
+      });
+      expect(result.exitCode, show(result)).toBe(2);
+      expect(errorOf(result).message).toMatch(/read-only\/b\.db: its directory is not writable by this user/);
       expect(await readdir(readOnly)).toEqual([]);
     } finally {
-      await own.remove();
+      await rmdir(readOnly);
     }
   });
-});
 
-async function chownTree(path: string, uid: number): Promise<void> {
-  await chown(path, uid, uid);
-  if ((await stat(path)).isDirectory()) {
-    for (const entry of await readdir(path)) await chownTree(join(path, entry), uid);
-  }
-}
+  it.runIf(!canDropOverride && process.env.CI)("can drop root's permission override in CI", () => {
+    throw new Error(`CI must run the unwritable-directory test, but ${NO_SETPRIV}`);
+  });
+});

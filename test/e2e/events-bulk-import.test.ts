@@ -6,16 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ADMIN,
   BIN,
-  bizctl,
   type CliResult,
   errorOf,
   initAndLogin,
   json,
   login,
-  makeSandbox,
   PASSWORD,
   ROOT,
-  type RunningServer,
   type Session,
   show,
   startServer,
@@ -43,44 +40,9 @@ interface Report {
 /** A CLI session on PostgreSQL: a database of its own, `server init` and `server start` on it. */
 async function postgresSession(): Promise<Session> {
   const database = await createTestDatabase();
-  const made = await makeSandbox();
-  const sandbox = { ...made, env: { ...made.env, BIZCTL_SECRET_KEY: TEST_SECRET_KEY } };
-  let server: RunningServer | undefined;
-  try {
-    const args = ["--database", database.url];
-    const init = await bizctl(["server", "init", "--admin-user", ADMIN, "--password-stdin", ...args], {
-      env: sandbox.env,
-      input: `${PASSWORD}\n`,
-    });
-    if (init.exitCode !== 0) throw new Error(show(init));
-    server = await startServer(sandbox.dataDir, { env: sandbox.env, args });
-    const running = server;
-    const added = await bizctl(["profile", "add", "r", "--server", running.url, "--use"], { env: sandbox.env });
-    if (added.exitCode !== 0) throw new Error(show(added));
-    const logged = await login(sandbox.env, ADMIN, PASSWORD);
-    if (logged.exitCode !== 0) throw new Error(show(logged));
-    return {
-      mode: "remote",
-      sandbox,
-      server: running,
-      env: sandbox.env,
-      userName: ADMIN,
-      userId: json<{ id: string }>(init).id,
-      password: PASSWORD,
-      run: (a, o = {}) => bizctl(a, { ...o, env: { ...sandbox.env, ...o.env } }),
-      newConfig: async () => sandbox.env,
-      close: async () => {
-        await running.stop();
-        await sandbox.remove();
-        await database.drop();
-      },
-    };
-  } catch (error) {
-    await server?.stop();
-    await sandbox.remove();
-    await database.drop();
-    throw error;
-  }
+  return initAndLogin("remote", {
+    storage: { args: ["--database", database.url], env: { BIZCTL_SECRET_KEY: TEST_SECRET_KEY }, drop: database.drop },
+  });
 }
 
 const event = (code: string, name = `Event ${code}`) => ({ code, name, startsAt: "2027-05-01T09:00:00Z" });

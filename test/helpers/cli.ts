@@ -36,6 +36,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** the working directory (default: the repository) */
   cwd?: string;
+  /** a command line the binary runs under (`setpriv ...`); `node bin/bizctl.js ARGS` is appended */
+  via?: string[];
 }
 
 /** Every output seen in this test file (CLI runs and server logs), for the "no secret leaks" checks. */
@@ -46,8 +48,20 @@ export function cleanEnv(extra: Env = {}): Env {
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", ...extra };
 }
 
+/** Runs one command line: the binary (bizctl) or run() in this process (in-process.ts). */
+export type Runner<O extends RunOptions = RunOptions> = (args: string[], options?: O) => Promise<CliResult>;
+
+/** Keeps a run's output for the leak checks; returns the result. */
+export function recorded(result: CliResult, how = ""): CliResult {
+  const command = `bizctl ${result.args.join(" ")}${how}`;
+  transcript.push({ what: `${command} (stdout)`, text: result.stdout });
+  transcript.push({ what: `${command} (stderr)`, text: result.stderr });
+  return result;
+}
+
 export async function bizctl(args: string[], options: RunOptions = {}): Promise<CliResult> {
-  const result = await execa("node", [BIN, ...args], {
+  const [program, ...programArgs] = [...(options.via ?? []), "node", BIN, ...args] as [string, ...string[]];
+  const result = await execa(program, programArgs, {
     cwd: options.cwd ?? ROOT,
     reject: false,
     extendEnv: false,
@@ -56,14 +70,12 @@ export async function bizctl(args: string[], options: RunOptions = {}): Promise<
     stripFinalNewline: false,
     timeout: options.timeoutMs ?? 30_000,
   });
-  const out: CliResult = {
+  const out = recorded({
     args,
     exitCode: result.exitCode ?? -1,
     stdout: String(result.stdout ?? ""),
     stderr: String(result.stderr ?? ""),
-  };
-  transcript.push({ what: `bizctl ${args.join(" ")} (stdout)`, text: out.stdout });
-  transcript.push({ what: `bizctl ${args.join(" ")} (stderr)`, text: out.stderr });
+  });
   if (result.timedOut) throw new Error(`bizctl ${args.join(" ")} timed out\n${out.stderr}`);
   return out;
 }
@@ -209,7 +221,7 @@ export async function closedPort(): Promise<number> {
 // ---------------------------------------------------------------------------------------------
 // a logged-in session in one of the two modes
 
-export interface Session {
+export interface Session<O extends RunOptions = RunOptions> {
   mode: Mode;
   sandbox: Sandbox;
   /** the remote server (remote mode only) */
@@ -221,35 +233,58 @@ export interface Session {
   /** the current password (tests that change it update this) */
   password: string;
   /** runs bizctl with this session's environment (plus `env` additions) */
-  run(args: string[], options?: RunOptions): Promise<CliResult>;
+  run(args: string[], options?: O): Promise<CliResult>;
+  /** `auth login --password-stdin` with the config dir of `env`, as login() below */
+  login(env: Env, userName: string, password: string, extraLine?: string): Promise<CliResult>;
   /** a second config dir in the same sandbox, pointed at the same server (not logged in) */
   newConfig(name: string): Promise<Env>;
   close(): Promise<void>;
 }
 
 /** Points the config dir of `env` at the session's server: in remote mode a current profile `r`. */
-async function pointAt(mode: Mode, env: Env, server: RunningServer | undefined): Promise<void> {
+async function pointAt(mode: Mode, env: Env, server: RunningServer | undefined, runner: Runner): Promise<void> {
   if (mode !== "remote") return;
-  const added = await bizctl(["profile", "add", "r", "--server", server!.url, "--use"], { env });
+  const added = await runner(["profile", "add", "r", "--server", server!.url, "--use"], { env });
   if (added.exitCode !== 0) throw new Error(`profile add failed: ${show(added)}`);
 }
 
-export async function login(env: Env, userName: string, password: string, extraLine?: string): Promise<CliResult> {
+export async function login(
+  env: Env,
+  userName: string,
+  password: string,
+  extraLine?: string,
+  runner: Runner = bizctl,
+): Promise<CliResult> {
   const input = `${password}\n${extraLine === undefined ? "" : `${extraLine}\n`}`;
-  return bizctl(["auth", "login", "--user", userName, "--password-stdin"], { env, input });
+  return runner(["auth", "login", "--user", userName, "--password-stdin"], { env, input });
 }
 
 /**
  * `server init --admin-user admin --password-stdin` (PASSWORD) with this environment and storage
  * flags: what `server start` and the embedded CLI require before they serve a data dir.
  */
-export async function initDataDir(env: Env, args: string[] = []): Promise<{ id: string }> {
-  const init = await bizctl(["server", "init", "--admin-user", ADMIN, "--password-stdin", ...args], {
+export async function initDataDir(
+  env: Env,
+  args: string[] = [],
+  options: { userName?: string; password?: string; runner?: Runner } = {},
+): Promise<{ id: string }> {
+  const { userName = ADMIN, password = PASSWORD, runner = bizctl } = options;
+  const init = await runner(["server", "init", "--admin-user", userName, "--password-stdin", ...args], {
     env,
-    input: `${PASSWORD}\n`,
+    input: `${password}\n`,
   });
   if (init.exitCode !== 0) throw new Error(`server init failed: ${show(init)}`);
   return json<{ id: string }>(init);
+}
+
+export interface SessionOptions<O extends RunOptions = RunOptions> {
+  userName?: string;
+  password?: string;
+  login?: boolean;
+  /** what runs the commands (default: the binary) */
+  runner?: Runner<O>;
+  /** another store than the sandbox's SQLite file: flags of `server init` and `server start`, their environment */
+  storage?: { args: string[]; env?: Env; drop(): Promise<void> };
 }
 
 /**
@@ -257,23 +292,26 @@ export async function initDataDir(env: Env, args: string[] = []): Promise<{ id: 
  * mode a server on the same data dir and a current profile `r` pointing at it; then
  * `auth login --password-stdin`.
  */
-export async function initAndLogin(
+export async function initAndLogin<O extends RunOptions = RunOptions>(
   mode: Mode = "embedded",
-  options: { userName?: string; password?: string; login?: boolean } = {},
-): Promise<Session> {
+  options: SessionOptions<O> = {},
+): Promise<Session<O>> {
   const { userName = ADMIN, password = PASSWORD } = options;
-  const sandbox = await makeSandbox();
+  const runner = (options.runner ?? bizctl) as Runner<O>;
+  const { storage } = options;
+  const made = await makeSandbox();
+  const sandbox = { ...made, env: { ...made.env, ...storage?.env } };
+  const removeAll = async () => {
+    await sandbox.remove();
+    await storage?.drop();
+  };
   let server: RunningServer | undefined;
   try {
-    const init = await bizctl(["server", "init", "--admin-user", userName, "--password-stdin"], {
-      env: sandbox.env,
-      input: `${password}\n`,
-    });
-    if (init.exitCode !== 0) throw new Error(`server init failed: ${show(init)}`);
-    const userId = json<{ id: string }>(init).id;
-    server = mode === "remote" ? await startServer(sandbox.dataDir, { env: sandbox.env }) : undefined;
+    const args = storage?.args ?? [];
+    const { id: userId } = await initDataDir(sandbox.env, args, { userName, password, runner: runner as Runner });
+    server = mode === "remote" ? await startServer(sandbox.dataDir, { env: sandbox.env, args }) : undefined;
     const running = server;
-    const session: Session = {
+    const session: Session<O> = {
       mode,
       sandbox,
       server: running,
@@ -281,29 +319,30 @@ export async function initAndLogin(
       userName,
       userId,
       password,
-      run: (args, runOptions = {}) => bizctl(args, { ...runOptions, env: { ...sandbox.env, ...runOptions.env } }),
+      run: (args, runOptions) => runner(args, { ...runOptions, env: { ...sandbox.env, ...runOptions?.env } } as O),
+      login: (env, name, secret, extraLine) => login(env, name, secret, extraLine, runner as Runner),
       newConfig: async (name) => {
         const configDir = join(sandbox.root, name);
         await mkdir(configDir, { recursive: true });
         const env = { ...sandbox.env, BIZCTL_CONFIG_DIR: configDir };
-        await pointAt(mode, env, running);
+        await pointAt(mode, env, running, runner as Runner);
         return env;
       },
       close: async () => {
         await running?.stop();
-        await sandbox.remove();
+        await removeAll();
       },
     };
-    await pointAt(mode, sandbox.env, running);
+    await pointAt(mode, sandbox.env, running, runner as Runner);
     if (options.login !== false) {
-      const result = await login(sandbox.env, userName, password);
+      const result = await session.login(sandbox.env, userName, password);
       if (result.exitCode !== 0) throw new Error(`auth login failed: ${show(result)}`);
     }
     return session;
   } catch (error) {
     // nothing left behind when the set-up fails (afterAll has no session to close)
     await server?.stop();
-    await sandbox.remove();
+    await removeAll();
     throw error;
   }
 }

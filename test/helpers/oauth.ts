@@ -5,6 +5,7 @@
 import { createHmac } from "node:crypto";
 import OAuth from "oauth-1.0a";
 import type { BuiltApp } from "../../src/server/app.js";
+import { parseAuthorizationHeader, parseForm } from "../../src/server/oauth1/signature.js";
 import { bearer } from "./server.js";
 
 /** inject() sends `Host: localhost:80`, so the URL a client signs is this one. */
@@ -122,3 +123,25 @@ export async function injectFlow(
   const a = parseFormBody(exchange.body);
   return { temporary, verifier, access: { token: a.oauth_token!, secret: a.oauth_token_secret! } };
 }
+
+/** RFC 5849 section 3.4.1.1: the example request (query, header and a form body: `c2` alone, `+` as a space). */
+const EXAMPLE_HEADER =
+  'OAuth realm="Example", oauth_consumer_key="9djdj82h48djs9d2", oauth_token="kkk9d7dh3k39sjv7", ' +
+  'oauth_signature_method="HMAC-SHA1", oauth_timestamp="137131201", oauth_nonce="7d8f3e4a", ' +
+  'oauth_signature="bYT5CMsGcbgUdFHObYMEfcx6bsw%3D"';
+export const RFC_EXAMPLE = {
+  /** the parameters the request carries */
+  params: [
+    ...parseForm("b5=%3D%253D&a3=a&c%40=&a2=r%20b"),
+    ...parseAuthorizationHeader(EXAMPLE_HEADER)!,
+    ...parseForm("c2&a3=2+q"),
+  ],
+  /** its signature base string as printed in the RFC, where the line breaks are for display only */
+  baseString: [
+    "POST&http%3A%2F%2Fexample.com%2Frequest&a2%3Dr%2520b%26a3%3D2%2520q",
+    "%26a3%3Da%26b5%3D%253D%25253D%26c%2540%3D%26c2%3D%26oauth_consumer_",
+    "key%3D9djdj82h48djs9d2%26oauth_nonce%3D7d8f3e4a%26oauth_signature_m",
+    "ethod%3DHMAC-SHA1%26oauth_timestamp%3D137131201%26oauth_token%3Dkkk",
+    "9d7dh3k39sjv7",
+  ].join(""),
+};

@@ -4,7 +4,7 @@
  * The server is shared with other runs: never touch a database this helper did not create.
  */
 import pg from "pg";
-import { startTestServer, type TestServer, type TestServerOptions } from "./server.js";
+import { type StartServer, startTestServer, type TestServer, type TestServerOptions } from "./server.js";
 
 export const POSTGRES_URL = process.env.BIZCTL_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
@@ -47,3 +47,9 @@ export async function startPostgresTestServer(options: TestServerOptions = {}): 
     throw error;
   }
 }
+
+/** Both stores, for a suite that must hold on each: `describe.each(STORES)("… on %s", (store, start) => …)`. */
+export const STORES: [store: "SQLite" | "PostgreSQL", start: StartServer][] = [
+  ["SQLite", startTestServer],
+  ["PostgreSQL", startPostgresTestServer],
+];

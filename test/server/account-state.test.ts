@@ -1,26 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
   type Call,
-  caller,
   createResource,
   insertUser,
-  loginToken,
+  loggedIn,
   problemOf,
-  startTestServer,
-  type TestServer,
+  TEMP_PASSWORD,
+  USER_PASSWORD,
+  useTestServer,
 } from "../helpers/server.js";
 
 /** A User's read-only account state: shown to admin and support, filterable, never stored from input. */
 
-const PASSWORD = "velvet harbour quartz 6620 meadow";
 const WRONG = "definitely not the password 0";
 type Json = Record<string, unknown>;
 
 describe("account state", () => {
-  let server: TestServer;
-  let admin: Call;
+  const server = useTestServer({ loginRateLimit: { max: 10_000, timeWindowMs: 60_000 } });
+  const admin = server.call;
   let support: Call;
   const login = (userName: string, password: string) =>
     server.app.inject({ method: "POST", url: "/auth/login", payload: { userName, password } });
@@ -29,16 +26,12 @@ describe("account state", () => {
   const list = (filter: string) => admin("GET", `/Resources?resourcetypes=User&filter=${encodeURIComponent(filter)}`);
 
   beforeAll(async () => {
-    server = await startTestServer({ loginRateLimit: { max: 10_000, timeWindowMs: 60_000 } });
-    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
-    const helpdesk = await insertUser(server.app, { userName: "helpdesk", password: PASSWORD, roles: ["support"] });
-    support = caller(server.app, await loginToken(server.app, helpdesk.userName, PASSWORD));
-    await insertUser(server.app, { userName: "locked.one", password: PASSWORD, roles: ["member"] });
-    await insertUser(server.app, { userName: "busy.one", password: PASSWORD, roles: ["member"] });
+    support = (await server.signIn({ userName: "helpdesk", roles: ["support"] })).call;
+    await insertUser(server.app, { userName: "locked.one", password: USER_PASSWORD, roles: ["member"] });
+    await insertUser(server.app, { userName: "busy.one", password: USER_PASSWORD, roles: ["member"] });
     for (let i = 0; i < 5; i++) expect((await login("locked.one", WRONG)).statusCode).toBe(401);
-    for (let i = 0; i < 2; i++) expect((await login("busy.one", PASSWORD)).statusCode).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await login("busy.one", USER_PASSWORD)).statusCode).toBe(200);
   });
-  afterAll(async () => server?.close());
 
   it("shows admin and support how an account stands", async () => {
     for (const reader of [admin, support]) {
@@ -71,7 +64,7 @@ describe("account state", () => {
     });
 
   it("a member sees its own User without the state", async () => {
-    const member = caller(server.app, await loginToken(server.app, "busy.one", PASSWORD));
+    const member = await loggedIn(server.app, "busy.one");
     const [self] = (await member("GET", "/Resources?resourcetypes=User")).json().Resources as Json[];
     expect(self).toMatchObject({ userName: "busy.one", firstLogin: false });
     for (const key of ["locked", "failedLogins", "openSessions", "lastLogin", "passwordChangedAt"]) {
@@ -102,7 +95,7 @@ describe("account state", () => {
   it("a temporary password shows as a pending first login and a password change", async () => {
     const user = await createResource(admin, { resourceType: "User", userName: "fresh.one" });
     expect(user).not.toHaveProperty("passwordChangedAt");
-    const set = await admin("PUT", `/Resources/${user.id}`, { ...user, password: "ochre violin summit 4478 tundra" });
+    const set = await admin("PUT", `/Resources/${user.id}`, { ...user, password: TEMP_PASSWORD });
     expect(set.json()).toMatchObject({ firstLogin: true });
     expect(Date.parse(String(set.json().passwordChangedAt))).not.toBeNaN();
     expect(ids(await list('firstLogin eq true and userName eq "fresh.one"'))).toEqual(["fresh.one"]);

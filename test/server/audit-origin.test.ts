@@ -5,9 +5,9 @@
  * either. Admins and support see every origin. Through the full pipeline (inject), on SQLite and
  * on PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPostgresTestServer } from "../helpers/postgres.js";
-import { caller, insertUser, startTestServer, type TestServer } from "../helpers/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { STORES } from "../helpers/postgres.js";
+import { caller, insertUser, USER_PASSWORD, useTestServer } from "../helpers/server.js";
 
 interface AuditRecord {
   id: string;
@@ -19,7 +19,6 @@ interface AuditRecord {
   userAgent?: string;
 }
 
-const PASSWORD = "member wombat lantern 7781 x";
 /** who sent which request, each from an address and agent of its own */
 const ORIGINS = {
   admin: { ip: "198.51.100.1", agent: "admin-desk/1" },
@@ -29,13 +28,9 @@ const ORIGINS = {
 } as const;
 type Who = keyof typeof ORIGINS;
 
-const STORES = [
-  { store: "SQLite", start: startTestServer },
-  { store: "PostgreSQL", start: startPostgresTestServer },
-];
-
-describe.each(STORES)("audit records and the origin of requests ($store)", ({ start }) => {
-  let server: TestServer;
+describe.each(STORES)("audit records and the origin of requests (%s)", (_store, start) => {
+  // every login of this suite comes from an origin of its own
+  const server = useTestServer({ login: false }, start);
   const ids: Record<"admin" | "support" | "member", string> = { admin: "", support: "", member: "" };
   const tokens: Record<"admin" | "support" | "member", string> = { admin: "", support: "", member: "" };
 
@@ -65,16 +60,19 @@ describe.each(STORES)("audit records and the origin of requests ($store)", ({ st
   }
 
   beforeAll(async () => {
-    server = await start();
     ids.admin = server.admin.id;
-    const support = await insertUser(server.app, { userName: "sam.support", password: PASSWORD, roles: ["support"] });
-    const member = await insertUser(server.app, { userName: "mia.member", password: PASSWORD, roles: ["member"] });
+    const support = await insertUser(server.app, {
+      userName: "sam.support",
+      password: USER_PASSWORD,
+      roles: ["support"],
+    });
+    const member = await insertUser(server.app, { userName: "mia.member", password: USER_PASSWORD, roles: ["member"] });
     ids.support = support.id;
     ids.member = member.id;
     tokens.admin = await loginAs("admin", server.admin.userName, server.admin.password);
-    tokens.support = await loginAs("support", support.userName, PASSWORD);
+    tokens.support = await loginAs("support", support.userName, USER_PASSWORD);
     // the member's own record: its login
-    tokens.member = await loginAs("member", member.userName, PASSWORD);
+    tokens.member = await loginAs("member", member.userName, USER_PASSWORD);
     // an admin acting on the member: a new display name
     const current = await caller(server.app, tokens.admin)("GET", `/Resources/${ids.member}`);
     const body = { ...(current.json() as Record<string, unknown>), displayName: "Mia M." };
@@ -94,7 +92,7 @@ describe.each(STORES)("audit records and the origin of requests ($store)", ({ st
       headers: { authorization: `Bearer ${tokens.support}`, "user-agent": ORIGINS.support.agent },
     });
     expect(ended.statusCode, ended.body).toBeLessThan(300);
-    tokens.member = await loginAs("member", member.userName, PASSWORD);
+    tokens.member = await loginAs("member", member.userName, USER_PASSWORD);
     // an anonymous caller trying the member's password
     const refused = await server.app.inject({
       method: "POST",
@@ -104,7 +102,6 @@ describe.each(STORES)("audit records and the origin of requests ($store)", ({ st
     });
     expect(refused.statusCode).toBe(401);
   }, 60_000);
-  afterAll(async () => server?.close());
 
   /** the origin `reader` sees on the record that `actor` left about the member */
   const SCENARIOS: { reader: "admin" | "support" | "member"; actor: Who; sees: boolean }[] = [

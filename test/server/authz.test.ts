@@ -1,17 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Role } from "../../src/contract/route.js";
 import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
   type Call,
-  caller,
+  createEvent,
   createResource,
   type InjectResponse,
-  insertUser,
-  loginToken,
+  NEW_PASSWORD,
   problemOf,
-  startTestServer,
+  TEMP_PASSWORD,
   type TestServer,
+  USER_PASSWORD,
+  useTestServer,
 } from "../helpers/server.js";
 
 /**
@@ -25,9 +24,6 @@ const ACTORS: Actor[] = ["admin", "support", "member", "pending", "anonymous"];
 type Json = Record<string, unknown>;
 
 const EVENTS = "/api/crm/v1/events";
-const PASSWORD = "velvet harbour quartz 6620 meadow";
-const NEW_PASSWORD = "sienna pebble lantern 3391 orchid";
-const TEMP_PASSWORD = "ochre violin summit 4478 tundra";
 
 interface World {
   server: TestServer;
@@ -63,8 +59,7 @@ const newEventCode = () => `AZ-${++eventCounter}`;
 
 async function newEvent(world: World): Promise<string> {
   const code = newEventCode();
-  const response = await world.admin("POST", EVENTS, { code, name: "Fresh", startsAt: "2027-05-01T10:00:00Z" });
-  if (response.statusCode !== 201) throw new Error(response.body);
+  await createEvent(world.admin, { code, name: "Fresh", startsAt: "2027-05-01T10:00:00Z" });
   return code;
 }
 
@@ -125,7 +120,7 @@ const OPERATIONS: Operation[] = [
     duringFirstLogin: true,
     run: async (w) => {
       const call = w.actor === "anonymous" ? w.call : await w.freshActor();
-      const lastPassword = w.actor === "pending" ? TEMP_PASSWORD : PASSWORD;
+      const lastPassword = w.actor === "pending" ? TEMP_PASSWORD : USER_PASSWORD;
       return call("POST", "/auth/ChangePassWithLastPass", { lastPassword, newPassword: NEW_PASSWORD });
     },
     expect: { admin: 204, support: 204, member: 204 },
@@ -331,28 +326,28 @@ const CELLS = OPERATIONS.flatMap((operation) =>
 );
 
 describe("authorization: the roles table, cell by cell", () => {
-  let server: TestServer;
-  let admin: Call;
+  const server = useTestServer();
+  const admin = server.call;
   const calls = {} as Record<Actor, Call>;
   const ids = {} as Record<Actor, string>;
   let shared: World["shared"];
 
+  /** a user of this actor's roles, logged in (pending: an admin with a temporary password) */
+  const signInAs = (actor: Actor, userName: string) => {
+    const temporary = actor === "pending";
+    const roles: Role[] = temporary ? ["admin"] : [actor as Role];
+    return server.signIn({ userName, password: temporary ? TEMP_PASSWORD : USER_PASSWORD, roles, temporary });
+  };
+
   beforeAll(async () => {
-    server = await startTestServer();
-    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
     calls.admin = admin;
     ids.admin = server.admin.id;
-    for (const [actor, roles, temporary] of [
-      ["support", ["support"], false],
-      ["member", ["member"], false],
-      ["pending", ["admin"], true],
-    ] as [Actor, Role[], boolean][]) {
-      const password = temporary ? TEMP_PASSWORD : PASSWORD;
-      const user = await insertUser(server.app, { userName: `the.${actor}`, password, roles, temporary });
-      calls[actor] = caller(server.app, await loginToken(server.app, user.userName, password));
+    for (const actor of ["support", "member", "pending"] as const) {
+      const user = await signInAs(actor, `the.${actor}`);
+      calls[actor] = user.call;
       ids[actor] = user.id;
     }
-    calls.anonymous = caller(server.app);
+    calls.anonymous = server.anonymous;
     ids.anonymous = server.admin.id;
     shared = {
       user: await createResource(admin, { resourceType: "User", userName: "shared.user" }),
@@ -360,24 +355,11 @@ describe("authorization: the roles table, cell by cell", () => {
       room: await createResource(admin, { resourceType: "Room", floor: 5 }),
       event: "SHARED",
     };
-    const event = await admin("POST", EVENTS, { code: "SHARED", name: "Shared", startsAt: "2027-05-01T10:00:00Z" });
-    if (event.statusCode !== 201) throw new Error(event.body);
+    await createEvent(admin, { code: "SHARED", name: "Shared", startsAt: "2027-05-01T10:00:00Z" });
   });
-  afterAll(async () => server?.close());
 
   let freshCount = 0;
-  async function freshActor(actor: Actor): Promise<Call> {
-    const roles: Role[] = actor === "pending" ? ["admin"] : [actor as Role];
-    const temporary = actor === "pending";
-    const password = temporary ? TEMP_PASSWORD : PASSWORD;
-    const user = await insertUser(server.app, {
-      userName: `fresh.${actor}.${++freshCount}`,
-      password,
-      roles,
-      temporary,
-    });
-    return caller(server.app, await loginToken(server.app, user.userName, password));
-  }
+  const freshActor = async (actor: Actor) => (await signInAs(actor, `fresh.${actor}.${++freshCount}`)).call;
 
   for (const { title, operation, actor, outcome } of CELLS)
     it(title, async () => {

@@ -1,16 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPostgresTestServer } from "../helpers/postgres.js";
-import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
-  bearer,
-  caller,
-  createResource,
-  loginToken,
-  problemOf,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { STORES } from "../helpers/postgres.js";
+import { type Call, createEvent, createResource, problemOf, useTestServer } from "../helpers/server.js";
 
 /**
  * Writes to one record at the same time. A PUT or DELETE without If-Match asks for no
@@ -24,8 +14,8 @@ const EVENTS = "/api/crm/v1/events";
 
 interface Target {
   name: string;
-  /** creates the record; returns its URL and a body for PUT that carries `n` */
-  make(server: TestServer, token: string, key: string): Promise<{ url: string; body: (n: number) => object }>;
+  /** creates the record as `admin`; returns its URL and a body for PUT that carries `n` */
+  make(admin: Call, key: string): Promise<{ url: string; body: (n: number) => object }>;
   /** the version a representation carries */
   versionOf(body: Record<string, unknown>): number;
 }
@@ -33,64 +23,49 @@ interface Target {
 const targets: Target[] = [
   {
     name: "event",
-    make: async (server, token, key) => {
+    make: async (admin, key) => {
       const code = `RACE-${key}`;
       const body = (n: number) => ({ code, name: `writer ${n}`, startsAt: "2030-01-01T10:00:00Z" });
-      const created = await server.app.inject({
-        method: "POST",
-        url: EVENTS,
-        headers: bearer(token),
-        payload: body(0),
-      });
-      expect(created.statusCode, created.body).toBe(201);
+      await createEvent(admin, body(0));
       return { url: `${EVENTS}/${code}`, body };
     },
     versionOf: (body) => Number(body.version),
   },
   {
     name: "user",
-    make: async (server, token, key) => {
+    make: async (admin, key) => {
       const userName = `race.${key}`;
-      const user = await createResource(caller(server.app, token), { resourceType: "User", userName });
+      const user = await createResource(admin, { resourceType: "User", userName });
       return { url: `/Resources/${user.id}`, body: (n) => ({ resourceType: "User", userName, title: `writer ${n}` }) };
     },
     versionOf: (body) => Number(/"(\d+)"/.exec(String((body.meta as { version: string }).version))?.[1]),
   },
 ];
 
-describe.each([
-  { backend: "SQLite", start: () => startTestServer() },
-  { backend: "PostgreSQL", start: () => startPostgresTestServer() },
-])("concurrent writes ($backend)", ({ start }) => {
-  let server: TestServer;
-  let token: string;
-  beforeAll(async () => {
-    server = await start();
-    token = await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD);
-  });
-  afterAll(async () => server?.close());
-
+describe.each(STORES)("concurrent writes (%s)", (_store, start) => {
+  const server = useTestServer({}, start);
+  const admin = server.call;
   const put = (url: string, payload: object, headers: Record<string, string> = {}) =>
-    server.app.inject({ method: "PUT", url, headers: { ...bearer(token), ...headers }, payload });
+    admin("PUT", url, payload, headers);
 
   it.each(targets)("$name: unconditional PUTs all succeed, each at a version of its own", async (target) => {
-    const { url, body } = await target.make(server, token, "plain");
+    const { url, body } = await target.make(admin, "plain");
     const answers = await Promise.all(Array.from({ length: WRITERS }, (_, n) => put(url, body(n + 1))));
     for (const answer of answers) expect(answer.statusCode, answer.body).toBe(200);
     const versions = answers.map((a) => target.versionOf(a.json())).sort((a, b) => a - b);
     expect(versions).toEqual(Array.from({ length: WRITERS }, (_, i) => i + 2));
-    const final = await server.app.inject({ method: "GET", url, headers: bearer(token) });
+    const final = await admin("GET", url);
     expect(target.versionOf(final.json())).toBe(WRITERS + 1);
   });
 
   it.each(targets)("$name: PUTs with the same If-Match: one succeeds, the others 412", async (target) => {
-    const { url, body } = await target.make(server, token, "guarded");
+    const { url, body } = await target.make(admin, "guarded");
     const answers = await Promise.all(
       Array.from({ length: WRITERS }, (_, n) => put(url, body(n + 1), { "if-match": '"1"' })),
     );
     expect(answers.filter((a) => a.statusCode === 200)).toHaveLength(1);
     for (const refused of answers.filter((a) => a.statusCode !== 200)) problemOf(refused, 412, "precondition_failed");
-    const final = await server.app.inject({ method: "GET", url, headers: bearer(token) });
+    const final = await admin("GET", url);
     expect(target.versionOf(final.json())).toBe(2);
   });
 
@@ -103,9 +78,7 @@ describe.each([
       name: code,
       startsAt: "2030-01-01T10:00:00Z",
     }));
-    const answers = await Promise.all(
-      payloads.map((payload) => server.app.inject({ method: "POST", url: EVENTS, headers: bearer(token), payload })),
-    );
+    const answers = await Promise.all(payloads.map((payload) => admin("POST", EVENTS, payload)));
     const statuses = answers.map((answer) => answer.statusCode);
     expect(statuses.filter((status) => status === 201)).toHaveLength(WRITERS);
     for (const refused of answers.filter((answer) => answer.statusCode !== 201)) problemOf(refused, 409, "conflict");

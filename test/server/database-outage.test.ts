@@ -1,14 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
-import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
-  bearer,
-  loginToken,
-  problemOf,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.js";
+import { ADMIN_PASSWORD, ADMIN_USER, problemOf, useTestServer } from "../helpers/server.js";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 
 /**
@@ -19,27 +11,21 @@ import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 describe("while PostgreSQL is unreachable", () => {
   let database: { url: string; drop: () => Promise<void> };
   let proxy: TcpProxy;
-  let server: TestServer;
-  let token: string;
 
-  beforeAll(async () => {
+  // runs after the server has closed (hooks after the last test run last to first)
+  afterAll(async () => {
+    await proxy?.close();
+    await database?.drop();
+  });
+  const server = useTestServer(async () => {
     database = await createTestDatabase();
     const direct = new URL(database.url);
     proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432));
     const viaProxy = new URL(database.url);
     viaProxy.port = String(proxy.port);
-    server = await startTestServer({ databaseUrl: viaProxy.toString(), secretKey: TEST_SECRET_KEY });
-    token = await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD);
+    return { databaseUrl: viaProxy.toString(), secretKey: TEST_SECRET_KEY };
   });
-  afterAll(async () => {
-    await proxy?.restore().catch(() => {});
-    await server?.close();
-    await proxy?.close();
-    await database?.drop();
-  });
-
-  const call = (method: "GET" | "POST", url: string, payload?: object) =>
-    server.app.inject({ method, url, headers: bearer(token), ...(payload && { payload }) });
+  const call = server.call;
 
   const REQUESTS: { name: string; send: () => ReturnType<typeof call> }[] = [
     { name: "an authenticated read", send: () => call("GET", "/auth/isLogged") },

@@ -1,17 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { requestResetToken } from "../helpers/mail.js";
 import { authHeader, type Credentials, createConsumer, INJECT_BASE, injectFlow, signer } from "../helpers/oauth.js";
-import { startPostgresTestServer } from "../helpers/postgres.js";
+import { STORES } from "../helpers/postgres.js";
 import {
   type Call,
   caller,
   createResource,
   type InjectResponse,
-  insertUser,
   login,
+  NEW_PASSWORD,
   problemOf,
-  startTestServer,
   type TestServer,
+  USER_PASSWORD,
+  useTestServer,
 } from "../helpers/server.js";
 
 /**
@@ -21,8 +22,6 @@ import {
  * still may; and a password change or reset ends the grants with the Bearer sessions.
  */
 
-const PASSWORD = "velvet harbour quartz 6620 meadow";
-const NEW_PASSWORD = "sienna pebble lantern 3391 orchid";
 const EVENTS = "/api/crm/v1/events";
 
 interface World {
@@ -65,7 +64,8 @@ const ACCOUNT_OPERATIONS: AccountOperation[] = [
   {
     name: "change own password",
     owners: ["admin", "member"],
-    run: (call) => call("POST", "/auth/ChangePassWithLastPass", { lastPassword: PASSWORD, newPassword: NEW_PASSWORD }),
+    run: (call) =>
+      call("POST", "/auth/ChangePassWithLastPass", { lastPassword: USER_PASSWORD, newPassword: NEW_PASSWORD }),
   },
   { name: "list own grants", owners: ["admin", "member"], run: (call) => call("GET", "/oauth/tokens") },
   {
@@ -95,25 +95,15 @@ const ACCOUNT_OPERATIONS: AccountOperation[] = [
   },
 ];
 
-const STORES = [
-  ["SQLite", startTestServer],
-  ["PostgreSQL", startPostgresTestServer],
-] as const;
-
 describe.each(STORES)("delegated credentials on %s", (_store, start) => {
-  let server: TestServer;
-  let admin: Call;
-  let adminToken: string;
+  // this file logs in far more often than a person would
+  const server = useTestServer({ loginRateLimit: { max: 10_000, timeWindowMs: 60_000 } }, start);
+  const admin = server.call;
   let consumer: { id: string; key: string; secret: string };
   let member: { id: string; userName: string };
 
   beforeAll(async () => {
-    // this file logs in far more often than a person would
-    server = await start({ loginRateLimit: { max: 10_000, timeWindowMs: 60_000 } });
-    const adminLogin = await login(server.app, server.admin.userName, server.admin.password);
-    adminToken = adminLogin.token;
-    admin = caller(server.app, adminToken);
-    consumer = await createConsumer(server.app, adminToken, { name: "Partner" });
+    consumer = await createConsumer(server.app, server.token, { name: "Partner" });
     const created = await createResource(admin, {
       resourceType: "User",
       userName: "mia.member",
@@ -121,26 +111,19 @@ describe.each(STORES)("delegated credentials on %s", (_store, start) => {
     });
     member = { id: String(created.id), userName: "mia.member" };
   });
-  afterAll(async () => server?.close());
 
   /** A fresh user of this role with a password session and a grant of its own. */
   async function ownerOf(role: "admin" | "member"): Promise<World["owner"]> {
     const userName = `${role}-${crypto.randomUUID().slice(0, 8)}`;
-    const user = await insertUser(server.app, {
-      userName,
-      password: PASSWORD,
-      roles: [role],
-      email: `${userName}@example.com`,
-    });
-    const session = await login(server.app, user.userName, PASSWORD);
-    const { access } = await injectFlow(server.app, consumer, session.token);
-    const sessions = (await caller(server.app, session.token)("GET", "/auth/sessions")).json() as {
+    const user = await server.signIn({ userName, roles: [role], email: `${userName}@example.com` });
+    const { access } = await injectFlow(server.app, consumer, user.token);
+    const sessions = (await user.call("GET", "/auth/sessions")).json() as {
       sessions: { id: string; current: boolean }[];
     };
     return {
       id: user.id,
       userName,
-      bearer: caller(server.app, session.token),
+      bearer: user.call,
       sessionId: sessions.sessions.find((s) => s.current)!.id,
       signed: signedCaller(server, consumer, access),
       grant: access,
@@ -163,7 +146,7 @@ describe.each(STORES)("delegated credentials on %s", (_store, start) => {
       const after = (await admin("GET", `/Resources/${member.id}`)).json() as Record<string, unknown>;
       expect(after.meta).toEqual(before.meta);
       // the password is as it was
-      await login(server.app, owner.userName, PASSWORD);
+      await login(server.app, owner.userName, USER_PASSWORD);
     },
   );
 
@@ -196,10 +179,10 @@ describe.each(STORES)("delegated credentials on %s", (_store, start) => {
     ["a reset", "reset"],
   ] as const)("%s with the user's own login ends every grant and every other session", async (_name, how) => {
     const owner = await ownerOf("member");
-    const otherSession = caller(server.app, (await login(server.app, owner.userName, PASSWORD)).token);
+    const otherSession = caller(server.app, (await login(server.app, owner.userName, USER_PASSWORD)).token);
     if (how === "change") {
       const changed = await owner.bearer("POST", "/auth/ChangePassWithLastPass", {
-        lastPassword: PASSWORD,
+        lastPassword: USER_PASSWORD,
         newPassword: NEW_PASSWORD,
       });
       expect(changed.statusCode).toBe(204);

@@ -1,15 +1,7 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPostgresTestServer } from "../helpers/postgres.js";
-import {
-  type Call,
-  caller,
-  insertUser,
-  loginToken,
-  problemOf,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { STORES } from "../helpers/postgres.js";
+import { type Call, loginToken, problemOf, USER_PASSWORD, useTestServer } from "../helpers/server.js";
 
 /**
  * Atomic imports with quotas, committed without holding other writers back: the events are
@@ -21,7 +13,6 @@ import {
 const EVENTS = "/api/crm/v1/events";
 const BATCH = `${EVENTS}/batch`;
 const IMPORTS = `${EVENTS}/imports`;
-const PASSWORD = "velvet harbour quartz 6620 meadow";
 
 const event = (code: string, extra: Record<string, unknown> = {}) => ({
   code,
@@ -31,33 +22,26 @@ const event = (code: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-const STORES = [
-  ["SQLite", startTestServer],
-  ["PostgreSQL", startPostgresTestServer],
-] as const;
-
 describe.each(STORES)("atomic imports on %s", (_store, start) => {
-  let server: TestServer;
-  let admin: Call;
+  const server = useTestServer(
+    {
+      loginRateLimit: { max: 10_000, timeWindowMs: 60_000 },
+      imports: { maxItems: 25_500, maxBytes: 8 * 1024 * 1024, maxOpen: 2 },
+    },
+    start,
+  );
+  const admin = server.call;
   let member: Call;
   let counter = 0;
 
   beforeAll(async () => {
-    server = await start({
-      loginRateLimit: { max: 10_000, timeWindowMs: 60_000 },
-      imports: { maxItems: 25_500, maxBytes: 8 * 1024 * 1024, maxOpen: 2 },
-    });
-    admin = caller(server.app, await loginToken(server.app, server.admin.userName, server.admin.password));
-    await insertUser(server.app, { userName: "mia.member", password: PASSWORD, roles: ["member"] });
-    member = caller(server.app, await loginToken(server.app, "mia.member", PASSWORD));
+    member = (await server.signIn({ userName: "mia.member", roles: ["member"] })).call;
   });
-  afterAll(async () => server?.close());
 
   /** A member of its own: the open-imports quota counts per user. */
   async function freshMember(): Promise<Call> {
     const userName = `m${++counter}-${crypto.randomUUID().slice(0, 6)}`;
-    await insertUser(server.app, { userName, password: PASSWORD, roles: ["member"] });
-    return caller(server.app, await loginToken(server.app, userName, PASSWORD));
+    return (await server.signIn({ userName, roles: ["member"] })).call;
   }
 
   const prefix = () => `I${++counter}-${crypto.randomUUID().slice(0, 6)}`;
@@ -161,7 +145,7 @@ describe.each(STORES)("atomic imports on %s", (_store, start) => {
     const created = await member("POST", EVENTS, event(`${p}-during`));
     during.settledBeforeCreate = settled;
     expect(created.statusCode, created.body).toBe(201);
-    await loginToken(server.app, "mia.member", PASSWORD);
+    await loginToken(server.app, "mia.member", USER_PASSWORD);
     during.settledBeforeLogin = settled;
     // inject() answers within promise callbacks: each look gives the event loop a turn, as a
     // network client's requests would

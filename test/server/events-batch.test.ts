@@ -1,39 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
-  type Call,
-  caller,
-  type InjectResponse,
-  insertUser,
-  loginToken,
-  problemOf,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Call, type InjectResponse, problemOf, useTestServer } from "../helpers/server.js";
 
 const BATCH = "/api/crm/v1/events/batch";
 const IMPORTS = "/api/crm/v1/events/imports";
 const event = (code: string) => ({ code, name: `Event ${code}`, startsAt: "2027-05-01T09:00:00Z" });
 
 describe("POST /events/batch and atomic imports: the same rules as a single create", () => {
-  let server: TestServer;
-  let admin: Call;
+  const server = useTestServer();
+  const admin = server.call;
   let member: Call;
   let support: Call;
   beforeAll(async () => {
-    server = await startTestServer();
-    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
-    for (const [name, roles] of [
-      ["mia.member", ["member"]],
-      ["sam.support", ["support"]],
-    ] as const) {
-      await insertUser(server.app, { userName: name, password: ADMIN_PASSWORD, roles: [...roles] });
-    }
-    member = caller(server.app, await loginToken(server.app, "mia.member", ADMIN_PASSWORD));
-    support = caller(server.app, await loginToken(server.app, "sam.support", ADMIN_PASSWORD));
+    member = (await server.signIn({ userName: "mia.member", roles: ["member"] })).call;
+    support = (await server.signIn({ userName: "sam.support", roles: ["support"] })).call;
   });
-  afterAll(async () => server?.close());
 
   const count = async () =>
     Number(
@@ -59,7 +39,7 @@ describe("POST /events/batch and atomic imports: the same rules as a single crea
     },
     {
       name: "no credential",
-      call: () => caller(server.app)("POST", BATCH, { items: [event("A-1")] }),
+      call: () => server.anonymous("POST", BATCH, { items: [event("A-1")] }),
       status: 401,
       code: "token_missing",
     },

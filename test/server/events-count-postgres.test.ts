@@ -1,25 +1,24 @@
 // The trigger-kept event count on PostgreSQL: writers on different connections (other instances,
 // a long import transaction) must not queue on one counter row, and the total stays exact.
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
-import { ADMIN_PASSWORD, ADMIN_USER, bearer, loginToken, startTestServer, type TestServer } from "../helpers/server.js";
+import { useTestServer } from "../helpers/server.js";
 
 const INSERT = `insert into events (code_key, code, name, starts_at, created_at, updated_at, version)
   values (lower($1), $1, 'counted', '2027-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z', 1)`;
 
 describe("events_count on PostgreSQL", () => {
-  let server: TestServer;
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   const clients: pg.Client[] = [];
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    server = await startTestServer({ secretKey: TEST_SECRET_KEY, databaseUrl: database.url });
-  });
+  // runs after the server has closed (hooks after the last test run last to first)
   afterAll(async () => {
     for (const client of clients) await client.end();
-    await server?.close();
     await database?.drop();
+  });
+  const server = useTestServer(async () => {
+    database = await createTestDatabase();
+    return { secretKey: TEST_SECRET_KEY, databaseUrl: database.url };
   });
 
   async function connect(): Promise<{ client: pg.Client; slot: number }> {
@@ -42,8 +41,7 @@ describe("events_count on PostgreSQL", () => {
     await second.client.query(INSERT, ["FREE-1"]);
     await first.client.query("commit");
 
-    const auth = bearer(await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
-    const page = await server.app.inject({ method: "GET", url: "/api/crm/v1/events", headers: auth });
+    const page = await server.call("GET", "/api/crm/v1/events");
     const body = page.json() as { data: { code: string }[]; total: number };
     expect(body.data.map((e) => e.code).sort()).toEqual(["FREE-1", "HELD-1"]);
     expect(body.total).toBe(2);

@@ -1,14 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
-  type Call,
-  caller,
-  loginToken,
-  problemOf,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createEvent, problemOf, useTestServer } from "../helpers/server.js";
 
 const EVENTS = "/api/crm/v1/events";
 
@@ -57,17 +48,11 @@ const SEED = [
 ];
 
 describe("events: filter", () => {
-  let server: TestServer;
-  let admin: Call;
+  const server = useTestServer();
+  const admin = server.call;
   beforeAll(async () => {
-    server = await startTestServer();
-    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
-    for (const event of SEED) {
-      const response = await admin("POST", EVENTS, event);
-      if (response.statusCode !== 201) throw new Error(response.body);
-    }
+    for (const event of SEED) await createEvent(admin, event);
   });
-  afterAll(async () => server?.close());
 
   async function codes(filter: string): Promise<string[]> {
     const response = await admin("GET", `${EVENTS}?pagesize=100&fields=code&filter=${encodeURIComponent(filter)}`);

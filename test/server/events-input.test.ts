@@ -1,41 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
-  bearer,
-  loginToken,
-  problemOf,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createEvent, problemOf, useTestServer } from "../helpers/server.js";
 
 const EVENTS = "/api/crm/v1/events";
 const VALID = { name: "Valid", startsAt: "2027-04-01T10:00:00Z" };
 
 describe("events: bad input gets a 4xx problem document and changes no data", () => {
-  let server: TestServer;
-  let token: string;
-  let auth: Record<string, string>;
+  const server = useTestServer();
   beforeAll(async () => {
-    server = await startTestServer();
-    token = await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD);
-    auth = bearer(token);
     for (const code of ["Keep-1", "Keep-2", "Keep-3"]) {
-      const response = await server.app.inject({
-        method: "POST",
-        url: EVENTS,
-        headers: auth,
-        payload: { code, ...VALID, description: `row ${code}` },
-      });
-      if (response.statusCode !== 201) throw new Error(response.body);
+      await createEvent(server.call, { code, ...VALID, description: `row ${code}` });
     }
   });
-  afterAll(async () => server?.close());
 
   const rows = () => server.app.services.store.db.selectFrom("events").selectAll().orderBy("code_key").execute();
-  const create = (payload: object) => server.app.inject({ method: "POST", url: EVENTS, headers: auth, payload });
+  const create = (payload: object) => server.call("POST", EVENTS, payload);
   const raw = (method: "POST" | "PUT", url: string, body: string | Buffer, contentType = "application/json") =>
-    server.app.inject({ method, url, headers: { ...auth, "content-type": contentType }, payload: body });
+    server.app.inject({ method, url, headers: { ...server.auth, "content-type": contentType }, payload: body });
 
   /** runs `act` and asserts that the events table is byte-for-byte the same afterwards */
   async function unchanged(act: () => Promise<void>): Promise<void> {
@@ -62,7 +42,7 @@ describe("events: bad input gets a 4xx problem document and changes no data", ()
         await server.app.inject({
           method: "PUT",
           url: `${EVENTS}/Keep-1`,
-          headers: auth,
+          headers: server.auth,
           payload: { name: "b", startsAt: "2027-04-02T10:00:00Z", endsAt: "2027-04-02T09:59:59Z" },
         }),
         400,
@@ -173,7 +153,11 @@ describe("events: bad input gets a 4xx problem document and changes no data", ()
         expect(problem.detail).toMatch(/UTF-8/);
       });
     }
-    problemOf(await server.app.inject({ method: "GET", url: `${EVENTS}/Bad-Utf8`, headers: auth }), 404, "not_found");
+    problemOf(
+      await server.app.inject({ method: "GET", url: `${EVENTS}/Bad-Utf8`, headers: server.auth }),
+      404,
+      "not_found",
+    );
     // the same text, properly encoded, is accepted
     const good = await raw("POST", EVENTS, Buffer.concat([prefix, Buffer.from("é"), suffix]));
     expect(good.statusCode).toBe(201);
@@ -213,18 +197,18 @@ describe("events: bad input gets a 4xx problem document and changes no data", ()
     const created = await server.app.inject({
       method: "POST",
       url: "/API/crm/v1/Events/",
-      headers: auth,
+      headers: server.auth,
       payload: { code: "Spelled", ...VALID },
     });
     expect(created.statusCode).toBe(201);
     expect(created.headers.location).toBe(`${EVENTS}/Spelled`);
     for (const url of ["/API/crm/v1/Events/", "/api/crm/v1/events/", "/Api/CRM/V1/EVENTS"]) {
-      const list = await server.app.inject({ method: "GET", url, headers: auth });
+      const list = await server.app.inject({ method: "GET", url, headers: server.auth });
       expect(list.statusCode, url).toBe(200);
       expect(list.json().data.map((e: { code: string }) => e.code)).toContain("Spelled");
     }
     for (const url of [`${EVENTS}/Spelled/`, "/API/crm/v1/Events/Spelled", "/API/CRM/v1/events/spelled/"]) {
-      const one = await server.app.inject({ method: "GET", url, headers: auth });
+      const one = await server.app.inject({ method: "GET", url, headers: server.auth });
       expect(one.statusCode, url).toBe(200);
       // the code keeps the case it was created with, whatever the path spelling
       expect(one.json().code).toBe("Spelled");
@@ -232,12 +216,16 @@ describe("events: bad input gets a 4xx problem document and changes no data", ()
     const replaced = await server.app.inject({
       method: "PUT",
       url: "/API/crm/v1/Events/SPELLED/",
-      headers: auth,
+      headers: server.auth,
       payload: { code: "Spelled", name: "Respelled", startsAt: VALID.startsAt },
     });
     expect(replaced.statusCode).toBe(200);
     expect(replaced.json()).toMatchObject({ code: "Spelled", name: "Respelled" });
-    const deleted = await server.app.inject({ method: "DELETE", url: "/API/crm/v1/Events/Spelled/", headers: auth });
+    const deleted = await server.app.inject({
+      method: "DELETE",
+      url: "/API/crm/v1/Events/Spelled/",
+      headers: server.auth,
+    });
     expect(deleted.statusCode).toBe(204);
   });
 
@@ -250,7 +238,7 @@ describe("events: bad input gets a 4xx problem document and changes no data", ()
           const response = await server.app.inject({
             method,
             url: path,
-            headers: auth,
+            headers: server.auth,
             ...(method === "PUT" && { payload: { name: "pwned", startsAt: VALID.startsAt } }),
           });
           expect([400, 404], `${method} ${code}: ${response.body}`).toContain(response.statusCode);
@@ -266,13 +254,13 @@ describe("events: bad input gets a 4xx problem document and changes no data", ()
         "page=1;drop",
       ]) {
         problemOf(
-          await server.app.inject({ method: "GET", url: `${EVENTS}?${query}`, headers: auth }),
+          await server.app.inject({ method: "GET", url: `${EVENTS}?${query}`, headers: server.auth }),
           400,
           "validation_failed",
         );
       }
     });
-    const list = await server.app.inject({ method: "GET", url: `${EVENTS}?pagesize=100`, headers: auth });
+    const list = await server.app.inject({ method: "GET", url: `${EVENTS}?pagesize=100`, headers: server.auth });
     expect(list.statusCode).toBe(200);
     expect(list.json().data.map((e: { code: string }) => e.code)).toEqual(
       expect.arrayContaining(["Keep-1", "Keep-2", "Keep-3"]),

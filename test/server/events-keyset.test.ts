@@ -1,18 +1,10 @@
 // Keyset pages of the events list: the Link `next` cursor, on SQLite and on PostgreSQL.
 import { CompiledQuery, sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parseListQuery } from "../../src/server/services/events.js";
 import { listEventsQuery } from "../../src/server/store/events-repo.js";
-import { startPostgresTestServer } from "../helpers/postgres.js";
-import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
-  bearer,
-  loginToken,
-  problemOf,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.js";
+import { STORES } from "../helpers/postgres.js";
+import { createEvent, problemOf, useTestServer } from "../helpers/server.js";
 
 const EVENTS = "/api/crm/v1/events";
 const TYPES = ["webinar", "Webinar", "call", null];
@@ -36,23 +28,14 @@ interface Page {
 
 const nextOf = (link: string) => /<([^>]*)>; rel="next"/.exec(link)?.[1];
 
-describe.each([
-  ["SQLite", () => startTestServer()],
-  ["PostgreSQL", () => startPostgresTestServer()],
-])("events list cursor pages (%s)", (_name, start) => {
-  let server: TestServer;
-  let auth: Record<string, string>;
+describe.each(STORES)("events list cursor pages (%s)", (_store, start) => {
+  const server = useTestServer({}, start);
+  const call = server.call;
   beforeAll(async () => {
-    server = await start();
-    auth = bearer(await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
-    for (const event of SEED) {
-      const response = await server.app.inject({ method: "POST", url: EVENTS, headers: auth, payload: event });
-      if (response.statusCode !== 201) throw new Error(response.body);
-    }
+    for (const event of SEED) await createEvent(call, event);
   });
-  afterAll(async () => server?.close());
 
-  const get = (url: string) => server.app.inject({ method: "GET", url, headers: auth });
+  const get = (url: string) => call("GET", url);
 
   /** follows next from the first page; every page's codes */
   async function walk(query: string): Promise<string[][]> {
@@ -139,18 +122,9 @@ describe.each([
   it("counts the unfiltered total from the trigger-kept count, exact after creates and deletes", async () => {
     const total = async () => ((await get(EVENTS)).json() as Page).total;
     expect(await total()).toBe(SEED.length);
-    const created = await server.app.inject({
-      method: "POST",
-      url: EVENTS,
-      headers: auth,
-      payload: { code: "K-extra", name: "x", startsAt: "2027-05-01T00:00:00Z" },
-    });
+    const created = await call("POST", EVENTS, { code: "K-extra", name: "x", startsAt: "2027-05-01T00:00:00Z" });
     expect(await total()).toBe(SEED.length + 1);
-    const deleted = await server.app.inject({
-      method: "DELETE",
-      url: `${EVENTS}/K-extra`,
-      headers: { ...auth, "if-match": String(created.headers.etag) },
-    });
+    const deleted = await call("DELETE", `${EVENTS}/K-extra`, undefined, { "if-match": String(created.headers.etag) });
     expect(deleted.statusCode).toBe(204);
     expect(await total()).toBe(SEED.length);
   });
@@ -164,12 +138,14 @@ describe.each([
     const put = async (code: string, type: string | null) => {
       const current = await get(`${EVENTS}/${code}`);
       const { createdAt, updatedAt, createdBy, version, ...mutable } = current.json() as Record<string, unknown>;
-      const response = await server.app.inject({
-        method: "PUT",
-        url: `${EVENTS}/${code}`,
-        headers: { ...auth, "if-match": String(current.headers.etag) },
-        payload: { ...mutable, type },
-      });
+      const response = await call(
+        "PUT",
+        `${EVENTS}/${code}`,
+        { ...mutable, type },
+        {
+          "if-match": String(current.headers.etag),
+        },
+      );
       expect(response.statusCode, response.body).toBe(200);
     };
     const seeded = SEED.filter((e) => e.type?.toLowerCase() === "webinar").length;
@@ -177,13 +153,7 @@ describe.each([
       ["as seeded", async () => {}, { webinar: seeded, WEBINAR: seeded, call: 6, meeting: 0 }],
       [
         "a create",
-        () =>
-          server.app.inject({
-            method: "POST",
-            url: EVENTS,
-            headers: auth,
-            payload: { code: "T-1", name: "x", startsAt: "2027-05-01T00:00:00Z", type: "WEBINAR" },
-          }),
+        () => call("POST", EVENTS, { code: "T-1", name: "x", startsAt: "2027-05-01T00:00:00Z", type: "WEBINAR" }),
         { webinar: seeded + 1, call: 6 },
       ],
       ["a retype", () => put("T-1", "Meeting"), { webinar: seeded, meeting: 1 }],
@@ -194,11 +164,7 @@ describe.each([
         "a delete",
         async () => {
           const current = await get(`${EVENTS}/T-1`);
-          await server.app.inject({
-            method: "DELETE",
-            url: `${EVENTS}/T-1`,
-            headers: { ...auth, "if-match": String(current.headers.etag) },
-          });
+          await call("DELETE", `${EVENTS}/T-1`, undefined, { "if-match": String(current.headers.etag) });
         },
         { call: 6, webinar: seeded },
       ],

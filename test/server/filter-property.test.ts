@@ -1,15 +1,6 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
-  type Call,
-  caller,
-  createResource,
-  loginToken,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createResource, useTestServer } from "../helpers/server.js";
 
 /**
  * Random resources and random filters: the server's answer (SQL over resource_values) must be
@@ -354,15 +345,12 @@ const sortArb = fc.record({
 // ---------------------------------------------------------------- the property
 
 describe("resources filter: random resources and filters against an in-memory evaluator", () => {
-  let server: TestServer;
-  let admin: Call;
+  const server = useTestServer();
+  const admin = server.call;
   let adminRepresentation: Json;
   beforeAll(async () => {
-    server = await startTestServer();
-    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
     adminRepresentation = (await admin("GET", `/Resources/${server.admin.id}`)).json();
   });
-  afterAll(async () => server?.close());
 
   it("returns exactly the resources the evaluator selects, in the evaluator's order", async () => {
     let created: Json[] = [];

@@ -1,17 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { insertResource } from "../../src/server/store/resources-repo.js";
-import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
-  type Call,
-  caller,
-  createResource,
-  loginToken,
-  manualClock,
-  problemOf,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.js";
+import { createResource, manualClock, problemOf, useTestServer } from "../helpers/server.js";
 
 type Json = Record<string, unknown>;
 
@@ -125,15 +114,13 @@ const USERS = ["admin", "jsmith", "bjensen", "zed", "momalley", "jdoe", "wanda",
 const EVERYONE = [...USERS, "room"];
 
 describe("resources filter", () => {
-  let server: TestServer;
-  let admin: Call;
+  const time = manualClock(new Date("2011-05-13T04:00:00Z"));
+  const server = useTestServer({ clock: time.clock });
+  const admin = server.call;
   const nameOf = new Map<string, string>();
   const idOf = new Map<string, string>();
 
   beforeAll(async () => {
-    const time = manualClock(new Date("2011-05-13T04:00:00Z"));
-    server = await startTestServer({ clock: time.clock });
-    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
     nameOf.set(server.admin.id, "admin");
     idOf.set("admin", server.admin.id);
     for (const [name, at, body] of SEED) {
@@ -144,7 +131,6 @@ describe("resources filter", () => {
       idOf.set(name, created.id as string);
     }
   });
-  afterAll(async () => server?.close());
 
   const list = (query: string) => admin("GET", `/Resources?count=500&${query}`);
   /** The names of what the filter selects, sorted. */
@@ -565,11 +551,9 @@ describe("resources filter", () => {
 });
 
 describe("resources list: count bounds over many resources", () => {
-  let server: TestServer;
-  let admin: Call;
+  const server = useTestServer();
+  const admin = server.call;
   beforeAll(async () => {
-    server = await startTestServer();
-    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
     const now = new Date().toISOString();
     await server.app.services.store.db.transaction().execute(async (trx) => {
       for (let i = 0; i < 520; i++) {
@@ -587,7 +571,6 @@ describe("resources list: count bounds over many resources", () => {
       }
     });
   });
-  afterAll(async () => server?.close());
 
   it("returns 50 by default", async () => {
     const body = (await admin("GET", "/Resources?resourcetypes=Room")).json();

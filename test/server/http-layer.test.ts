@@ -4,9 +4,9 @@
  * answer is a problem document, never Fastify's own `{"error","message","statusCode"}` body.
  */
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ERROR_CODES, PROBLEM_CONTENT_TYPE } from "../../src/contract/errors.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import { useTestServer } from "../helpers/server.js";
 
 interface RawAnswer {
   /** null when the server closed the connection without answering */
@@ -77,14 +77,13 @@ const HEADERS_TIMEOUT_MS = 400;
 const REQUEST_TIMEOUT_MS = 800;
 
 describe("the HTTP layer answers with problem documents over a real socket", () => {
-  let server: TestServer;
-  let port: number;
-  beforeAll(async () => {
-    server = await startTestServer({ headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS });
-    await server.app.listen({ port: 0, host: "127.0.0.1" });
-    port = (server.app.server.address() as { port: number }).port;
+  const server = useTestServer({
+    headersTimeoutMs: HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    listen: true,
+    login: false,
   });
-  afterAll(async () => server?.close());
+  const port = () => Number(new URL(server.url).port);
 
   const refused: { name: string; chunks: string[]; status: number; code: string }[] = [
     {
@@ -117,11 +116,11 @@ describe("the HTTP layer answers with problem documents over a real socket", () 
   ];
 
   it.each(refused)("$name: $status $code", async ({ chunks, status, code }) => {
-    expectProblem(await exchange(port, chunks), status, code);
+    expectProblem(await exchange(port(), chunks), status, code);
   });
 
   it("still answers a well-formed request on the same server (the cases above broke nothing)", async () => {
-    const answer = await exchange(port, ["GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"]);
+    const answer = await exchange(port(), ["GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"]);
     expect(answer.status).toBe(200);
   });
 
@@ -151,7 +150,7 @@ describe("the HTTP layer answers with problem documents over a real socket", () 
     "a slow client ($name) gets 408 request_timeout and the connection closes",
     { timeout: 15_000 },
     async ({ chunks, gapMs }) => {
-      const answer = await exchange(port, chunks, gapMs);
+      const answer = await exchange(port(), chunks, gapMs);
       expectProblem(answer, 408, "request_timeout");
       expect(answer.headers.connection).toBe("close");
     },

@@ -3,47 +3,37 @@
  * bodies, bytes on the wire, header sizes) and a full event round trip.
  */
 import { Readable } from "node:stream";
-import { request } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_PASSWORD, ADMIN_USER, problemOf, startTestServer, type TestServer } from "../helpers/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_PASSWORD, ADMIN_USER, problemOf, useTestServer } from "../helpers/server.js";
 
 const EVENTS = "/api/crm/v1/events";
 
-interface WireResponse {
-  statusCode: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
 describe("events and auth over HTTP", () => {
-  let server: TestServer;
-  let base: string;
+  // logged in over the socket below
+  const server = useTestServer({ listen: true, login: false });
   let token: string;
   beforeAll(async () => {
-    server = await startTestServer();
-    base = await server.app.listen({ port: 0, host: "127.0.0.1" });
-    const response = await fetch(`${base}/auth/login`, {
+    const response = await fetch(`${server.url}/auth/login`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ userName: ADMIN_USER.toLowerCase(), password: ADMIN_PASSWORD }),
     });
     token = ((await response.json()) as { token: string }).token;
   });
-  afterAll(async () => server?.close());
 
-  async function call(
+  const call = (
     method: "GET" | "POST" | "PUT" | "DELETE",
     path: string,
     options: { headers?: Record<string, string>; body?: string | Buffer | Readable; auth?: boolean } = {},
-  ): Promise<WireResponse> {
-    const headers = {
-      ...(options.auth !== false && { authorization: `Bearer ${token}` }),
-      ...(options.body !== undefined && { "content-type": "application/json" }),
-      ...options.headers,
-    };
-    const response = await request(`${base}${path}`, { method, headers, body: options.body });
-    return { statusCode: response.statusCode, headers: response.headers, body: await response.body.text() };
-  }
+  ) =>
+    server.wire(method, path, {
+      headers: {
+        ...(options.auth !== false && { authorization: `Bearer ${token}` }),
+        ...(options.body !== undefined && { "content-type": "application/json" }),
+        ...options.headers,
+      },
+      body: options.body,
+    });
 
   const count = async () => {
     const row = await server.app.services.store.db

@@ -7,17 +7,9 @@
  * a body member is stored and read back exactly, or refused with a 400 (`__proto__`, which the
  * JSON parser refuses everywhere).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPostgresTestServer } from "../helpers/postgres.js";
-import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
-  bearer,
-  loginToken,
-  problemOf,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { STORES } from "../helpers/postgres.js";
+import { problemOf, useTestServer } from "../helpers/server.js";
 
 const EVENTS = "/api/crm/v1/events";
 const STARTS = "2027-03-01T10:00:00Z";
@@ -82,27 +74,14 @@ const REFUSED: { position: string; url: (name: string) => string; code: string; 
   },
 ];
 
-const DATABASES = [
-  { name: "SQLite", start: () => startTestServer() },
-  { name: "PostgreSQL", start: () => startPostgresTestServer() },
-];
-
-describe.each(DATABASES)("names every object inherits are plain names ($name)", ({ start }) => {
-  let server: TestServer;
-  let auth: Record<string, string>;
+describe.each(STORES)("names every object inherits are plain names (%s)", (_store, start) => {
+  const server = useTestServer({}, start);
   const ids = new Map<string, string>();
 
   const send = (method: "GET" | "POST" | "PUT", url: string, body?: string) =>
-    server.app.inject({
-      method,
-      url,
-      headers: { ...auth, ...(body !== undefined && { "content-type": "application/json" }) },
-      ...(body !== undefined && { payload: body }),
-    });
+    server.call(method, url, body, body === undefined ? {} : { "content-type": "application/json" });
 
   beforeAll(async () => {
-    server = await start();
-    auth = bearer(await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
     const created = await send("POST", EVENTS, JSON.stringify({ code: "Proto-1", name: "one", startsAt: STARTS }));
     expect(created.statusCode, created.body).toBe(201);
     // a resource per name holding that attribute ("b"), and one holding it as "a": sorted a, b
@@ -115,7 +94,6 @@ describe.each(DATABASES)("names every object inherits are plain names ($name)", 
       }
     }
   });
-  afterAll(async () => server?.close());
 
   describe.each(REFUSED)("$position", ({ url, code, path }) => {
     it.each(INHERITED)("%s is an unknown name: 400 naming it", async (name) => {

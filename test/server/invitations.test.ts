@@ -1,16 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPostgresTestServer } from "../helpers/postgres.js";
-import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
-  type Call,
-  caller,
-  createResource,
-  loginToken,
-  problemOf,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { STORES } from "../helpers/postgres.js";
+import { ADMIN_PASSWORD, ADMIN_USER, caller, createResource, problemOf, useTestServer } from "../helpers/server.js";
 
 /**
  * Invitations and sessions on both databases: the `invited` state and its filter, a resend that
@@ -18,20 +8,9 @@ import {
  * test/e2e/invitation.browser.test.ts).
  */
 
-const DATABASES: { name: string; start: () => Promise<TestServer> }[] = [
-  { name: "SQLite", start: () => startTestServer() },
-  { name: "PostgreSQL", start: () => startPostgresTestServer() },
-];
-
-describe.each(DATABASES)("invitations and sessions on $name", ({ start }) => {
-  let server: TestServer;
-  let admin: Call;
-
-  beforeAll(async () => {
-    server = await start();
-    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
-  });
-  afterAll(async () => server?.close());
+describe.each(STORES)("invitations and sessions on %s", (_store, start) => {
+  const server = useTestServer({}, start);
+  const admin = server.call;
 
   const invitedUserNames = async () => {
     const response = await admin(

@@ -1,16 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as resourcesRepo from "../../src/server/store/resources-repo.js";
 import { outboxReader, recipientsOf, requestResetToken, resetLinkOf } from "../helpers/mail.js";
-import { startPostgresTestServer } from "../helpers/postgres.js";
+import { STORES } from "../helpers/postgres.js";
 import {
   type Call,
-  caller,
   createResource,
   insertUser,
-  loginToken,
+  loggedIn,
+  NEW_PASSWORD,
   problemOf,
-  startTestServer,
-  type TestServer,
+  TEMP_PASSWORD,
+  USER_PASSWORD,
+  useTestServer,
 } from "../helpers/server.js";
 
 /**
@@ -20,9 +21,6 @@ import {
  * its roles change. Checked when the credential is used as well as when the account changes.
  */
 
-const CHOSEN = "velvet harbour quartz 6620 meadow";
-const TEMPORARY = "ochre violin summit 4478 tundra";
-const NEXT = "sienna pebble lantern 3391 orchid";
 /** what a link sets: none of the others, so that a login with it tells whether the link worked */
 const THROUGH_LINK = "cobalt meadow ferry 8812 lichen";
 
@@ -37,26 +35,16 @@ type Change =
   | "granted support"
   | "granted admin";
 
-const STORES = [
-  ["SQLite", startTestServer],
-  ["PostgreSQL", startPostgresTestServer],
-] as const;
-
 describe.each(STORES)("issued credentials on %s", (_store, start) => {
-  let server: TestServer;
-  let staff: Record<Issuer, Call>;
+  // this file logs in far more often than a person would
+  const server = useTestServer({ loginRateLimit: { max: 10_000, timeWindowMs: 60_000 } }, start);
+  let support: Call;
+  const staff: Record<Issuer, Call> = { admin: server.call, support: (...request) => support(...request) };
   let counter = 0;
 
   beforeAll(async () => {
-    // this file logs in far more often than a person would
-    server = await start({ loginRateLimit: { max: 10_000, timeWindowMs: 60_000 } });
-    const supportUser = await insertUser(server.app, { userName: "sam.support", password: CHOSEN, roles: ["support"] });
-    staff = {
-      admin: caller(server.app, await loginToken(server.app, server.admin.userName, server.admin.password)),
-      support: caller(server.app, await loginToken(server.app, supportUser.userName, CHOSEN)),
-    };
+    support = (await server.signIn({ userName: "sam.support", roles: ["support"] })).call;
   });
-  afterAll(async () => server?.close());
 
   interface User {
     id: string;
@@ -69,7 +57,7 @@ describe.each(STORES)("issued credentials on %s", (_store, start) => {
     const userName = `user${++counter}-${crypto.randomUUID().slice(0, 6)}`;
     const email = `${userName}@example.com`;
     if (withPassword) {
-      const user = await insertUser(server.app, { userName, password: CHOSEN, roles: ["member"], email });
+      const user = await insertUser(server.app, { userName, password: USER_PASSWORD, roles: ["member"], email });
       return { id: user.id, userName, email };
     }
     const created = await createResource(staff.admin, {
@@ -101,13 +89,16 @@ describe.each(STORES)("issued credentials on %s", (_store, start) => {
       case "title":
         return put(staff.admin, user, (current) => ({ ...current, title: "Clerk" }));
       case "own password change": {
-        const own = caller(server.app, await loginToken(server.app, user.userName, CHOSEN));
-        const changed = await own("POST", "/auth/ChangePassWithLastPass", { lastPassword: CHOSEN, newPassword: NEXT });
+        const own = await loggedIn(server.app, user.userName);
+        const changed = await own("POST", "/auth/ChangePassWithLastPass", {
+          lastPassword: USER_PASSWORD,
+          newPassword: NEW_PASSWORD,
+        });
         expect(changed.statusCode, changed.body).toBe(204);
         return;
       }
       case "temporary password by admin":
-        return put(staff.admin, user, (current) => ({ ...current, password: TEMPORARY }));
+        return put(staff.admin, user, (current) => ({ ...current, password: TEMP_PASSWORD }));
       case "disabled and enabled again":
         await put(staff.admin, user, (current) => ({ ...current, active: false }));
         return put(staff.admin, user, (current) => ({ ...current, active: true }));
@@ -187,11 +178,11 @@ describe.each(STORES)("issued credentials on %s", (_store, start) => {
     "a temporary password set by $issuer, after '$change', works: $works",
     async ({ issuer, change, works }) => {
       const user = await ordinaryUser(true);
-      await put(staff[issuer], user, (current) => ({ ...current, password: TEMPORARY }));
+      await put(staff[issuer], user, (current) => ({ ...current, password: TEMP_PASSWORD }));
       // the holder logged in once with it (a first-login session, which may only change the password)
-      const earlier = caller(server.app, await loginToken(server.app, user.userName, TEMPORARY));
+      const earlier = await loggedIn(server.app, user.userName, TEMP_PASSWORD);
       await makeChange(change, user);
-      const answer = await login(user.userName, TEMPORARY);
+      const answer = await login(user.userName, TEMP_PASSWORD);
       if (works) {
         expect(answer.statusCode, answer.body).toBe(200);
         expect((await earlier("GET", "/auth/isLogged")).statusCode).toBe(200);
@@ -201,8 +192,8 @@ describe.each(STORES)("issued credentials on %s", (_store, start) => {
       // what it opened ends with it: the earlier session cannot set a password of its own
       problemOf(await earlier("GET", "/auth/isLogged"), 401, "token_revoked");
       const changed = await earlier("POST", "/auth/ChangePassWithLastPass", {
-        lastPassword: TEMPORARY,
-        newPassword: NEXT,
+        lastPassword: TEMP_PASSWORD,
+        newPassword: NEW_PASSWORD,
       });
       expect(changed.statusCode).toBe(401);
       // voided and recorded: the account has no password until an admin gives it one
@@ -215,16 +206,16 @@ describe.each(STORES)("issued credentials on %s", (_store, start) => {
       };
       expect(trail.data.find((r) => r.action === "password.void")?.details).toEqual({ issuerRole: "support" });
       // an admin's temporary password works again
-      await put(staff.admin, user, (current) => ({ ...current, password: TEMPORARY }));
-      expect((await login(user.userName, TEMPORARY)).statusCode).toBe(200);
+      await put(staff.admin, user, (current) => ({ ...current, password: TEMP_PASSWORD }));
+      expect((await login(user.userName, TEMP_PASSWORD)).statusCode).toBe(200);
     },
   );
 
   it("refuses a support-set temporary password on an account made privileged past the API, when it is used", async () => {
     const user = await ordinaryUser(true);
-    await put(staff.support, user, (current) => ({ ...current, password: TEMPORARY }));
+    await put(staff.support, user, (current) => ({ ...current, password: TEMP_PASSWORD }));
     await promotePastTheApi(user, "admin");
-    const refused = problemOf(await login(user.userName, TEMPORARY), 401, "invalid_credentials");
+    const refused = problemOf(await login(user.userName, TEMP_PASSWORD), 401, "invalid_credentials");
     expect(refused.detail).toMatch(/set by support staff/);
   });
 

@@ -1,19 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Role } from "../../src/contract/route.js";
 import { countActiveAdmins, saveCredential } from "../../src/server/store/users-repo.js";
-import { startPostgresTestServer } from "../helpers/postgres.js";
+import { STORES } from "../helpers/postgres.js";
 import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
   type Call,
-  caller,
   type InjectResponse,
   insertUser,
+  loggedIn,
   loginToken,
   problemOf,
-  startTestServer,
+  TEMP_PASSWORD,
   type TestAdmin,
   type TestServer,
+  USER_PASSWORD,
+  useTestServer,
 } from "../helpers/server.js";
 
 /**
@@ -25,9 +25,6 @@ import {
 type CallerRole = "admin" | "support" | "member";
 type TargetKind = "member" | "support" | "admin" | "self";
 type Json = Record<string, unknown>;
-
-const PASSWORD = "velvet harbour quartz 6620 meadow";
-const TEMP_PASSWORD = "ochre violin summit 4478 tundra";
 
 /** A success status, or an error status and code. */
 type Outcome = number | [status: number, code: string];
@@ -212,19 +209,13 @@ async function accountRows(server: TestServer, id: string): Promise<string> {
 }
 
 describe("least privilege: operation × caller's role × target's roles", () => {
-  let server: TestServer;
-  let admin: Call;
+  // every cell logs in a fresh caller
+  const server = useTestServer({ loginRateLimit: { max: 10_000, timeWindowMs: 60_000 } });
+  const admin = server.call;
   let counter = 0;
 
-  beforeAll(async () => {
-    // every cell logs in a fresh caller
-    server = await startTestServer({ loginRateLimit: { max: 10_000, timeWindowMs: 60_000 } });
-    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
-  });
-  afterAll(async () => server?.close());
-
   async function newAccount(role: Role): Promise<TestAdmin> {
-    return insertUser(server.app, { userName: `lp.${role}.${++counter}`, password: PASSWORD, roles: [role] });
+    return insertUser(server.app, { userName: `lp.${role}.${++counter}`, password: USER_PASSWORD, roles: [role] });
   }
 
   for (const operation of OPERATIONS)
@@ -236,7 +227,7 @@ describe("least privilege: operation × caller's role × target's roles", () => 
           const me = await newAccount(callerRole);
           const target = targetKind === "self" ? me : await newAccount(targetKind);
           if (targetKind !== "self") await operation.prepare?.(server, target, admin);
-          const call = caller(server.app, await loginToken(server.app, me.userName, me.password));
+          const call = await loggedIn(server.app, me.userName, me.password);
           const representation = (await admin("GET", `/Resources/${target.id}`)).json() as Json;
           const before = await accountRows(server, target.id);
           const response = await operation.run({ call, target, representation, admin });
@@ -252,7 +243,7 @@ describe("least privilege: operation × caller's role × target's roles", () => 
   it("says why support is refused on a privileged account", async () => {
     const support = await newAccount("support");
     const target = await newAccount("admin");
-    const call = caller(server.app, await loginToken(server.app, support.userName, support.password));
+    const call = await loggedIn(server.app, support.userName, support.password);
     const current = (await admin("GET", `/Resources/${target.id}`)).json() as Json;
     const problem = problemOf(
       await call("PUT", `/Resources/${target.id}`, { ...current, password: TEMP_PASSWORD }),
@@ -261,20 +252,14 @@ describe("least privilege: operation × caller's role × target's roles", () => 
     );
     expect(problem.detail).toMatch(/only users who hold neither the admin nor the support role/);
     // the admin's own password still works, and no temporary one was set
-    await loginToken(server.app, target.userName, PASSWORD);
+    await loginToken(server.app, target.userName, USER_PASSWORD);
     await expect(loginToken(server.app, target.userName, TEMP_PASSWORD)).rejects.toThrow(/401/);
   });
 });
 
 describe("the last active admin", () => {
-  let server: TestServer;
-  let first: Call;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    first = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
-  });
-  afterAll(async () => server?.close());
+  const server = useTestServer();
+  const first = server.call;
 
   const self = () => server.admin.id;
   const read = async (call: Call, id: string) => (await call("GET", `/Resources/${id}`)).json() as Json;
@@ -299,7 +284,7 @@ describe("the last active admin", () => {
     });
 
   it("does not count an admin who is disabled or has no password", async () => {
-    const disabled = await insertUser(server.app, { userName: "lp.off", password: PASSWORD, roles: ["admin"] });
+    const disabled = await insertUser(server.app, { userName: "lp.off", password: USER_PASSWORD, roles: ["admin"] });
     expect((await disable(first, disabled.id)).statusCode).toBe(200);
     const created = await first("POST", "/Resources", {
       resourceType: "User",
@@ -311,8 +296,7 @@ describe("the last active admin", () => {
   });
 
   it("lets one admin go while another remains, then guards the one left, whoever asks", async () => {
-    const second = await insertUser(server.app, { userName: "lp.second", password: PASSWORD, roles: ["admin"] });
-    const secondCall = caller(server.app, await loginToken(server.app, second.userName, second.password));
+    const { call: secondCall, ...second } = await server.signIn({ userName: "lp.second", roles: ["admin"] });
     expect((await demote(secondCall, self())).statusCode).toBe(200);
     problemOf(await demote(secondCall, second.id), 409, "last_admin");
     problemOf(await disable(secondCall, second.id), 409, "last_admin");
@@ -328,11 +312,9 @@ describe("the last active admin", () => {
 async function demoteEachOther(server: TestServer): Promise<void> {
   const admins = [
     server.admin,
-    await insertUser(server.app, { userName: "race.b", password: PASSWORD, roles: ["admin"] }),
+    await insertUser(server.app, { userName: "race.b", password: USER_PASSWORD, roles: ["admin"] }),
   ];
-  const calls = await Promise.all(
-    admins.map(async (a) => caller(server.app, await loginToken(server.app, a.userName, a.password))),
-  );
+  const calls = await Promise.all(admins.map((a) => loggedIn(server.app, a.userName, a.password)));
   const bodies = await Promise.all(
     admins.map(async (a) => (await calls[0]!("GET", `/Resources/${a.id}`)).json() as Json),
   );
@@ -350,17 +332,8 @@ async function demoteEachOther(server: TestServer): Promise<void> {
 }
 
 describe("the last-admin guard under concurrent changes", () => {
-  it("on SQLite", async () => {
-    const server = await startTestServer();
-    try {
-      await demoteEachOther(server);
-    } finally {
-      await server.close();
-    }
-  });
-
-  it("on PostgreSQL", async () => {
-    const server = await startPostgresTestServer();
+  it.each(STORES)("on %s", async (_store, start) => {
+    const server = await start();
     try {
       await demoteEachOther(server);
     } finally {

@@ -3,14 +3,13 @@ import { buildApp } from "../../src/server/app.js";
 import { databaseDigest, digestDifference } from "../helpers/db-digest.js";
 import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
 import {
-  caller,
   createResource,
   type InjectResponse,
   insertUser,
-  loginToken,
   manualClock,
-  startTestServer,
   type TestServer,
+  USER_PASSWORD,
+  useTestServer,
 } from "../helpers/server.js";
 
 /**
@@ -20,7 +19,6 @@ import {
  * through the database, and without a database row per name tried.
  */
 
-const PASSWORD = "velvet harbour quartz 6620 meadow";
 const WRONG = "not the password at all 0000";
 const REDIS_URL = "redis://127.0.0.1:6379";
 /** Removes what a test left under its prefix in the shared Redis. */
@@ -61,7 +59,6 @@ const STORES = [
 describe.each(STORES)("the login back-off by name (%s)", (_name, store, counter) => {
   const withRedis = counter === "redis";
   const clock = manualClock(new Date("2027-03-01T09:00:00Z"));
-  let server: TestServer;
   let dropDatabase: (() => Promise<void>) | undefined;
   const prefix = freshPrefix();
   const names: Record<Kind, string> = {
@@ -80,22 +77,29 @@ describe.each(STORES)("the login back-off by name (%s)", (_name, store, counter)
     ...(counter === "data-dir" && { nameFailuresIn: "data-dir" as const }),
   });
 
-  beforeAll(async () => {
+  // runs after the server has closed (hooks after the last test run last to first)
+  afterAll(async () => {
+    await dropDatabase?.();
+    if (withRedis) await deleteKeys(prefix);
+  });
+  const server = useTestServer(async () => {
     const database = store === "postgres" ? await createTestDatabase() : undefined;
     dropDatabase = database?.drop;
     databaseUrl = database?.url;
-    server = await startTestServer(options());
-    const admin = caller(server.app, await loginToken(server.app, server.admin.userName, server.admin.password));
-    await insertUser(server.app, { userName: names.real, password: PASSWORD, roles: ["member"] });
-    const disabled = await insertUser(server.app, { userName: names.disabled, password: PASSWORD, roles: ["member"] });
+    return options();
+  });
+  const admin = server.call;
+
+  beforeAll(async () => {
+    await insertUser(server.app, { userName: names.real, password: USER_PASSWORD, roles: ["member"] });
+    const disabled = await insertUser(server.app, {
+      userName: names.disabled,
+      password: USER_PASSWORD,
+      roles: ["member"],
+    });
     const current = (await admin("GET", `/Resources/${disabled.id}`)).json() as Record<string, unknown>;
     expect((await admin("PUT", `/Resources/${disabled.id}`, { ...current, active: false })).statusCode).toBe(200);
     await createResource(admin, { resourceType: "User", userName: names["without a password"] });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await dropDatabase?.();
-    if (withRedis) await deleteKeys(prefix);
   });
 
   const attempt = (app: TestServer["app"], userName: string) =>

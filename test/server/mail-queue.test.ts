@@ -5,7 +5,7 @@
  */
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type BuiltApp, buildApp } from "../../src/server/app.js";
 import { MAIL_DEFAULTS } from "../../src/server/mail/mailer.js";
 import { MAIL_SENDERS } from "../../src/server/mail/sender-loop.js";
@@ -13,7 +13,7 @@ import type { ServerOptions } from "../../src/server/options.js";
 import { createFirstAdmin } from "../../src/server/services/first-admin.js";
 import { claimMail, insertMail } from "../../src/server/store/mail-queue-repo.js";
 import { closedPort } from "../helpers/cli.js";
-import { recipientsOf, resetLinkOf, type SmtpSink, startSmtpSink } from "../helpers/mail.js";
+import { type ParsedMail, recipientsOf, resetLinkOf, type SmtpSink, startSmtpSink } from "../helpers/mail.js";
 import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
 import { ADMIN_PASSWORD, makeDataDir } from "../helpers/server.js";
 
@@ -101,14 +101,26 @@ async function queueMessages(server: BuiltApp, count: number): Promise<void> {
 const queueRows = (server: BuiltApp) =>
   server.services.store.db.selectFrom("mail_queue").selectAll().orderBy("created_at").execute();
 
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+/** What `probe` finds, once it finds something (it is asked again every 25 ms, for 10 s at most). */
+const eventually = <T>(probe: () => Promise<T | undefined>, what: string): Promise<T> =>
+  vi.waitFor(
+    async () => {
+      const found = await probe();
+      if (found === undefined) throw new Error(`still waiting for ${what}`);
+      return found;
+    },
+    { timeout: 10_000, interval: 25 },
+  );
+
+/** Sets a new password through the mailed link, on this instance: 204, and the change is mailed in turn. */
+async function resetThrough(instance: BuiltApp, mail: ParsedMail, smtp: SmtpSink): Promise<void> {
+  const reset = await instance.inject({
+    method: "PUT",
+    url: "/resetPassword",
+    payload: { token: resetLinkOf(mail).token, newPassword: NEW_PASSWORD },
+  });
+  expect(reset.statusCode).toBe(204);
+  await smtp.waitFor((m) => /changed/i.test(m.subject ?? ""));
 }
 
 const sentRow = (server: BuiltApp) =>
@@ -137,13 +149,7 @@ describe.each(BACKENDS)("mail queue on $name", (backend) => {
     // the link does not stay in the database once it has gone
     expect(sent).toMatchObject({ body_text: null, body_html: null, claimed_until: null });
 
-    const reset = await server.inject({
-      method: "PUT",
-      url: "/resetPassword",
-      payload: { token: resetLinkOf(mail).token, newPassword: NEW_PASSWORD },
-    });
-    expect(reset.statusCode).toBe(204);
-    await smtp.waitFor((m) => /changed/i.test(m.subject ?? ""));
+    await resetThrough(server, mail, smtp);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(smtp.messages.map((m) => m.subject)).toEqual([
       "Reset your bizctl password",
@@ -233,13 +239,7 @@ describe.each(BACKENDS)("mail queue on $name", (backend) => {
     await addAda(a);
     await renew(a);
     const mail = await smtp.waitFor((m) => m.rcptTo.includes(EMAIL));
-    const reset = await b.inject({
-      method: "PUT",
-      url: "/resetPassword",
-      payload: { token: resetLinkOf(mail).token, newPassword: NEW_PASSWORD },
-    });
-    expect(reset.statusCode).toBe(204);
-    await smtp.waitFor((m) => /changed/i.test(m.subject ?? ""));
+    await resetThrough(b, mail, smtp);
   });
 
   it("does not hand out a message while another sender's lease runs, and does after it has run out", async () => {

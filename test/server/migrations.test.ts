@@ -62,57 +62,69 @@ describe("migrateToLatest", () => {
     expect(indexes.rows.map((i) => i.name)).not.toContain("oauth_nonces_expires_at_idx");
   });
 
-  it("counts the events a database already holds by type when it adds the per-type count (0018)", async () => {
-    const lacking = await migratedUpTo("0017_oauth_nonces_by_time");
-    for (const [code, type] of [
-      ["a", "Webinar"],
-      ["b", "webinar"],
-      ["c", "call"],
-      ["d", null],
-    ]) {
-      await sql`insert into events (code_key, code, name, type, starts_at, created_at, updated_at, version)
-        values (${code}, ${code}, 'x', ${type}, '2027-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z',
-        '2027-01-01T00:00:00.000Z', 1)`.execute(store.db);
-    }
-    expect(await migrateToLatest(store.db, "sqlite")).toEqual(lacking);
-    const counts = await store.db
-      .selectFrom("events_type_count")
-      .select(["type_key", "n"])
-      .orderBy("type_key")
-      .execute();
-    expect(counts).toEqual([
-      { type_key: "call", n: 1 },
-      { type_key: "webinar", n: 2 },
-    ]);
-  });
+  /** Migrations that fill what they add from the rows an older build left: those rows, and what they become. */
+  const BACKFILLS: {
+    name: string;
+    from: string;
+    seed(): Promise<void>;
+    read(): Promise<unknown>;
+    expected: unknown;
+  }[] = [
+    {
+      name: "counts the events a database already holds by type when it adds the per-type count (0018)",
+      from: "0017_oauth_nonces_by_time",
+      seed: async () => {
+        for (const [code, type] of [
+          ["a", "Webinar"],
+          ["b", "webinar"],
+          ["c", "call"],
+          ["d", null],
+        ]) {
+          await sql`insert into events (code_key, code, name, type, starts_at, created_at, updated_at, version)
+              values (${code}, ${code}, 'x', ${type}, '2027-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z',
+              '2027-01-01T00:00:00.000Z', 1)`.execute(store.db);
+        }
+      },
+      read: () => store.db.selectFrom("events_type_count").select(["type_key", "n"]).orderBy("type_key").execute(),
+      expected: [
+        { type_key: "call", n: 1 },
+        { type_key: "webinar", n: 2 },
+      ],
+    },
+    {
+      name: "takes a temporary password pending on an ordinary account as support's when it adds issuers (0019)",
+      from: "0018_events_type_count",
+      seed: async () => {
+        const users = [
+          ["ordinary", "member", 1],
+          ["privileged", "admin", 1],
+          ["chosen", "member", 0],
+        ] as const;
+        for (const [id, role, firstLogin] of users) {
+          await sql`insert into resources (id, resource_type, attributes, created_at, updated_at, version)
+              values (${id}, 'User', '{}', '2026-01-01', '2026-01-01', 1)`.execute(store.db);
+          await sql`insert into resource_values (resource_id, path, elem, kind, text_value)
+              values (${id}, 'roles.value', 0, 's', ${role})`.execute(store.db);
+          await sql`insert into credentials (user_id, password_hash, first_login, failed_logins, updated_at)
+              values (${id}, 'hash', ${firstLogin}, 0, '2026-01-01')`.execute(store.db);
+        }
+      },
+      read: () => store.db.selectFrom("credentials").select(["user_id", "issuer_role"]).orderBy("user_id").execute(),
+      expected: [
+        { user_id: "chosen", issuer_role: null },
+        { user_id: "ordinary", issuer_role: "support" },
+        { user_id: "privileged", issuer_role: null },
+      ],
+    },
+  ];
 
-  it("takes a temporary password pending on an ordinary account as support's when it adds issuers (0019)", async () => {
-    const lacking = await migratedUpTo("0018_events_type_count");
-    const users = [
-      ["ordinary", "member", 1],
-      ["privileged", "admin", 1],
-      ["chosen", "member", 0],
-    ] as const;
-    for (const [id, role, firstLogin] of users) {
-      await sql`insert into resources (id, resource_type, attributes, created_at, updated_at, version)
-        values (${id}, 'User', '{}', '2026-01-01', '2026-01-01', 1)`.execute(store.db);
-      await sql`insert into resource_values (resource_id, path, elem, kind, text_value)
-        values (${id}, 'roles.value', 0, 's', ${role})`.execute(store.db);
-      await sql`insert into credentials (user_id, password_hash, first_login, failed_logins, updated_at)
-        values (${id}, 'hash', ${firstLogin}, 0, '2026-01-01')`.execute(store.db);
-    }
-    expect(await migrateToLatest(store.db, "sqlite")).toEqual(lacking);
-    const issuers = await store.db
-      .selectFrom("credentials")
-      .select(["user_id", "issuer_role"])
-      .orderBy("user_id")
-      .execute();
-    expect(issuers).toEqual([
-      { user_id: "chosen", issuer_role: null },
-      { user_id: "ordinary", issuer_role: "support" },
-      { user_id: "privileged", issuer_role: null },
-    ]);
-  });
+  for (const { name, from, seed, read, expected } of BACKFILLS)
+    it(name, async () => {
+      const lacking = await migratedUpTo(from);
+      await seed();
+      expect(await migrateToLatest(store.db, "sqlite")).toEqual(lacking);
+      expect(await read()).toEqual(expected);
+    });
 
   it("leaves a database migrated by a newer build to the migrator, which refuses it", async () => {
     await migrateToLatest(store.db, "sqlite");

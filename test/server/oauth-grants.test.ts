@@ -6,20 +6,12 @@
  */
 
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { accountStamp } from "../../src/server/services/issued-credentials.js";
 import { saveResetToken } from "../../src/server/store/reset-tokens-repo.js";
 import { findAccountById } from "../../src/server/store/users-repo.js";
 import { authHeader, type Credentials, createConsumer, INJECT_BASE, injectFlow, signer } from "../helpers/oauth.js";
-import {
-  bearer,
-  insertUser,
-  login as loginAs,
-  manualClock,
-  problemOf,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.js";
+import { bearer, insertUser, login as loginAs, manualClock, problemOf, useTestServer } from "../helpers/server.js";
 
 interface Grant {
   token: string;
@@ -30,18 +22,15 @@ interface Grant {
 }
 
 describe("connected applications", () => {
-  let server: TestServer;
-  let clock: ReturnType<typeof manualClock>;
+  const clock = manualClock();
+  const server = useTestServer({ clock: clock.clock });
   let admin: string;
   let consumer: Awaited<ReturnType<typeof createConsumer>>;
 
   beforeAll(async () => {
-    clock = manualClock();
-    server = await startTestServer({ clock: clock.clock });
-    admin = (await loginAs(server.app, server.admin.userName, server.admin.password)).token;
+    admin = server.token;
     consumer = await createConsumer(server.app, admin, { name: "Partner CRM" });
   });
-  afterAll(async () => server?.close());
 
   let users = 0;
   /** A member with a live grant to the consumer: its Bearer token and the grant's credentials. */

@@ -4,7 +4,7 @@
  * with /auth/login (back-off and per-client budget), temporary passwords, dead tokens that never
  * redirect, the typable oob verifier, and the Bearer approval of the CLI beside it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   authHeader,
   type Credentials,
@@ -19,9 +19,8 @@ import {
   login as loginAs,
   manualClock,
   problemOf,
-  startTestServer,
   type TestAdmin,
-  type TestServer,
+  useTestServer,
 } from "../helpers/server.js";
 
 const CALLBACK = "https://partner.example/cb";
@@ -29,17 +28,14 @@ const FORM = { "content-type": "application/x-www-form-urlencoded" };
 const HTML = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
 
 describe("the browser authorization page", () => {
-  let server: TestServer;
-  let clock: ReturnType<typeof manualClock>;
+  const clock = manualClock();
+  const server = useTestServer({ clock: clock.clock });
   let consumer: TestConsumer;
   let member: TestAdmin;
   let newcomer: TestAdmin;
 
   beforeAll(async () => {
-    clock = manualClock();
-    server = await startTestServer({ clock: clock.clock });
-    const admin = (await loginAs(server.app, server.admin.userName, server.admin.password)).token;
-    consumer = await createConsumer(server.app, admin, { name: "Partner <CRM>", callbackUrls: [CALLBACK] });
+    consumer = await createConsumer(server.app, server.token, { name: "Partner <CRM>", callbackUrls: [CALLBACK] });
     member = await insertUser(server.app, {
       userName: "mia.member",
       password: "a long member passphrase 314",
@@ -52,7 +48,6 @@ describe("the browser authorization page", () => {
       temporary: true,
     });
   });
-  afterAll(async () => server?.close());
 
   const seconds = () => Math.floor(clock.clock().getTime() / 1000);
 
@@ -350,14 +345,11 @@ describe("the browser authorization page", () => {
 });
 
 describe("the page spends the per-client budget of /auth/login", () => {
-  let server: TestServer;
+  const server = useTestServer({ loginRateLimit: { max: 3, timeWindowMs: 60_000 } });
   let consumer: TestConsumer;
   beforeAll(async () => {
-    server = await startTestServer({ loginRateLimit: { max: 3, timeWindowMs: 60_000 } });
-    const admin = (await loginAs(server.app, server.admin.userName, server.admin.password)).token;
-    consumer = await createConsumer(server.app, admin, { callbackUrls: [CALLBACK] });
+    consumer = await createConsumer(server.app, server.token, { callbackUrls: [CALLBACK] });
   });
-  afterAll(async () => server?.close());
 
   it("refuses a sign-in on the page (429 page) once /auth/login spent the budget, and the other way round", async () => {
     const from = "203.0.113.7";

@@ -1,22 +1,16 @@
 // The OAuth provider's tables on PostgreSQL: the flow, a replayed nonce (also concurrently), listing, revocation and the
 // consumer's cascade, on a fresh database.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { authHeader, createConsumer, INJECT_BASE, injectFlow, signer } from "../helpers/oauth.js";
 import { startPostgresTestServer } from "../helpers/postgres.js";
-import { bearer, loginToken, problemOf, type TestServer } from "../helpers/server.js";
+import { problemOf, useTestServer } from "../helpers/server.js";
 
 describe("the OAuth provider on PostgreSQL", () => {
-  let server: TestServer;
-  let token: string;
-  beforeAll(async () => {
-    server = await startPostgresTestServer();
-    token = await loginToken(server.app, server.admin.userName, server.admin.password);
-  });
-  afterAll(async () => server?.close());
+  const server = useTestServer({}, startPostgresTestServer);
 
   it("runs the flow, refuses a replay, lists, revokes, and cascades a consumer's deletion", async () => {
-    const consumer = await createConsumer(server.app, token);
-    const { access } = await injectFlow(server.app, consumer, token);
+    const consumer = await createConsumer(server.app, server.token);
+    const { access } = await injectFlow(server.app, consumer, server.token);
     const identity = () => authHeader(signer(consumer), { method: "GET", url: `${INJECT_BASE}/oAuth` }, access);
     const header = identity();
     expect(
@@ -37,13 +31,9 @@ describe("the OAuth provider on PostgreSQL", () => {
     );
     expect(statuses.map((r) => r.statusCode).sort()).toEqual([200, 401, 401, 401]);
 
-    const list = await server.app.inject({ method: "GET", url: "/oauth/tokens", headers: bearer(token) });
+    const list = await server.call("GET", "/oauth/tokens");
     expect(list.json()).toMatchObject({ total: 1, data: [{ token: access.token, consumerId: consumer.id }] });
-    const revoked = await server.app.inject({
-      method: "DELETE",
-      url: `/oauth/tokens/${access.token}`,
-      headers: bearer(token),
-    });
+    const revoked = await server.call("DELETE", `/oauth/tokens/${access.token}`);
     expect(revoked.statusCode).toBe(204);
     problemOf(
       await server.app.inject({ method: "GET", url: "/oAuth", headers: { authorization: identity() } }),
@@ -51,12 +41,8 @@ describe("the OAuth provider on PostgreSQL", () => {
       "oauth_token_invalid",
     );
 
-    const second = (await injectFlow(server.app, consumer, token)).access;
-    const deleted = await server.app.inject({
-      method: "DELETE",
-      url: `/Resources/${consumer.id}`,
-      headers: bearer(token),
-    });
+    const second = (await injectFlow(server.app, consumer, server.token)).access;
+    const deleted = await server.call("DELETE", `/Resources/${consumer.id}`);
     expect(deleted.statusCode).toBe(204);
     const db = server.app.services.store.db;
     expect(await db.selectFrom("oauth_tokens").selectAll().where("token", "=", second.token).execute()).toEqual([]);

@@ -5,11 +5,11 @@
  */
 import { generateKeyPairSync, type KeyObject, sign } from "node:crypto";
 import OAuth from "oauth-1.0a";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { verifyRsaSha1 } from "../../src/server/oauth1/rsa.js";
-import { parseAuthorizationHeader, parseForm, signatureBaseString } from "../../src/server/oauth1/signature.js";
-import { authHeader, type Credentials, INJECT_BASE, parseFormBody, signer } from "../helpers/oauth.js";
-import { bearer, login as loginAs, problemOf, startTestServer, type TestServer } from "../helpers/server.js";
+import { signatureBaseString } from "../../src/server/oauth1/signature.js";
+import { authHeader, type Credentials, INJECT_BASE, parseFormBody, RFC_EXAMPLE, signer } from "../helpers/oauth.js";
+import { problemOf, useTestServer } from "../helpers/server.js";
 
 const rsaKeys = (bits = 2048) => generateKeyPairSync("rsa", { modulusLength: bits });
 const pem = (key: KeyObject) => key.export({ type: "spki", format: "pem" }).toString();
@@ -19,17 +19,7 @@ describe("RSA-SHA1 over the base strings of RFC 5849", () => {
   const keys = rsaKeys();
   const other = rsaKeys();
   // section 3.4.1.1: query, header and form body, as in the RFC
-  const header =
-    'OAuth realm="Example", oauth_consumer_key="9djdj82h48djs9d2", oauth_token="kkk9d7dh3k39sjv7", ' +
-    'oauth_signature_method="HMAC-SHA1", oauth_timestamp="137131201", oauth_nonce="7d8f3e4a", ' +
-    'oauth_signature="bYT5CMsGcbgUdFHObYMEfcx6bsw%3D"';
-  const params = [
-    ...parseForm("b5=%3D%253D&a3=a&c%40=&a2=r%20b"),
-    ...parseAuthorizationHeader(header)!,
-    ...parseForm("c2&a3=2+q"),
-  ];
-  const printed =
-    "POST&http%3A%2F%2Fexample.com%2Frequest&a2%3Dr%2520b%26a3%3D2%2520q%26a3%3Da%26b5%3D%253D%25253D%26c%2540%3D%26c2%3D%26oauth_consumer_key%3D9djdj82h48djs9d2%26oauth_nonce%3D7d8f3e4a%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D137131201%26oauth_token%3Dkkk9d7dh3k39sjv7";
+  const { params, baseString: printed } = RFC_EXAMPLE;
 
   it("verifies a signature of the printed base string, over the parameters the request carries", () => {
     const signature = rsaSign(printed, keys.privateKey);
@@ -54,26 +44,16 @@ describe("RSA-SHA1 over the base strings of RFC 5849", () => {
 });
 
 describe("consumers that sign with RSA-SHA1", () => {
-  let server: TestServer;
-  let admin: string;
-  let owner: string;
+  // the admin registers the consumers and is the owner who approves
+  const server = useTestServer();
   const keys = rsaKeys();
   let consumer: { key: string; secret: string };
   let hmacConsumer: { key: string; secret: string };
 
-  async function create(body: Record<string, unknown>) {
-    return server.app.inject({
-      method: "POST",
-      url: "/Resources",
-      headers: bearer(admin),
-      payload: { resourceType: "OAuthConsumer", name: "Jira", ...body },
-    });
-  }
+  const create = (body: Record<string, unknown>) =>
+    server.call("POST", "/Resources", { resourceType: "OAuthConsumer", name: "Jira", ...body });
 
   beforeAll(async () => {
-    server = await startTestServer();
-    admin = (await loginAs(server.app, server.admin.userName, server.admin.password)).token;
-    owner = admin;
     const created = await create({ publicKey: pem(keys.publicKey) });
     expect(created.statusCode, created.body).toBe(201);
     const body = created.json() as { consumerKey: string; consumerSecret: string; publicKey: string };
@@ -82,7 +62,6 @@ describe("consumers that sign with RSA-SHA1", () => {
     const plain = (await create({})).json() as { consumerKey: string; consumerSecret: string };
     hmacConsumer = { key: plain.consumerKey, secret: plain.consumerSecret };
   });
-  afterAll(async () => server?.close());
 
   /** oauth-1.0a with its custom hash function: the base string signed with the private key. */
   function rsaSigner(key: KeyObject = keys.privateKey, consumerKey = consumer.key): OAuth {
@@ -105,7 +84,7 @@ describe("consumers that sign with RSA-SHA1", () => {
     const approval = await server.app.inject({
       method: "GET",
       url: `/oAuth?oauth_token=${temporary.token}`,
-      headers: bearer(owner),
+      headers: server.auth,
     });
     const verifier = (approval.json() as { oauth_verifier: string }).oauth_verifier;
     const exchange = await post(
@@ -124,7 +103,7 @@ describe("consumers that sign with RSA-SHA1", () => {
     const before = await server.app.inject({
       method: "GET",
       url: "/Resources?resourcetypes=OAuthConsumer&count=0",
-      headers: bearer(admin),
+      headers: server.auth,
     });
     const response = await create({ publicKey: key() });
     const problem = problemOf(response, 400, "validation_failed");
@@ -132,7 +111,7 @@ describe("consumers that sign with RSA-SHA1", () => {
     const after = await server.app.inject({
       method: "GET",
       url: "/Resources?resourcetypes=OAuthConsumer&count=0",
-      headers: bearer(admin),
+      headers: server.auth,
     });
     expect(after.json().totalResults).toBe(before.json().totalResults);
   });

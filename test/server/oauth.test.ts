@@ -5,7 +5,7 @@
  * independent oauth-1.0a package.
  */
 import { createHmac } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   baseStringUri,
   computeSignature,
@@ -25,17 +25,19 @@ import {
   INJECT_BASE,
   injectFlow,
   parseFormBody,
+  RFC_EXAMPLE,
   signer,
   type TestConsumer,
 } from "../helpers/oauth.js";
 import {
   bearer,
-  insertUser,
   loginToken,
   manualClock,
   problemOf,
+  type SignedIn,
   startTestServer,
   type TestServer,
+  useTestServer,
 } from "../helpers/server.js";
 
 const EVENTS = "/api/crm/v1/events";
@@ -173,24 +175,7 @@ describe("RFC 5849 section 1.2 worked example, against our verifier", () => {
 });
 
 describe("RFC 5849 section 3.4.1.1 signature base string", () => {
-  // the request of the example: query, header and a form body (`c2` alone, `+` as a space)
-  const header =
-    'OAuth realm="Example", oauth_consumer_key="9djdj82h48djs9d2", oauth_token="kkk9d7dh3k39sjv7", ' +
-    'oauth_signature_method="HMAC-SHA1", oauth_timestamp="137131201", oauth_nonce="7d8f3e4a", ' +
-    'oauth_signature="bYT5CMsGcbgUdFHObYMEfcx6bsw%3D"';
-  const params = [
-    ...parseForm("b5=%3D%253D&a3=a&c%40=&a2=r%20b"),
-    ...parseAuthorizationHeader(header)!,
-    ...parseForm("c2&a3=2+q"),
-  ];
-  // as printed in the RFC, where the line breaks are for display only
-  const printed = [
-    "POST&http%3A%2F%2Fexample.com%2Frequest&a2%3Dr%2520b%26a3%3D2%2520q",
-    "%26a3%3Da%26b5%3D%253D%25253D%26c%2540%3D%26c2%3D%26oauth_consumer_",
-    "key%3D9djdj82h48djs9d2%26oauth_nonce%3D7d8f3e4a%26oauth_signature_m",
-    "ethod%3DHMAC-SHA1%26oauth_timestamp%3D137131201%26oauth_token%3Dkkk",
-    "9d7dh3k39sjv7",
-  ].join("");
+  const { params, baseString: printed } = RFC_EXAMPLE;
 
   it("comes out byte for byte as printed", () => {
     expect(signatureBaseString("POST", "http://example.com/request", params)).toBe(printed);
@@ -357,25 +342,20 @@ function pinnedHeader(
 const now = () => Math.floor(Date.now() / 1000);
 
 describe("the /oAuth endpoint", () => {
-  let server: TestServer;
-  let admin: string;
-  let member: { id: string; token: string };
+  const server = useTestServer();
+  let member: SignedIn;
   let consumer: TestConsumer;
 
   beforeAll(async () => {
-    server = await startTestServer();
-    admin = await loginToken(server.app, server.admin.userName, server.admin.password);
-    const user = await insertUser(server.app, {
+    member = await server.signIn({
       userName: "mia.member",
       password: "a long member passphrase 314",
       roles: ["member"],
     });
-    member = { id: user.id, token: await loginToken(server.app, user.userName, user.password) };
-    consumer = await createConsumer(server.app, admin, {
+    consumer = await createConsumer(server.app, server.token, {
       callbackUrls: ["https://printer.example.com/ready", "myapp://oauth"],
     });
   });
-  afterAll(async () => server?.close());
 
   const post = (authorization: string, url = "/oAuth", extra: Record<string, string> = {}) =>
     server.app.inject({ method: "POST", url, headers: { authorization, ...extra } });
@@ -420,7 +400,11 @@ describe("the /oAuth endpoint", () => {
     const before = await snapshot(server);
     const response = await attack();
     problemOf(response as never, status, code);
-    if (status === 401) expect(response.headers["www-authenticate"]).toMatch(/^(OAuth|Bearer) realm="bizctl"$/);
+    if (status === 401) {
+      expect(response.headers["www-authenticate"]).toMatch(
+        /^(OAuth|Bearer) realm="bizctl"(, error="invalid_token", .*)?$/,
+      );
+    }
     expect(await snapshot(server)).toEqual(before);
     return response;
   }
@@ -539,35 +523,26 @@ describe("the /oAuth endpoint", () => {
     it("signs repeated names of the query and the body, all kept", async () => {
       const token = await access();
       const oauth = signer(consumer);
-      const signed = oauth.authorize(
-        { method: "POST", url: `${OAUTH_URL}?x=2&x=1`, data: { y: ["b", "a"] } },
-        { key: token.token, secret: token.secret },
-      );
-      const response = await server.app.inject({
-        method: "POST",
-        url: "/oAuth?x=2&x=1",
-        headers: {
-          authorization: oauth.toHeader(signed).Authorization,
-          "content-type": "application/x-www-form-urlencoded",
-        },
-        payload: "y=b&y=a",
-      });
+      /** a request signed over x=2, x=1 in the query and y=b, y=a in the body, that sends this body */
+      const send = (payload: string) => {
+        const signed = oauth.authorize(
+          { method: "POST", url: `${OAUTH_URL}?x=2&x=1`, data: { y: ["b", "a"] } },
+          { key: token.token, secret: token.secret },
+        );
+        return server.app.inject({
+          method: "POST",
+          url: "/oAuth?x=2&x=1",
+          headers: {
+            authorization: oauth.toHeader(signed).Authorization,
+            "content-type": "application/x-www-form-urlencoded",
+          },
+          payload,
+        });
+      };
+      const response = await send("y=b&y=a");
       expect(response.statusCode, response.body).toBe(200);
       // dropping one of them breaks the signature
-      const again = oauth.authorize(
-        { method: "POST", url: `${OAUTH_URL}?x=2&x=1`, data: { y: ["b", "a"] } },
-        { key: token.token, secret: token.secret },
-      );
-      const partial = await server.app.inject({
-        method: "POST",
-        url: "/oAuth?x=2&x=1",
-        headers: {
-          authorization: oauth.toHeader(again).Authorization,
-          "content-type": "application/x-www-form-urlencoded",
-        },
-        payload: "y=b",
-      });
-      problemOf(partial, 401, "oauth_signature_invalid");
+      problemOf(await send("y=b"), 401, "oauth_signature_invalid");
     });
 
     it("verifies HMAC-SHA256 signatures", async () => {
@@ -743,7 +718,7 @@ describe("the /oAuth endpoint", () => {
     });
 
     it("temporary credentials of another consumer are oauth_token_invalid", async () => {
-      const other = await createConsumer(server.app, admin, { name: "Other" });
+      const other = await createConsumer(server.app, server.token, { name: "Other" });
       const temp = await temporary();
       const verifier = await approve(temp.token);
       await refused(() => post(exchangeHeader(temp, verifier, {}, other)), 401, "oauth_token_invalid");
@@ -785,7 +760,7 @@ describe("the /oAuth endpoint", () => {
       const revoked = await server.app.inject({
         method: "DELETE",
         url: `/oauth/tokens/${encodeURIComponent(token.token)}`,
-        headers: bearer(admin),
+        headers: server.auth,
       });
       expect(revoked.statusCode).toBe(204);
       await refused(() => get(identityHeader(token)), 401, "oauth_token_invalid");
@@ -926,7 +901,7 @@ describe("the /oAuth endpoint", () => {
       const elsewhere = await server.app.inject({
         method: "POST",
         url: EVENTS,
-        headers: { ...bearer(admin), "content-type": "application/x-www-form-urlencoded" },
+        headers: { ...server.auth, "content-type": "application/x-www-form-urlencoded" },
         payload: "name=x",
       });
       problemOf(elsewhere, 415, "unsupported_media_type");
@@ -983,24 +958,23 @@ describe("the /oAuth endpoint", () => {
     });
 
     it("end when the user is disabled, and when the consumer is deleted", async () => {
-      const user = await insertUser(server.app, {
+      const { token: bearerOfUser, ...user } = await server.signIn({
         userName: "dora.disabled",
         password: "another long passphrase 271",
         roles: ["member"],
       });
-      const bearerOfUser = await loginToken(server.app, user.userName, user.password);
-      const doomed = await createConsumer(server.app, admin, { name: "Doomed" });
+      const doomed = await createConsumer(server.app, server.token, { name: "Doomed" });
       const viaDoomed = (await injectFlow(server.app, doomed, member.token)).access;
       const ofUser = (await injectFlow(server.app, consumer, bearerOfUser)).access;
       expect((await get(identityHeader(ofUser))).statusCode).toBe(200);
       expect((await get(identityHeader(viaDoomed, {}, doomed))).statusCode).toBe(200);
 
       // disabling the user (the same path that ends Bearer sessions)
-      const current = await server.app.inject({ method: "GET", url: `/Resources/${user.id}`, headers: bearer(admin) });
+      const current = await server.app.inject({ method: "GET", url: `/Resources/${user.id}`, headers: server.auth });
       const disabled = await server.app.inject({
         method: "PUT",
         url: `/Resources/${user.id}`,
-        headers: { ...bearer(admin), "if-match": String(current.headers.etag) },
+        headers: { ...server.auth, "if-match": String(current.headers.etag) },
         payload: { ...(current.json() as Record<string, unknown>), active: false },
       });
       expect(disabled.statusCode, disabled.body).toBe(200);
@@ -1010,7 +984,7 @@ describe("the /oAuth endpoint", () => {
       const deleted = await server.app.inject({
         method: "DELETE",
         url: `/Resources/${doomed.id}`,
-        headers: bearer(admin),
+        headers: server.auth,
       });
       expect(deleted.statusCode).toBe(204);
       problemOf(await get(identityHeader(viaDoomed, {}, doomed)), 401, "oauth_signature_invalid");
@@ -1024,12 +998,11 @@ describe("the /oAuth endpoint", () => {
     });
 
     it("end when their user changes the password (like the user's other sessions)", async () => {
-      const user = await insertUser(server.app, {
+      const { token: owner, ...user } = await server.signIn({
         userName: "pat.password",
         password: "pat's first long passphrase 5",
         roles: ["member"],
       });
-      const owner = await loginToken(server.app, user.userName, user.password);
       const token = (await injectFlow(server.app, consumer, owner)).access;
       expect((await get(identityHeader(token))).statusCode).toBe(200);
       const changed = await server.app.inject({
@@ -1043,13 +1016,12 @@ describe("the /oAuth endpoint", () => {
     });
 
     it("a user with a temporary password may not approve, and their tokens only reach what a first login may", async () => {
-      const user = await insertUser(server.app, {
+      const { token } = await server.signIn({
         userName: "tim.temporary",
         password: "temporary passphrase for tim 1",
         roles: ["member"],
         temporary: true,
       });
-      const token = await loginToken(server.app, user.userName, user.password);
       const temp = await temporary();
       problemOf(await get(`Bearer ${token}`, `/oAuth?oauth_token=${temp.token}`), 403, "password_change_required");
     });
@@ -1058,7 +1030,7 @@ describe("the /oAuth endpoint", () => {
   describe("administration of token credentials", () => {
     it("lists live tokens (all, or of one user) and revokes one; members see only their own", async () => {
       const token = await access();
-      const all = await server.app.inject({ method: "GET", url: "/oauth/tokens", headers: bearer(admin) });
+      const all = await server.app.inject({ method: "GET", url: "/oauth/tokens", headers: server.auth });
       expect(all.statusCode).toBe(200);
       const listed = all.json() as { data: Record<string, unknown>[]; total: number };
       expect(listed.total).toBe(listed.data.length);
@@ -1075,13 +1047,13 @@ describe("the /oAuth endpoint", () => {
       const mine = await server.app.inject({
         method: "GET",
         url: `/oauth/tokens?userId=${member.id}`,
-        headers: bearer(admin),
+        headers: server.auth,
       });
       expect((mine.json() as { data: { userId: string }[] }).data.every((t) => t.userId === member.id)).toBe(true);
       const none = await server.app.inject({
         method: "GET",
         url: `/oauth/tokens?userId=${server.admin.id}`,
-        headers: bearer(admin),
+        headers: server.auth,
       });
       expect(none.json()).toEqual({ data: [], total: 0 });
 
@@ -1091,17 +1063,17 @@ describe("the /oAuth endpoint", () => {
       expect(own.data.every((t) => t.userId === member.id)).toBe(true);
       problemOf(await get(`Bearer ${member.token}`, `/oauth/tokens?userId=${server.admin.id}`), 403, "forbidden");
       problemOf(
-        await server.app.inject({ method: "DELETE", url: "/oauth/tokens/nope", headers: bearer(admin) }),
+        await server.app.inject({ method: "DELETE", url: "/oauth/tokens/nope", headers: server.auth }),
         404,
         "not_found",
       );
       const revoked = await server.app.inject({
         method: "DELETE",
         url: `/oauth/tokens/${token.token}`,
-        headers: bearer(admin),
+        headers: server.auth,
       });
       expect(revoked.statusCode).toBe(204);
-      const after = await server.app.inject({ method: "GET", url: "/oauth/tokens", headers: bearer(admin) });
+      const after = await server.app.inject({ method: "GET", url: "/oauth/tokens", headers: server.auth });
       expect((after.json() as { data: { token: string }[] }).data.map((t) => t.token)).not.toContain(token.token);
     });
 
@@ -1117,17 +1089,12 @@ describe("the /oAuth endpoint", () => {
 });
 
 describe("expiry (manual clock)", () => {
-  let server: TestServer;
-  let clock: ReturnType<typeof manualClock>;
-  let owner: string;
+  const clock = manualClock();
+  const server = useTestServer({ clock: clock.clock });
   let consumer: TestConsumer;
   beforeAll(async () => {
-    clock = manualClock();
-    server = await startTestServer({ clock: clock.clock });
-    owner = await loginToken(server.app, server.admin.userName, server.admin.password);
-    consumer = await createConsumer(server.app, owner);
+    consumer = await createConsumer(server.app, server.token);
   });
-  afterAll(async () => server?.close());
 
   const seconds = () => Math.floor(clock.clock().getTime() / 1000);
   const sign = (request: { method: string; url: string; data?: Record<string, string> }, token?: Credentials) =>
@@ -1149,7 +1116,7 @@ describe("expiry (manual clock)", () => {
     const response = await server.app.inject({
       method: "GET",
       url: `/oAuth?oauth_token=${temp.token}`,
-      headers: bearer(owner),
+      headers: server.auth,
     });
     problemOf(response, 401, "oauth_token_invalid");
   });
@@ -1159,7 +1126,7 @@ describe("expiry (manual clock)", () => {
     const approval = await server.app.inject({
       method: "GET",
       url: `/oAuth?oauth_token=${temp.token}`,
-      headers: bearer(owner),
+      headers: server.auth,
     });
     const verifier = (approval.json() as { oauth_verifier: string }).oauth_verifier;
     clock.advance(601_000);
@@ -1241,22 +1208,17 @@ describe("server options", () => {
 // a real socket
 
 describe("the three legs over real HTTP, signed with oauth-1.0a", () => {
-  let server: TestServer;
-  let base: string;
-  beforeAll(async () => {
-    server = await startTestServer();
-    base = await server.app.listen({ port: 0, host: "127.0.0.1" });
-  });
-  afterAll(async () => server?.close());
+  // logged in over the socket in the test
+  const server = useTestServer({ listen: true, login: false });
 
   it("gets token credentials, then reads /api/crm/v1/events with them", async () => {
-    const login = await fetch(`${base}/auth/login`, {
+    const login = await fetch(`${server.url}/auth/login`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ userName: server.admin.userName, password: server.admin.password }),
     });
     const owner = ((await login.json()) as { token: string }).token;
-    const create = await fetch(`${base}/Resources`, {
+    const create = await fetch(`${server.url}/Resources`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${owner}` },
       body: JSON.stringify({ resourceType: "OAuthConsumer", name: "Wire", callbackUrls: ["http://127.0.0.1:9/cb"] }),
@@ -1264,7 +1226,7 @@ describe("the three legs over real HTTP, signed with oauth-1.0a", () => {
     const created = (await create.json()) as { consumerKey: string; consumerSecret: string };
     const consumer = { key: created.consumerKey, secret: created.consumerSecret };
     const oauth = signer(consumer);
-    const url = `${base}/oAuth`;
+    const url = `${server.url}/oAuth`;
 
     // 1. temporary credentials, with a registered callback, parameters in a form body
     const signed = oauth.authorize({ method: "POST", url, data: { oauth_callback: "http://127.0.0.1:9/cb" } });
@@ -1308,12 +1270,12 @@ describe("the three legs over real HTTP, signed with oauth-1.0a", () => {
     const access = { token: tokens.oauth_token!, secret: tokens.oauth_token_secret! };
 
     // 4. a signed GET of the events list, with a query
-    await fetch(`${base}/api/crm/v1/events/`, {
+    await fetch(`${server.url}/api/crm/v1/events/`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${owner}` },
       body: JSON.stringify({ code: "WIRE-OAUTH", name: "Over the wire", startsAt: "2027-03-01T09:00:00Z" }),
     });
-    const eventsUrl = `${base}/api/crm/v1/events?pagesize=10&fields=code%2Cname`;
+    const eventsUrl = `${server.url}/api/crm/v1/events?pagesize=10&fields=code%2Cname`;
     const events = await fetch(eventsUrl, {
       headers: authorizationOf(oauth, { method: "GET", url: eventsUrl }, access),
     });

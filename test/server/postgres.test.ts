@@ -1,24 +1,10 @@
 // The same server on PostgreSQL (how several instances share one state), on a fresh database.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startPostgresTestServer } from "../helpers/postgres.js";
-import { ADMIN_PASSWORD, ADMIN_USER, login, problemOf, type TestServer } from "../helpers/server.js";
+import { ADMIN_PASSWORD, ADMIN_USER, login, problemOf, useTestServer } from "../helpers/server.js";
 
-let server: TestServer;
-let auth: { authorization: string };
-
-beforeAll(async () => {
-  server = await startPostgresTestServer();
-  auth = { authorization: `Bearer ${(await login(server.app, ADMIN_USER, ADMIN_PASSWORD)).token}` };
-});
-
-afterAll(async () => server?.close());
-
-const call = (
-  method: "GET" | "POST" | "PUT" | "DELETE",
-  url: string,
-  payload?: object,
-  headers: Record<string, string> = {},
-) => server.app.inject({ method, url, payload, headers: { ...auth, ...headers } });
+const server = useTestServer({}, startPostgresTestServer);
+const call = server.call;
 
 describe("on PostgreSQL", () => {
   it("is ready and keeps sessions: logout revokes the token", async () => {

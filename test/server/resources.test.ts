@@ -1,17 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  ADMIN_PASSWORD,
   ADMIN_USER,
-  type Call,
   caller,
   createResource,
   type InjectResponse,
   insertUser,
   login,
-  loginToken,
   problemOf,
-  startTestServer,
-  type TestServer,
+  tryLogin,
+  useTestServer,
 } from "../helpers/server.js";
 
 const USER_URN = "urn:ietf:params:scim:schemas:core:2.0:User";
@@ -46,13 +43,8 @@ function expectWritten(response: InjectResponse, status: number, type: string, v
 }
 
 describe("resources: create, read, replace, delete", () => {
-  let server: TestServer;
-  let admin: Call;
-  beforeAll(async () => {
-    server = await startTestServer();
-    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
-  });
-  afterAll(async () => server?.close());
+  const server = useTestServer();
+  const admin = server.call;
 
   it("runs the whole life of a User: 201 + Location + ETag, GET, PUT with If-Match, DELETE with If-Match", async () => {
     const created = await admin("POST", "/Resources", {
@@ -389,16 +381,16 @@ describe("resources: create, read, replace, delete", () => {
 });
 
 describe("resources: passwords, sessions and users' lives", () => {
-  let server: TestServer;
-  let admin: Call;
-  beforeAll(async () => {
-    server = await startTestServer();
-    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
-  });
-  afterAll(async () => server?.close());
+  const server = useTestServer();
+  const admin = server.call;
 
   const newUser = (userName: string, extra: Json = {}) =>
     createResource(admin, { resourceType: "User", userName, ...extra });
+  /** a user of this role written into the store, and logged in */
+  const signedIn = (userName: string, role: "admin" | "support" | "member" = "member") =>
+    server.signIn({ userName, password: OTHER_PASSWORD, roles: [role] });
+  const refusesLogin = async (userName: string, password: string) =>
+    problemOf(await tryLogin(server.app, userName, password), 401, "invalid_credentials");
 
   it("never shows a password or its hash: not on create, GET, list, PUT, nor through a filter", async () => {
     const created = await admin("POST", "/Resources", {
@@ -463,18 +455,11 @@ describe("resources: passwords, sessions and users' lives", () => {
 
   it("does not let a user created without a password log in (401)", async () => {
     await newUser("no.password");
-    const attempt = await server.app.inject({
-      method: "POST",
-      url: "/auth/login",
-      payload: { userName: "no.password", password: TEMP_PASSWORD },
-    });
-    problemOf(attempt, 401, "invalid_credentials");
+    await refusesLogin("no.password", TEMP_PASSWORD);
   });
 
   it("disables a user with active:false: its live token answers 401 and its login fails; active:true restores login", async () => {
-    const user = await insertUser(server.app, { userName: "to.disable", password: OTHER_PASSWORD, roles: ["member"] });
-    const token = await loginToken(server.app, user.userName, user.password);
-    const call = caller(server.app, token);
+    const { call, ...user } = await signedIn("to.disable");
     expect((await call("GET", "/auth/isLogged")).statusCode).toBe(200);
     const current = (await admin("GET", `/Resources/${user.id}`)).json() as Json;
     const disabled = await admin("PUT", `/Resources/${user.id}`, { ...current, active: false });
@@ -482,12 +467,7 @@ describe("resources: passwords, sessions and users' lives", () => {
     expect(disabled.json().active).toBe(false);
     problemOf(await call("GET", "/auth/isLogged"), 401, "token_revoked");
     problemOf(await call("GET", "/api/crm/v1/events"), 401, "token_revoked");
-    const attempt = await server.app.inject({
-      method: "POST",
-      url: "/auth/login",
-      payload: { userName: user.userName, password: user.password },
-    });
-    problemOf(attempt, 401, "invalid_credentials");
+    await refusesLogin(user.userName, user.password);
     // enabling it again lets it log in, but the old token stays revoked
     const enabled = await admin("PUT", `/Resources/${user.id}`, { ...current, active: true });
     expect(enabled.statusCode).toBe(200);
@@ -496,52 +476,31 @@ describe("resources: passwords, sessions and users' lives", () => {
   });
 
   it("makes a password set by PUT temporary and ends the user's sessions", async () => {
-    const user = await insertUser(server.app, {
-      userName: "reset.by.put",
-      password: OTHER_PASSWORD,
-      roles: ["member"],
-    });
-    const token = await loginToken(server.app, user.userName, user.password);
+    const { call, ...user } = await signedIn("reset.by.put");
     const current = (await admin("GET", `/Resources/${user.id}`)).json() as Json;
     expect(current.firstLogin).toBe(false);
     const put = await admin("PUT", `/Resources/${user.id}`, { ...current, password: TEMP_PASSWORD });
     expect(put.statusCode).toBe(200);
     expect(put.json().firstLogin).toBe(true);
-    problemOf(await caller(server.app, token)("GET", "/auth/isLogged"), 401, "token_revoked");
-    const old = await server.app.inject({
-      method: "POST",
-      url: "/auth/login",
-      payload: { userName: user.userName, password: user.password },
-    });
-    problemOf(old, 401, "invalid_credentials");
+    problemOf(await call("GET", "/auth/isLogged"), 401, "token_revoked");
+    await refusesLogin(user.userName, user.password);
     expect((await login(server.app, user.userName, TEMP_PASSWORD)).firstLogin).toBe(true);
   });
 
   it("keeps the sessions of a user whose PUT changes neither password nor active", async () => {
-    const user = await insertUser(server.app, {
-      userName: "keeps.session",
-      password: OTHER_PASSWORD,
-      roles: ["member"],
-    });
-    const call = caller(server.app, await loginToken(server.app, user.userName, user.password));
+    const { call, ...user } = await signedIn("keeps.session");
     const current = (await admin("GET", `/Resources/${user.id}`)).json() as Json;
     expect((await admin("PUT", `/Resources/${user.id}`, { ...current, title: "Clerk" })).statusCode).toBe(200);
     expect((await call("GET", "/auth/isLogged")).statusCode).toBe(200);
   });
 
   it("ends the sessions of a deleted user: its token answers 401", async () => {
-    const user = await insertUser(server.app, { userName: "to.delete", password: OTHER_PASSWORD, roles: ["support"] });
-    const call = caller(server.app, await loginToken(server.app, user.userName, user.password));
+    const { call, ...user } = await signedIn("to.delete", "support");
     expect((await call("GET", "/Resources")).statusCode).toBe(200);
     expect((await admin("DELETE", `/Resources/${user.id}`)).statusCode).toBe(204);
     problemOf(await call("GET", "/auth/isLogged"), 401, "token_revoked");
     problemOf(await call("GET", "/Resources"), 401, "token_revoked");
-    const attempt = await server.app.inject({
-      method: "POST",
-      url: "/auth/login",
-      payload: { userName: user.userName, password: user.password },
-    });
-    problemOf(attempt, 401, "invalid_credentials");
+    await refusesLogin(user.userName, user.password);
   });
 
   it("does not let an admin delete its own user (409): last_admin when it is the last, conflict otherwise", async () => {
@@ -552,12 +511,7 @@ describe("resources: passwords, sessions and users' lives", () => {
   });
 
   it("lets support set a password or active but nothing else, and a refused PUT changes nothing", async () => {
-    const support = await insertUser(server.app, {
-      userName: "sup.port",
-      password: OTHER_PASSWORD,
-      roles: ["support"],
-    });
-    const call = caller(server.app, await loginToken(server.app, support.userName, support.password));
+    const { call } = await signedIn("sup.port", "support");
     const target = await newUser("support.target", { title: "Clerk" });
     const url = `/Resources/${target.id}`;
     const mixed = await call("PUT", url, { ...target, title: "Boss", password: TEMP_PASSWORD });
@@ -578,8 +532,7 @@ describe("resources: passwords, sessions and users' lives", () => {
   });
 
   it("shows a member only its own User and the custom types", async () => {
-    const member = await insertUser(server.app, { userName: "mem.ber", password: OTHER_PASSWORD, roles: ["member"] });
-    const call = caller(server.app, await loginToken(server.app, member.userName, member.password));
+    const { call, ...member } = await signedIn("mem.ber");
     const room = await createResource(admin, { resourceType: "Room", floor: 7 });
     const consumer = await createResource(admin, { resourceType: "OAuthConsumer", name: "Hidden" });
     const list = await call("GET", "/Resources?count=500");

@@ -5,14 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backupInstance } from "../../src/server/offline-tasks.js";
 import { closedPort } from "../helpers/cli.js";
 import { resetLinkOf, type SmtpSink, startSmtpSink } from "../helpers/mail.js";
-import { startPostgresTestServer } from "../helpers/postgres.js";
+import { STORES } from "../helpers/postgres.js";
 import {
-  caller,
+  type Call,
   createResource,
-  loginToken,
   makeDataDir,
-  startTestServer,
+  NEW_PASSWORD,
+  TEMP_PASSWORD,
   type TestServer,
+  useTestServer,
 } from "../helpers/server.js";
 
 /**
@@ -27,15 +28,14 @@ interface Mailed {
 }
 
 /** Mails a reset link and an invitation; returns the two tokens as the SMTP server received them. */
-async function mailTwoLinks(server: TestServer, smtp: SmtpSink): Promise<Mailed> {
-  const admin = caller(server.app, await loginToken(server.app, server.admin.userName, server.admin.password));
+async function mailTwoLinks(server: TestServer, admin: Call, smtp: SmtpSink): Promise<Mailed> {
   const resetEmail = `reset-${crypto.randomUUID().slice(0, 6)}@example.com`;
   const inviteEmail = `invite-${crypto.randomUUID().slice(0, 6)}@example.com`;
   const forReset = await createResource(admin, {
     resourceType: "User",
     userName: resetEmail.split("@")[0]!,
     emails: [{ value: resetEmail, primary: true }],
-    password: "ochre violin summit 4478 tundra",
+    password: TEMP_PASSWORD,
   });
   const invited = await createResource(admin, {
     resourceType: "User",
@@ -69,82 +69,80 @@ async function filesUnder(dir: string): Promise<{ file: string; bytes: Buffer }[
 const holding = (files: { file: string; bytes: Buffer }[], secret: string) =>
   files.filter(({ bytes }) => bytes.includes(secret)).map(({ file }) => file);
 
-describe("secrets at rest on SQLite", () => {
+type Files = { file: string; bytes: Buffer }[];
+
+/** Where each store keeps what it wrote, as a reader at rest finds it. */
+const AT_REST: Record<(typeof STORES)[number][0], { copy: string; read(server: TestServer): Promise<Files> }[]> = {
+  SQLite: [
+    {
+      copy: "the files of the data dir",
+      read: async (server) => {
+        const files = await filesUnder(server.dataDir);
+        expect(files.map((f) => f.file).some((f) => f.endsWith("-wal"))).toBe(true);
+        return files;
+      },
+    },
+    {
+      copy: "a server backup copy",
+      read: async (server) => {
+        const dir = await makeDataDir();
+        try {
+          await backupInstance({ dataDir: server.dataDir, file: join(dir, "copy.db"), force: false });
+          return await filesUnder(dir);
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
+      },
+    },
+  ],
+  PostgreSQL: [
+    {
+      copy: "a pg_dump",
+      read: async (server) => {
+        const dump = await execa("pg_dump", ["--no-owner", server.databaseUrl!]);
+        expect(dump.stdout).toContain("password_resets");
+        return [{ file: "pg_dump", bytes: Buffer.from(dump.stdout) }];
+      },
+    },
+  ],
+};
+
+describe.each(STORES)("secrets at rest on %s", (store, start) => {
   let smtp: SmtpSink;
-  let server: TestServer;
   let tokens: Mailed;
-  let backupDir: string;
-
-  beforeAll(async () => {
+  // runs after the server has closed (hooks after the last test run last to first)
+  afterAll(async () => smtp?.close());
+  const server = useTestServer(async () => {
     smtp = await startSmtpSink();
-    server = await startTestServer({ smtpUrl: smtp.url });
-    tokens = await mailTwoLinks(server, smtp);
-    backupDir = await makeDataDir();
-  });
-  afterAll(async () => {
-    await server?.close();
-    await smtp?.close();
-    await rm(backupDir, { recursive: true, force: true });
+    return { smtpUrl: smtp.url };
+  }, start);
+  beforeAll(async () => {
+    tokens = await mailTwoLinks(server, server.call, smtp);
   });
 
-  it.each(["reset", "invitation"] as const)("no file of the data dir holds the %s link's token", async (kind) => {
-    const files = await filesUnder(server.dataDir);
-    expect(files.map((f) => f.file).some((f) => f.endsWith("-wal"))).toBe(true);
-    expect(holding(files, tokens[kind])).toEqual([]);
-  });
-
-  it.each(["reset", "invitation"] as const)("a server backup copy does not hold the %s link's token", async (kind) => {
-    const file = join(backupDir, `copy-${kind}.db`);
-    await backupInstance({ dataDir: server.dataDir, file, force: false });
-    expect(holding(await filesUnder(backupDir), tokens[kind])).toEqual([]);
-  });
+  for (const { copy, read } of AT_REST[store])
+    for (const kind of ["reset", "invitation"] as const)
+      it(`no ${kind} link's token in ${copy}`, async () => {
+        expect(holding(await read(server), tokens[kind])).toEqual([]);
+      });
 
   it("the links still work: the token is what was mailed", async () => {
-    const used = await server.app.inject({
-      method: "PUT",
-      url: "/resetPassword",
-      payload: { token: tokens.reset, newPassword: "sienna pebble lantern 3391 orchid" },
+    const used = await server.anonymous("PUT", "/resetPassword", {
+      token: tokens.reset,
+      newPassword: NEW_PASSWORD,
     });
     expect(used.statusCode, used.body).toBe(204);
   });
 });
 
-describe("secrets at rest on PostgreSQL", () => {
-  let smtp: SmtpSink;
-  let server: TestServer;
-  let tokens: Mailed;
-
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    server = await startPostgresTestServer({ smtpUrl: smtp.url });
-    tokens = await mailTwoLinks(server, smtp);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await smtp?.close();
-  });
-
-  it("a pg_dump holds neither link's token", async () => {
-    const dump = await execa("pg_dump", ["--no-owner", server.databaseUrl!]);
-    expect(dump.stdout).toContain("password_resets");
-    expect(dump.stdout.includes(tokens.reset)).toBe(false);
-    expect(dump.stdout.includes(tokens.invitation)).toBe(false);
-  });
-});
-
-describe.each([
-  ["SQLite", startTestServer],
-  ["PostgreSQL", startPostgresTestServer],
-] as const)("a link waiting in the queue on %s (the mail server is down)", (store, start) => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await start({ smtpUrl: `smtp://127.0.0.1:${await closedPort()}`, mailRetryDelayMs: 3_600_000 });
-  });
-  afterAll(async () => server?.close());
+describe.each(STORES)("a link waiting in the queue on %s (the mail server is down)", (store, start) => {
+  const server = useTestServer(
+    async () => ({ smtpUrl: `smtp://127.0.0.1:${await closedPort()}`, mailRetryDelayMs: 3_600_000 }),
+    start,
+  );
 
   it("is kept without its link: the queue holds what the mail says, the token is made when it leaves", async () => {
-    const admin = caller(server.app, await loginToken(server.app, server.admin.userName, server.admin.password));
+    const admin = server.call;
     const user = await createResource(admin, {
       resourceType: "User",
       userName: "waiting",

@@ -2,33 +2,12 @@
  * Service endpoints and the headers of every response, over real HTTP on an ephemeral port.
  */
 import type { webcrypto } from "node:crypto";
-import { request } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_PASSWORD, ADMIN_USER, problemOf, startTestServer, type TestServer } from "../helpers/server.js";
-
-interface WireResponse {
-  statusCode: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
+import { describe, expect, it } from "vitest";
+import { ADMIN_PASSWORD, ADMIN_USER, problemOf, useTestServer, type WireResponse } from "../helpers/server.js";
 
 describe("service endpoints over HTTP", () => {
-  let server: TestServer;
-  let base: string;
-  beforeAll(async () => {
-    server = await startTestServer();
-    base = await server.app.listen({ port: 0, host: "127.0.0.1" });
-  });
-  afterAll(async () => server?.close());
-
-  async function call(
-    method: "GET" | "POST" | "PUT" | "DELETE",
-    path: string,
-    options: { headers?: Record<string, string>; body?: string | Buffer } = {},
-  ): Promise<WireResponse> {
-    const response = await request(`${base}${path}`, { method, headers: options.headers, body: options.body });
-    return { statusCode: response.statusCode, headers: response.headers, body: await response.body.text() };
-  }
+  const server = useTestServer({ listen: true, login: false });
+  const call = server.wire;
 
   async function loginOverHttp(): Promise<string> {
     const response = await call("POST", "/auth/login", {
@@ -40,8 +19,8 @@ describe("service endpoints over HTTP", () => {
   }
 
   it("listens on an ephemeral loopback port", () => {
-    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(base).not.toMatch(/:0$/);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(server.url).not.toMatch(/:0$/);
   });
 
   it("GET /health answers 200 ok without a credential", async () => {

@@ -1,7 +1,16 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { authHeader, createConsumer, INJECT_BASE, injectFlow, signer } from "../helpers/oauth.js";
-import { startPostgresTestServer } from "../helpers/postgres.js";
-import { caller, insertUser, loginToken, problemOf, startTestServer, type TestServer } from "../helpers/server.js";
+import { STORES } from "../helpers/postgres.js";
+import {
+  caller,
+  insertUser,
+  loggedIn,
+  loginToken,
+  problemOf,
+  serverPerTest,
+  type TestServer,
+  USER_PASSWORD,
+} from "../helpers/server.js";
 
 /**
  * A cap on the open login sessions of one user (`--max-sessions`, default 10): a login beyond it
@@ -9,27 +18,13 @@ import { caller, insertUser, loginToken, problemOf, startTestServer, type TestSe
  * is not a login and neither counts nor ends.
  */
 
-const PASSWORD = "velvet harbour quartz 6620 meadow";
-
-const STORES = [
-  ["SQLite", startTestServer],
-  ["PostgreSQL", startPostgresTestServer],
-] as const;
-
 describe.each(STORES)("the session cap on %s", (_store, start) => {
-  const servers: TestServer[] = [];
-  afterAll(async () => {
-    for (const server of servers) await server.close();
-  });
-
-  async function serverWith(maxSessionsPerUser?: number): Promise<TestServer> {
-    const server = await start({
+  const startServer = serverPerTest(start);
+  const serverWith = (maxSessionsPerUser?: number) =>
+    startServer({
       loginRateLimit: { max: 10_000, timeWindowMs: 60_000 },
       ...(maxSessionsPerUser !== undefined && { maxSessionsPerUser }),
     });
-    servers.push(server);
-    return server;
-  }
 
   const isLogged = (server: TestServer, token: string) => caller(server.app, token)("GET", "/auth/isLogged");
 
@@ -40,14 +35,14 @@ describe.each(STORES)("the session cap on %s", (_store, start) => {
   ])("with a cap of $cap, $logins logins leave the newest open and end the oldest", async ({ cap, logins }) => {
     const server = await serverWith(cap);
     const kept = cap ?? 10;
-    const user = await insertUser(server.app, { userName: "mia", password: PASSWORD, roles: ["member"] });
+    const user = await insertUser(server.app, { userName: "mia", password: USER_PASSWORD, roles: ["member"] });
     const tokens: string[] = [];
-    for (let i = 0; i < logins; i++) tokens.push(await loginToken(server.app, user.userName, PASSWORD));
+    for (let i = 0; i < logins; i++) tokens.push(await loginToken(server.app, user.userName, USER_PASSWORD));
     for (const [i, token] of tokens.entries()) {
       if (i < logins - kept) problemOf(await isLogged(server, token), 401, "token_revoked");
       else expect((await isLogged(server, token)).statusCode).toBe(200);
     }
-    const admin = caller(server.app, await loginToken(server.app, server.admin.userName, server.admin.password));
+    const admin = await loggedIn(server.app, server.admin.userName, server.admin.password);
     const state = (await admin("GET", `/Resources/${user.id}`)).json() as { openSessions: number };
     expect(state.openSessions).toBe(kept);
     const trail = (
@@ -64,14 +59,14 @@ describe.each(STORES)("the session cap on %s", (_store, start) => {
     const server = await serverWith(2);
     const adminToken = await loginToken(server.app, server.admin.userName, server.admin.password);
     const consumer = await createConsumer(server.app, adminToken);
-    const user = await insertUser(server.app, { userName: "gus", password: PASSWORD, roles: ["member"] });
-    const first = await loginToken(server.app, user.userName, PASSWORD);
+    const user = await insertUser(server.app, { userName: "gus", password: USER_PASSWORD, roles: ["member"] });
+    const first = await loginToken(server.app, user.userName, USER_PASSWORD);
     const { access } = await injectFlow(server.app, consumer, first);
-    const second = await loginToken(server.app, user.userName, PASSWORD);
+    const second = await loginToken(server.app, user.userName, USER_PASSWORD);
     // two logins within the cap of two: both open, beside the grant
     expect((await isLogged(server, first)).statusCode).toBe(200);
     expect((await isLogged(server, second)).statusCode).toBe(200);
-    await loginToken(server.app, user.userName, PASSWORD);
+    await loginToken(server.app, user.userName, USER_PASSWORD);
     problemOf(await isLogged(server, first), 401, "token_revoked");
     const signed = await server.app.inject({
       method: "GET",

@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
   type Call,
   caller,
   insertUser,
+  loggedIn,
   login,
   loginToken,
   manualClock,
   problemOf,
-  startTestServer,
-  type TestServer,
+  USER_PASSWORD,
+  useTestServer,
 } from "../helpers/server.js";
 
 /**
@@ -18,8 +17,6 @@ import {
  * caller's own list with the current one marked, and signing out that is exact: the token of an
  * ended session is refused on the very next request.
  */
-
-const PASSWORD = "velvet harbour quartz 6620 meadow";
 
 interface SessionView {
   id: string;
@@ -38,15 +35,10 @@ const sessionsOf = async (call: Call, url: string) => {
 };
 
 describe("sessions", () => {
-  let server: TestServer;
-  let admin: Call;
   const time = manualClock();
-
-  beforeAll(async () => {
-    server = await startTestServer({ trustProxy: ["10.0.0.1"], clock: time.clock });
-    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
-  });
-  afterAll(async () => server?.close());
+  const server = useTestServer({ trustProxy: ["10.0.0.1"], clock: time.clock });
+  const admin = server.call;
+  const member = (userName: string) => server.signIn({ userName, roles: ["member"] });
 
   /** Logs in as if from this address (through the one proxy in front) with this user agent. */
   async function loginFrom(userName: string, ip: string, userAgent: string) {
@@ -55,14 +47,14 @@ describe("sessions", () => {
       url: "/auth/login",
       remoteAddress: "10.0.0.1",
       headers: { "x-forwarded-for": `198.51.100.66, ${ip}`, "user-agent": userAgent },
-      payload: { userName, password: PASSWORD },
+      payload: { userName, password: USER_PASSWORD },
     });
     expect(response.statusCode, response.body).toBe(200);
     return (response.json() as { token: string }).token;
   }
 
   it("records the client address as --trust-proxy sees it, and the user agent, and marks the current session", async () => {
-    const user = await insertUser(server.app, { userName: "s.list", password: PASSWORD, roles: ["member"] });
+    const user = await insertUser(server.app, { userName: "s.list", password: USER_PASSWORD, roles: ["member"] });
     const laptop = await loginFrom(user.userName, "203.0.113.10", "bizctl/1.0 laptop");
     await loginFrom(user.userName, "203.0.113.20", "Mozilla/5.0 phone");
     const own = await sessionsOf(caller(server.app, laptop), "/auth/sessions");
@@ -81,8 +73,7 @@ describe("sessions", () => {
   });
 
   it("refreshes 'last used' at most once a minute, not on every request", async () => {
-    const user = await insertUser(server.app, { userName: "s.touch", password: PASSWORD, roles: ["member"] });
-    const call = caller(server.app, await loginToken(server.app, user.userName, PASSWORD));
+    const { call, ...user } = await member("s.touch");
     const db = server.app.services.store.db;
     const lastUsed = async () =>
       (await db.selectFrom("sessions").select("last_used_at").where("user_id", "=", user.id).executeTakeFirstOrThrow())
@@ -100,8 +91,8 @@ describe("sessions", () => {
   });
 
   it("auth sign-out --others: every other token is refused at once, the current one still works", async () => {
-    const user = await insertUser(server.app, { userName: "s.others", password: PASSWORD, roles: ["member"] });
-    const tokens = [0, 1, 2].map(async () => loginToken(server.app, user.userName, PASSWORD));
+    const user = await insertUser(server.app, { userName: "s.others", password: USER_PASSWORD, roles: ["member"] });
+    const tokens = [0, 1, 2].map(async () => loginToken(server.app, user.userName, USER_PASSWORD));
     const [mine, ...others] = (await Promise.all(tokens)).map((token) => caller(server.app, token));
     for (const other of others) expect((await other!("GET", "/auth/isLogged")).statusCode).toBe(200);
     const ended = await mine!("DELETE", "/auth/sessions");
@@ -112,11 +103,9 @@ describe("sessions", () => {
   });
 
   it("ends one session of the caller's own, and no one else's", async () => {
-    const user = await insertUser(server.app, { userName: "s.one", password: PASSWORD, roles: ["member"] });
-    const stranger = await insertUser(server.app, { userName: "s.stranger", password: PASSWORD, roles: ["member"] });
-    const mine = caller(server.app, await loginToken(server.app, user.userName, PASSWORD));
-    const second = caller(server.app, await loginToken(server.app, user.userName, PASSWORD));
-    const theirs = caller(server.app, await loginToken(server.app, stranger.userName, PASSWORD));
+    const { call: mine, ...user } = await member("s.one");
+    const second = await loggedIn(server.app, user.userName);
+    const theirs = (await member("s.stranger")).call;
     const [theirSession] = await sessionsOf(theirs, "/auth/sessions");
     problemOf(await mine("DELETE", `/auth/sessions/${theirSession!.id}`), 404, "not_found");
     expect((await theirs("GET", "/auth/isLogged")).statusCode).toBe(200);
@@ -127,9 +116,9 @@ describe("sessions", () => {
   });
 
   it("staff end one session of a user, or all of them; the tokens are refused at once", async () => {
-    const user = await insertUser(server.app, { userName: "s.staff", password: PASSWORD, roles: ["member"] });
-    const first = await login(server.app, user.userName, PASSWORD);
-    const second = caller(server.app, await loginToken(server.app, user.userName, PASSWORD));
+    const user = await insertUser(server.app, { userName: "s.staff", password: USER_PASSWORD, roles: ["member"] });
+    const first = await login(server.app, user.userName, USER_PASSWORD);
+    const second = await loggedIn(server.app, user.userName);
     const firstCall = caller(server.app, first.token);
     const [a, b] = await sessionsOf(admin, `/Resources/${user.id}/sessions`);
     const firstId = (await sessionsOf(firstCall, "/auth/sessions")).find((s) => s.current)!.id;
@@ -144,10 +133,9 @@ describe("sessions", () => {
   });
 
   it("answers 404 for what is not a User, and 403 to members", async () => {
-    const user = await insertUser(server.app, { userName: "s.member", password: PASSWORD, roles: ["member"] });
     problemOf(await admin("GET", `/Resources/${crypto.randomUUID()}/sessions`), 404, "not_found");
-    const member = caller(server.app, await loginToken(server.app, user.userName, PASSWORD));
-    problemOf(await member("GET", `/Resources/${user.id}/sessions`), 403, "forbidden");
-    problemOf(await member("DELETE", `/Resources/${server.admin.id}/sessions`), 403, "forbidden");
+    const user = await member("s.member");
+    problemOf(await user.call("GET", `/Resources/${user.id}/sessions`), 403, "forbidden");
+    problemOf(await user.call("DELETE", `/Resources/${server.admin.id}/sessions`), 403, "forbidden");
   });
 });

@@ -3,15 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BuiltApp, buildApp } from "../../src/server/app.js";
 import { rotateKeyInstance } from "../../src/server/offline-tasks.js";
 import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
-import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
-  bearer,
-  loginToken,
-  makeDataDir,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.js";
+import { ADMIN_PASSWORD, ADMIN_USER, bearer, loginToken, makeDataDir, useTestServer } from "../helpers/server.js";
 
 /** Signing keys shared through the database under the deployment secret (issue: scale-out, part 1). */
 
@@ -58,11 +50,7 @@ describe("a deployment secret is required where keys must be shared, and checked
 });
 
 describe("an embedded install that adds a secret later (SQLite)", () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => server?.close());
+  const server = useTestServer({ login: false });
 
   it("moves its key files into the database, and tokens signed before keep working", async () => {
     const before = await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD);
@@ -90,20 +78,21 @@ describe("an embedded install that adds a secret later (SQLite)", () => {
 
 describe("two instances on one PostgreSQL database, each with its own data dir", () => {
   let database: { url: string; drop: () => Promise<void> };
-  let a: TestServer;
   let b: BuiltApp;
   let bDataDir: string;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    a = await startTestServer({ databaseUrl: database.url, secretKey: TEST_SECRET_KEY });
-    bDataDir = await makeDataDir();
-    b = await buildApp({ log: false, dataDir: bDataDir, databaseUrl: database.url, secretKey: TEST_SECRET_KEY });
-  });
+  // runs after A has closed (hooks after the last test run last to first)
   afterAll(async () => {
     await b?.close();
-    await a?.close();
     await rm(bDataDir, { recursive: true, force: true });
     await database?.drop();
+  });
+  const a = useTestServer(async () => {
+    database = await createTestDatabase();
+    return { databaseUrl: database.url, secretKey: TEST_SECRET_KEY, login: false };
+  });
+  beforeAll(async () => {
+    bDataDir = await makeDataDir();
+    b = await buildApp({ log: false, dataDir: bDataDir, databaseUrl: database.url, secretKey: TEST_SECRET_KEY });
   });
 
   it("accept each other's tokens, and a logout on one is refused on the other at once", async () => {

@@ -12,7 +12,7 @@ import {
   ADMIN_USER,
   type InjectResponse,
   problemOf,
-  startTestServer,
+  serverPerTest,
   type TestServer,
   type TestServerOptions,
 } from "../helpers/server.js";
@@ -25,15 +25,7 @@ const OTHER_CLIENT = "203.0.113.8";
 /** A key prefix no other run uses. */
 const freshPrefix = () => `bizctl-test:${crypto.randomUUID()}:`;
 
-const servers: TestServer[] = [];
-async function server(options: TestServerOptions): Promise<TestServer> {
-  const started = await startTestServer(options);
-  servers.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const server = serverPerTest();
 
 type Operation = "login" | "failedLogin" | "renew" | "renewAlias" | "ready";
 

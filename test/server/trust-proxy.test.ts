@@ -1,13 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
-  bearer,
-  problemOf,
-  startTestServer,
-  type TestServer,
-  type TestServerOptions,
-} from "../helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { ADMIN_PASSWORD, ADMIN_USER, bearer, problemOf, serverPerTest } from "../helpers/server.js";
 
 /**
  * `--trust-proxy` lists the proxies in front (addresses or CIDR ranges): X-Forwarded-For is
@@ -17,15 +9,7 @@ import {
  * a fresh rate-limit budget.
  */
 
-const servers: TestServer[] = [];
-async function server(options: TestServerOptions): Promise<TestServer> {
-  const started = await startTestServer(options);
-  servers.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const server = serverPerTest();
 
 const CLIENT = "198.51.100.7";
 const DIRECT = "203.0.113.9";

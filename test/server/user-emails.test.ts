@@ -1,15 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ADMIN_PASSWORD,
-  ADMIN_USER,
-  type Call,
-  caller,
-  createResource,
-  loginToken,
-  problemOf,
-  startTestServer,
-  type TestServer,
-} from "../helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { createResource, problemOf, useTestServer } from "../helpers/server.js";
 
 /** A User's e-mail addresses are checked wherever a User is written: one that could never receive a link is a 400. */
 const ADDRESSES: { value: string; valid: boolean }[] = [
@@ -25,14 +15,8 @@ const ADDRESSES: { value: string; valid: boolean }[] = [
 ];
 
 describe("e-mail addresses of Users", () => {
-  let server: TestServer;
-  let admin: Call;
+  const admin = useTestServer().call;
   let counter = 0;
-  beforeAll(async () => {
-    server = await startTestServer();
-    admin = caller(server.app, await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD));
-  });
-  afterAll(async () => server?.close());
 
   for (const { value, valid } of ADDRESSES)
     it(`${valid ? "accepts" : "refuses"} ${JSON.stringify(value)} on create and on replace`, async () => {

@@ -37,8 +37,10 @@ export function addBooleanFlag(command: Command, option: Option): Command {
   const variable = option.envVar;
   command.addOption(option);
   if (!variable) return command;
-  return command.on(`optionEnv:${option.name()}`, () => {
-    const raw = process.env[variable] ?? "";
+  // Commander emits a boolean flag's variable without its value: it is read here, from the
+  // process's environment, or from the run's when run() hands it (main.ts)
+  return command.on(`optionEnv:${option.name()}`, (value?: string) => {
+    const raw = value ?? process.env[variable] ?? "";
     const word = raw.trim().toLowerCase();
     if (!ON_WORDS.has(word) && !OFF_WORDS.has(word)) {
       command.error(

@@ -1,5 +1,5 @@
 /**
- * CSV formula injection through the real binary, in both modes: text anyone can store (a failed
+ * CSV formula injection through the commands, in both modes: text anyone can store (a failed
  * login's User-Agent needs no account) reaches an admin's `-o csv` as a cell no spreadsheet runs,
  * and `events export` / `users export` as CSV still import back as exactly the same data.
  */
@@ -7,7 +7,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, errorOf, httpJson, initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
+import { type CliResult, errorOf, httpJson, json, MODES, show } from "../helpers/cli.js";
+import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
 
 const EVIL_AGENT = '=HYPERLINK("http://evil/")';
 
@@ -50,9 +51,9 @@ const fieldsOf = <T extends Record<string, unknown>>(record: T, fields: readonly
   Object.fromEntries(fields.map((field) => [field, record[field]]));
 
 describe.each(MODES)("CSV a spreadsheet cannot run (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
   }, 60_000);
   afterAll(async () => s?.close());
 

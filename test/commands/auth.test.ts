@@ -1,7 +1,8 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorOf, initAndLogin, json, leaksOf, login, MODES, PASSWORD, type Session, show } from "../helpers/cli.js";
+import { errorOf, json, leaksOf, MODES, PASSWORD, show } from "../helpers/cli.js";
+import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
 
 const NEW_PASSWORD = "purple elephants dance at midnight 7";
 const WRONG_PASSWORD = "definitely not the right one 99";
@@ -12,21 +13,21 @@ function decodePart(part: string): Record<string, unknown> {
 }
 
 describe.each(MODES)("auth (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
   });
   afterAll(async () => s?.close());
 
   it("refuses a wrong password with exit 4 and one JSON error object on stderr", async () => {
-    const result = await login(s.env, s.userName, WRONG_PASSWORD);
+    const result = await s.login(s.env, s.userName, WRONG_PASSWORD);
     expect(result.exitCode, show(result)).toBe(4);
     expect(result.stdout).toBe("");
     const error = errorOf(result);
     expect(error).toMatchObject({ code: "invalid_credentials", status: 401, exitCode: 4 });
     expect(error.message).toEqual(expect.any(String));
     // an unknown user gets the same answer
-    const unknown = await login(s.env, "nobody-here", WRONG_PASSWORD);
+    const unknown = await s.login(s.env, "nobody-here", WRONG_PASSWORD);
     expect(unknown.exitCode, show(unknown)).toBe(4);
     expect(errorOf(unknown).code).toBe("invalid_credentials");
     // the stored session is untouched
@@ -115,7 +116,7 @@ describe.each(MODES)("auth (%s)", (mode) => {
 
   it("auth logout ends the session on the server and forgets the token", async () => {
     const env = await s.newConfig("c-logout");
-    expect((await login(env, s.userName, s.password)).exitCode).toBe(0);
+    expect((await s.login(env, s.userName, s.password)).exitCode).toBe(0);
     const token = (await s.run(["auth", "token"], { env })).stdout.trim();
     const logout = await s.run(["auth", "logout"], { env });
     expect(logout.exitCode, show(logout)).toBe(0);
@@ -137,7 +138,7 @@ describe.each(MODES)("auth (%s)", (mode) => {
 
   it("a stored token past its expiry asks to log in again (exit 4)", async () => {
     const env = await s.newConfig("c-expired");
-    expect((await login(env, s.userName, s.password)).exitCode).toBe(0);
+    expect((await s.login(env, s.userName, s.password)).exitCode).toBe(0);
     const file = join(env.BIZCTL_CONFIG_DIR!, "config.json");
     const config = JSON.parse(readFileSync(file, "utf8"));
     const profile = config.profiles[mode === "remote" ? "r" : "default"];
@@ -184,12 +185,12 @@ describe.each(MODES)("auth (%s)", (mode) => {
     expect(missing.exitCode, show(missing)).toBe(2);
     // nothing changed: the password still logs in
     const env = await s.newConfig("c-still");
-    expect((await login(env, s.userName, s.password)).exitCode).toBe(0);
+    expect((await s.login(env, s.userName, s.password)).exitCode).toBe(0);
   });
 
   it("auth change-password succeeds and revokes the user's other sessions", async () => {
     const other = await s.newConfig("c-other");
-    expect((await login(other, s.userName, s.password)).exitCode).toBe(0);
+    expect((await s.login(other, s.userName, s.password)).exitCode).toBe(0);
     expect((await s.run(["events", "list"], { env: other })).exitCode).toBe(0);
 
     const change = await s.run(["auth", "change-password", "--password-stdin"], {
@@ -206,8 +207,8 @@ describe.each(MODES)("auth (%s)", (mode) => {
     // the session that changed it goes on
     expect((await s.run(["events", "list"])).exitCode).toBe(0);
     // the old password no longer logs in, the new one does
-    expect((await login(other, s.userName, oldPassword)).exitCode).toBe(4);
-    const relogin = await login(other, s.userName, NEW_PASSWORD);
+    expect((await s.login(other, s.userName, oldPassword)).exitCode).toBe(4);
+    const relogin = await s.login(other, s.userName, NEW_PASSWORD);
     expect(relogin.exitCode, show(relogin)).toBe(0);
     expect((await s.run(["events", "list"], { env: other })).exitCode).toBe(0);
   });

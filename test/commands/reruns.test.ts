@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
+import { json, MODES, show } from "../helpers/cli.js";
+import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
 
 /** Scripts run twice: creating what exists and deleting what is gone succeed when asked to. */
 
 const START = "--set=startsAt=2027-02-01T10:00:00Z";
 
 describe.each(MODES)("commands that are safe to run twice (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
   });
   afterAll(async () => s?.close());
 

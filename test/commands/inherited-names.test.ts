@@ -1,5 +1,5 @@
 /**
- * Through the binary, in both modes: a name every JavaScript object inherits (`__proto__`,
+ * Through the commands, in both modes: a name every JavaScript object inherits (`__proto__`,
  * `constructor`, `toString`, ...) given to a verb is a plain name. Where the server or the CLI
  * must know it, it is refused like any unknown name (exit 7 with the field named, or 2 for a
  * profile), never a server failure (8) or an empty success; where any name goes (a custom
@@ -8,14 +8,15 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorOf, initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
+import { errorOf, json, MODES, show } from "../helpers/cli.js";
+import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
 
 const INHERITED = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"];
 
 describe.each(MODES)("names every object inherits (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
     const created = await s.run([
       "events",
       "create",

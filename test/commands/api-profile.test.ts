@@ -1,12 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closedPort, errorOf, initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
+import { closedPort, errorOf, json, MODES, show } from "../helpers/cli.js";
+import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
 
 describe.each(MODES)("api (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
   });
   afterAll(async () => s?.close());
 
@@ -79,10 +80,10 @@ describe.each(MODES)("api (%s)", (mode) => {
 });
 
 describe.each(MODES)("profiles (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   let port: number;
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
     port = await closedPort();
   });
   afterAll(async () => s?.close());
@@ -130,13 +131,7 @@ describe.each(MODES)("profiles (%s)", (mode) => {
     );
     expect(viaFlag.name).toBe("default");
 
-    // a relative data dir is kept as the absolute one it meant
-    const relative = await s.run(["profile", "add", "rel", "--server", "embedded", "--data-dir", "rel-data"], {
-      env,
-      cwd: s.sandbox.root,
-    });
-    expect(relative.exitCode, show(relative)).toBe(0);
-    expect(json(await s.run(["profile", "show", "rel"], { env })).dataDir).toBe(join(s.sandbox.root, "rel-data"));
+    // a relative data dir (resolved against the working directory): test/e2e/global.test.ts
 
     const remove = await s.run(["profile", "remove", "lab"], { env });
     expect(remove.exitCode, show(remove)).toBe(0);

@@ -1,10 +1,11 @@
 // `events list --all` and `events export` follow the Link next cursor page by page and stream the
-// pages out, through the real binary, embedded and against a running server.
+// pages out, embedded and against a running server.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_FIELDS } from "../../src/contract/events.js";
-import { initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
+import { json, MODES, show } from "../helpers/cli.js";
+import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
 
 const COUNT = 237;
 /** more than two pages of 100; three events per start time, so that the cursor crosses ties */
@@ -16,9 +17,9 @@ const EVENTS = Array.from({ length: COUNT }, (_, i) => ({
 }));
 
 describe.each(MODES)("events paging through the cursor (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
     const file = join(s.sandbox.root, "paged.json");
     writeFileSync(file, JSON.stringify(EVENTS));
     const imported = await s.run(["events", "import", file, "--json"]);

@@ -2,20 +2,20 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { closedPort, errorOf, initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
-import { inTerminal } from "../helpers/pty.js";
+import { closedPort, errorOf, json, MODES, show } from "../helpers/cli.js";
+import { expectScenario, type InProcessSession, inProcessSession, type Scenario } from "../helpers/in-process.js";
 
 const EVENT = ["--set", "code=FLAG-1", "--set", "name=Flags", "--set", "startsAt=2027-01-10T09:00:00Z"];
 
 /** Global flags that mean what they say: --server stays one-off, URLs and output formats are checked. */
 describe.each(MODES)("flags (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   let down: string;
   const profileName = mode === "remote" ? "r" : "default";
   const config = () => readFileSync(join(s.sandbox.configDir, "config.json"), "utf8");
 
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
     down = `http://127.0.0.1:${await closedPort()}`;
     const created = await s.run(["events", "create", ...EVENT]);
     expect(created.exitCode, show(created)).toBe(0);
@@ -145,58 +145,68 @@ describe.each(MODES)("flags (%s)", (mode) => {
 
 /** The same checks on a terminal: one human error line on stderr (errors are JSON only when piped). */
 describe("flags and messages on a terminal (embedded)", () => {
-  let s: Session;
+  let s: InProcessSession;
   beforeAll(async () => {
-    s = await initAndLogin("embedded");
+    s = await inProcessSession("embedded");
   });
   afterAll(async () => s?.close());
 
-  const scenarios = [
+  const scenarios: (Scenario & { config?: string; dataDir?: string })[] = [
     {
+      name: "an unknown help topic",
       args: ["help", "nosuch"],
-      exitCode: 2,
-      says: /error: No help topic or command 'nosuch'\. — one of: exit-codes, auth/,
+      wantExit: 2,
+      wantStderr: /^error: No help topic or command 'nosuch'\. — one of: exit-codes, auth/,
     },
     {
+      name: "a --server without a scheme",
       args: ["--server", "localhost:8080", "events", "list"],
-      exitCode: 2,
-      says: /error: --server 'localhost:8080' needs a scheme/,
+      wantExit: 2,
+      wantStderr: /^error: --server 'localhost:8080' needs a scheme/,
     },
     {
+      name: "formats that differ, one of them --json",
       args: ["events", "list", "--json", "-o", "yaml"],
-      exitCode: 2,
+      wantExit: 2,
       // --json asks for errors as JSON too
-      says: /"message":"-o yaml and --json ask for different output formats\."/,
+      wantStderr: /"message":"-o yaml and --json ask for different output formats\."/,
     },
     // the records on stdout, and on stderr that there are none
-    { args: ["events", "list", "-o", "JSON"], exitCode: 0, says: /^\[\]\s*No events\.$/ },
     {
-      args: ["events", "list", "--page-size", "abc"],
-      exitCode: 2,
-      says: /error: --page-size must be a whole number from 1 to 100/,
+      name: "an empty list",
+      args: ["events", "list", "-o", "JSON"],
+      wantExit: 0,
+      wantStdout: /^\[\]\s*$/,
+      wantStderr: "No events.\n",
     },
     {
+      name: "a page size that is no number",
+      args: ["events", "list", "--page-size", "abc"],
+      wantExit: 2,
+      wantStderr: /^error: --page-size must be a whole number from 1 to 100/,
+    },
+    {
+      name: "logout when not logged in",
       args: ["auth", "logout"],
       config: "c-tty-never",
-      exitCode: 0,
-      says: /Not logged in \(profile 'default'\)\. Nothing to do\./,
+      wantExit: 0,
+      wantStderr: /^Not logged in \(profile 'default'\)\. Nothing to do\.$/m,
     },
     {
+      name: "a data dir never initialised",
       args: ["events", "list"],
       dataDir: "never",
-      exitCode: 2,
-      says: /error: The data dir .*never was never initialised: there is no database at .* — run 'bizctl server init' first/,
+      wantExit: 2,
+      wantStderr:
+        /^error: The data dir .*never was never initialised: there is no database at .* — run 'bizctl server init' first/,
     },
   ];
 
-  it.each(scenarios)("$args → exit $exitCode", async ({ args, config, dataDir, exitCode, says }) => {
+  it.each(scenarios)("$args → exit $wantExit", async ({ config, dataDir, ...scenario }) => {
     const env = {
-      ...s.env,
       ...(config && { BIZCTL_CONFIG_DIR: join(s.sandbox.root, config) }),
       ...(dataDir && { BIZCTL_DATA_DIR: join(s.sandbox.root, dataDir) }),
     };
-    const result = await inTerminal(env, args);
-    expect(result.exitCode, result.output).toBe(exitCode);
-    expect(result.output.replace(/\r/g, "").trim()).toMatch(says);
+    await expectScenario(s, { ...scenario, tty: true, env });
   });
 });

@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorOf, initAndLogin, login, MODES, type Session, show } from "../helpers/cli.js";
+import { errorOf, MODES, show } from "../helpers/cli.js";
+import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
 
-/** Through the binary: a name without an account backs off exactly as an account does. */
+/** `auth login`: a name without an account backs off exactly as an account does. */
 
 const WRONG = "not the password at all 0000";
 
 describe.each(MODES)("the login back-off by name (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
     const created = await s.run(["users", "create", "--user-name", "jdoe", "--json"]);
     expect(created.exitCode, show(created)).toBe(0);
   });
@@ -20,7 +21,7 @@ describe.each(MODES)("the login back-off by name (%s)", (mode) => {
       const env = await s.newConfig(`tries-${name}`);
       seen[name] = [];
       for (let i = 0; i < 6; i++) {
-        const result = await login(env, name, WRONG);
+        const result = await s.login(env, name, WRONG);
         const error = errorOf(result);
         seen[name].push({ exit: result.exitCode, code: error.code, message: error.message.replace(/\d+ s\b/, "N s") });
       }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorOf, initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
+import { errorOf, json, MODES, show } from "../helpers/cli.js";
+import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
 
 /** Every `users` verb takes an id, a user name or an e-mail address, as support staff know a user. */
 
@@ -7,7 +8,7 @@ type Reference = "id" | "userName" | "e-mail";
 const REFERENCES: Reference[] = ["id", "userName", "e-mail"];
 
 describe.each(MODES)("users by id, name or e-mail (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   let counter = 0;
 
   /** a fresh member with an e-mail; returns how to name it */
@@ -20,7 +21,7 @@ describe.each(MODES)("users by id, name or e-mail (%s)", (mode) => {
   }
 
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
   });
   afterAll(async () => s?.close());
 

@@ -1,12 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorOf, initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
+import { errorOf, json, MODES, show } from "../helpers/cli.js";
+import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
 
 describe.each(MODES)("events import and export (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
   });
   afterAll(async () => s?.close());
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorOf, initAndLogin, MODES, type Session, show } from "../helpers/cli.js";
-import { inTerminal } from "../helpers/pty.js";
+import { errorOf, MODES, show } from "../helpers/cli.js";
+import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
 
 /** Issue 15 part 6: a type error names the field and what it expected, once, not every anyOf branch. */
 
@@ -46,9 +46,9 @@ const SCENARIOS: { name: string; args: string[]; path: string; says: RegExp }[] 
 ];
 
 describe.each(MODES)("validation messages (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
   });
   afterAll(async () => s?.close());
 
@@ -61,10 +61,11 @@ describe.each(MODES)("validation messages (%s)", (mode) => {
   });
 
   it.each(SCENARIOS)("on a terminal: $name is one line naming the field", async ({ args, path, says }) => {
-    const result = await inTerminal({ ...s.env, NO_COLOR: "1" }, args);
-    expect(result.exitCode, result.output).toBe(7);
-    const lines = result.output.split(/\r?\n/).filter((l) => l.startsWith("error:"));
-    expect(lines, result.output).toHaveLength(1);
+    const result = await s.run(args, { tty: true, env: { NO_COLOR: "1" } });
+    expect(result.exitCode, show(result)).toBe(7);
+    expect(result.stdout).toBe("");
+    const lines = result.stderr.split("\n").filter((l) => l.startsWith("error:"));
+    expect(lines, result.stderr).toHaveLength(1);
     expect(lines[0]).toContain(`${path}: `);
     expect(lines[0]).toMatch(says);
     expect(lines[0]).not.toMatch(/anyOf|must be null/);

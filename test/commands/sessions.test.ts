@@ -1,18 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type Env,
-  errorOf,
-  initAndLogin,
-  json,
-  login,
-  MODES,
-  type Session,
-  show,
-  startServer,
-} from "../helpers/cli.js";
+import { type Env, errorOf, json, MODES, show, startServer } from "../helpers/cli.js";
+import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
 
 /**
- * Sessions through the binary (issue 14, part 4): staff list and end a user's sessions, a user
+ * Sessions through the commands (issue 14, part 4): staff list and end a user's sessions, a user
  * lists its own (the current one marked) and ends the others; an ended session's token is
  * refused by the very next command.
  */
@@ -30,11 +21,11 @@ interface SessionRow {
 }
 
 describe.each(MODES)("sessions (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   let counter = 0;
 
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
   });
   afterAll(async () => s?.close());
 
@@ -53,7 +44,9 @@ describe.each(MODES)("sessions (%s)", (mode) => {
       const env = await s.newConfig(`${userName}-${i}`);
       // the first login replaces the temporary password (which ends no session of the others: none yet)
       const result =
-        i === 0 ? await login(env, userName, TEMPORARY, MEMBER_PASSWORD) : await login(env, userName, MEMBER_PASSWORD);
+        i === 0
+          ? await s.login(env, userName, TEMPORARY, MEMBER_PASSWORD)
+          : await s.login(env, userName, MEMBER_PASSWORD);
       expect(result.exitCode, show(result)).toBe(0);
       envs.push(env);
     }
@@ -118,9 +111,9 @@ describe.each(MODES)("sessions (%s)", (mode) => {
 });
 
 describe("the session cap through `server start --max-sessions`", () => {
-  let s: Session;
+  let s: InProcessSession;
   beforeAll(async () => {
-    s = await initAndLogin("embedded", { login: false });
+    s = await inProcessSession("embedded", { login: false });
   });
   afterAll(async () => s?.close());
 
@@ -131,7 +124,7 @@ describe("the session cap through `server start --max-sessions`", () => {
       for (const name of ["laptop", "desktop", "phone"]) {
         const env = await s.newConfig(name);
         expect((await s.run(["profile", "add", "r", "--server", server.url, "--use"], { env })).exitCode).toBe(0);
-        const logged = await login(env, s.userName, s.password);
+        const logged = await s.login(env, s.userName, s.password);
         expect(logged.exitCode, show(logged)).toBe(0);
         devices.push(env);
       }

@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorOf, initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
-import { inTerminal } from "../helpers/pty.js";
+import { errorOf, json, MODES, show } from "../helpers/cli.js";
+import { expectScenario, type InProcessSession, inProcessSession } from "../helpers/in-process.js";
 
 /** Issue 15 part 3: unknown --fields exit 7 everywhere, --query (JMESPath), api -i/-H/--paginate. */
 
 const NO_COLOR = { NO_COLOR: "1" };
+const TERMINAL = { tty: true, env: NO_COLOR };
 
 describe.each(MODES)("--fields, --query and api (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
     for (const n of [1, 2, 3, 4, 5]) {
       const created = await s.run([
         "events",
@@ -50,19 +51,22 @@ describe.each(MODES)("--fields, --query and api (%s)", (mode) => {
     ["profile list", ["profile", "list", "--fields", "name,nosuch"]],
   ];
 
-  it.each(UNKNOWN)("an unknown field exits 7 piped: %s", async (_name, args) => {
-    const result = await s.run(args);
-    expect(result.exitCode, show(result)).toBe(7);
-    expect(result.stdout).toBe("");
+  it.each(UNKNOWN)("an unknown field exits 7 piped: %s", async (name, args) => {
+    const result = await expectScenario(s, { name, args, wantExit: 7, wantStdout: "" });
     expect(["unknown_field", "validation_failed"]).toContain(errorOf(result).code);
     // the hint lists what can be shown: never the write-only password
     expect(errorOf(result).hint ?? "").not.toMatch(/\bpassword\b(?!ChangedAt)/);
   });
 
-  it.each(UNKNOWN)("an unknown field exits 7 on a terminal: %s", async (_name, args) => {
-    const result = await inTerminal({ ...s.env, ...NO_COLOR }, args);
-    expect(result.exitCode, result.output).toBe(7);
-    expect(result.output).toMatch(/^error: .*(Unknown field|field)/m);
+  it.each(UNKNOWN)("an unknown field exits 7 on a terminal: %s", async (name, args) => {
+    await expectScenario(s, {
+      name,
+      args,
+      ...TERMINAL,
+      wantExit: 7,
+      wantStdout: "",
+      wantStderr: /^error: .*(Unknown field|field)/m,
+    });
   });
 
   // [what, the write with a typo in --fields, a read that shows nothing was written]
@@ -115,26 +119,31 @@ describe.each(MODES)("--fields, --query and api (%s)", (mode) => {
   });
 
   it("--query on a terminal: a table of the objects it made, values one a line", async () => {
-    const table = await inTerminal({ ...s.env, ...NO_COLOR }, [
-      "events",
-      "list",
-      "--query",
-      "[0:2].{c: code, kind: type}",
-    ]);
-    expect(table.exitCode, table.output).toBe(0);
-    expect(table.output).toMatch(/c\s+.*kind/);
-    expect(table.output).toMatch(/Q1\s+.*meeting/);
-    const values = await inTerminal({ ...s.env, ...NO_COLOR }, ["events", "list", "--query", "[0:2].code"]);
-    expect(values.output).toMatch(/^Q1\r?\nQ2\r?$/m);
+    await expectScenario(s, {
+      name: "objects",
+      args: ["events", "list", "--query", "[0:2].{c: code, kind: type}"],
+      ...TERMINAL,
+      wantExit: 0,
+      wantStdout: (table) => {
+        expect(table).toMatch(/c\s+.*kind/);
+        expect(table).toMatch(/Q1\s+.*meeting/);
+      },
+    });
+    const values = ["events", "list", "--query", "[0:2].code"];
+    await expectScenario(s, { name: "values", args: values, ...TERMINAL, wantExit: 0, wantStdout: /^Q1\nQ2$/m });
   });
 
   it("a bad --query exits 2 before anything runs, piped and on a terminal", async () => {
     const piped = await s.run(["events", "create", "--set", "code=NEVER", "--set", "name=x", "--query", "[?"]);
     expect(piped.exitCode, show(piped)).toBe(2);
     expect(errorOf(piped).message).toMatch(/--query/);
-    const terminal = await inTerminal({ ...s.env, ...NO_COLOR }, ["events", "list", "--query", "foo("]);
-    expect(terminal.exitCode).toBe(2);
-    expect(terminal.output).toMatch(/error: --query 'foo\(' is not a JMESPath expression/);
+    await expectScenario(s, {
+      name: "terminal",
+      args: ["events", "list", "--query", "foo("],
+      ...TERMINAL,
+      wantExit: 2,
+      wantStderr: /error: --query 'foo\(' is not a JMESPath expression/,
+    });
     expect((await s.run(["events", "get", "NEVER"])).exitCode).toBe(3);
   });
 
@@ -149,10 +158,14 @@ describe.each(MODES)("--fields, --query and api (%s)", (mode) => {
   });
 
   it("api -i on a terminal, and on an error still exits with its code", async () => {
-    const result = await inTerminal({ ...s.env, ...NO_COLOR }, ["api", "-i", "GET", "/api/crm/v1/events/NOPE"]);
-    expect(result.exitCode, result.output).toBe(3);
-    expect(result.output).toMatch(/HTTP\/1\.1 404 Not Found/);
-    expect(result.output).toMatch(/error: No event with code NOPE/);
+    await expectScenario(s, {
+      name: "404",
+      args: ["api", "-i", "GET", "/api/crm/v1/events/NOPE"],
+      ...TERMINAL,
+      wantExit: 3,
+      wantStdout: /HTTP\/1\.1 404 Not Found/,
+      wantStderr: /error: No event with code NOPE/,
+    });
   });
 
   it("api -H sends the header: a bad Authorization replaces the credential", async () => {
@@ -176,15 +189,12 @@ describe.each(MODES)("--fields, --query and api (%s)", (mode) => {
   });
 
   it("api --paginate on a terminal prints one table of every page", async () => {
-    const result = await inTerminal({ ...s.env, ...NO_COLOR }, [
-      "api",
-      "GET",
-      "/api/crm/v1/events?pagesize=2",
-      "--paginate",
-      "--query",
-      "data[].code",
-    ]);
-    expect(result.exitCode, result.output).toBe(0);
-    expect(result.output).toMatch(/Q1\r?\nQ2\r?\nQ3\r?\nQ4\r?\nQ5/);
+    await expectScenario(s, {
+      name: "paginate",
+      args: ["api", "GET", "/api/crm/v1/events?pagesize=2", "--paginate", "--query", "data[].code"],
+      ...TERMINAL,
+      wantExit: 0,
+      wantStdout: /Q1\nQ2\nQ3\nQ4\nQ5/,
+    });
   });
 });

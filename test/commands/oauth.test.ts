@@ -1,12 +1,13 @@
 /**
- * The `oauth` group through the real binary, embedded and against a real server: consumers,
+ * The `oauth` group, embedded and against a real server: consumers,
  * the three legs one by one and as `flow`, signed calls with the stored token credentials, the
  * admin's token list and revocation, and the errors a script branches on.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorOf, initAndLogin, json, leaksOf, login, MODES, type Session, show } from "../helpers/cli.js";
+import { errorOf, json, leaksOf, MODES, show } from "../helpers/cli.js";
+import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
 
 const MEMBER = "mia.member";
 const MEMBER_TEMPORARY = "temporary member passphrase 1";
@@ -21,13 +22,13 @@ interface Consumer {
 }
 
 describe.each(MODES)("oauth (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
   let consumer: Consumer;
   let memberEnv: Record<string, string>;
   const secrets: string[] = [];
 
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
     const created = await s.run(
       [
         "oauth",
@@ -177,7 +178,7 @@ describe.each(MODES)("oauth (%s)", (mode) => {
     });
     expect(created.exitCode, show(created)).toBe(0);
     memberEnv = await s.newConfig("member");
-    const logged = await login(memberEnv, MEMBER, MEMBER_TEMPORARY, MEMBER_PASSWORD);
+    const logged = await s.login(memberEnv, MEMBER, MEMBER_TEMPORARY, MEMBER_PASSWORD);
     expect(logged.exitCode, show(logged)).toBe(0);
     const flow = await s.run(
       [

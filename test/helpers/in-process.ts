@@ -1,0 +1,123 @@
+/**
+ * Runs commands in this process: `run(argv, io)` of src/main.ts with stdout and stderr captured,
+ * stdin given as text, the environment handed in (nothing of this process's), and stdout, stderr
+ * and stdin a terminal or not. An embedded command builds the real app on the sandbox's data dir
+ * and calls it through the inject transport, as the binary does; a remote one calls a real
+ * `server start` over HTTP. What only a real process shows (exit by a signal, a pseudo-terminal's
+ * prompts, the working directory, what a server writes to fd 2) stays with the binary: cli.ts.
+ */
+import { PassThrough, Writable } from "node:stream";
+import { expect } from "vitest";
+import { run } from "../../src/main.js";
+import {
+  type CliResult,
+  cleanEnv,
+  type Env,
+  initAndLogin,
+  type Mode,
+  type RunOptions,
+  recorded,
+  type Session,
+  type SessionOptions,
+  show,
+} from "./cli.js";
+
+export interface InProcessOptions extends RunOptions {
+  /** stdin, stdout and stderr are a terminal (isTTY), of `columns` columns (default 100) */
+  tty?: boolean;
+  columns?: number;
+}
+
+/** A stream that keeps what is written to it, a terminal or not. */
+class Captured extends Writable {
+  private readonly chunks: Buffer[] = [];
+  constructor(
+    readonly isTTY: boolean,
+    readonly columns: number | undefined,
+  ) {
+    super();
+  }
+  override _write(chunk: Buffer | string, encoding: BufferEncoding, done: () => void): void {
+    this.chunks.push(typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk);
+    done();
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
+}
+
+/** `bizctl ARGS` in this process; the result as the binary's (exit code, stdout, stderr). */
+export async function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliResult> {
+  if (options.cwd !== undefined) throw new Error("the working directory is the process's: test it with bizctl()");
+  const tty = options.tty === true;
+  // stdin ends where the text does; without one it is empty at once, as /dev/null is
+  const stdin = Object.assign(new PassThrough(), { isTTY: tty });
+  stdin.end(options.input ?? "");
+  const stdout = new Captured(tty, tty ? (options.columns ?? 100) : undefined);
+  const stderr = new Captured(tty, undefined);
+  const exitCode = await run(["node", "bizctl", ...args], { stdin, stdout, stderr, env: options.env ?? cleanEnv() });
+  return recorded({ args, exitCode, stdout: stdout.text(), stderr: stderr.text() }, tty ? " (terminal)" : "");
+}
+
+export type InProcessSession = Session<InProcessOptions>;
+
+/** initAndLogin() with every command run in this process. */
+export function inProcessSession(
+  mode: Mode = "embedded",
+  options: Omit<SessionOptions<InProcessOptions>, "runner"> = {},
+): Promise<InProcessSession> {
+  return initAndLogin(mode, { ...options, runner: runInProcess });
+}
+
+// ---------------------------------------------------------------------------------------------
+// tables of scenarios
+
+/** What a stream must hold: exactly this text, a match of this pattern, or what this function checks. */
+export type Want = string | RegExp | ((text: string, result: CliResult) => void);
+
+export interface Scenario {
+  name: string;
+  args: string[];
+  /** run on a terminal (stdin, stdout and stderr) */
+  tty?: boolean;
+  columns?: number;
+  stdin?: string;
+  env?: Env;
+  wantExit: number;
+  wantStdout?: Want;
+  wantStderr?: Want;
+}
+
+function expectWant(text: string, want: Want | undefined, result: CliResult): void {
+  if (want === undefined) return;
+  if (typeof want === "string") expect(text, show(result)).toBe(want);
+  else if (want instanceof RegExp) expect(text, show(result)).toMatch(want);
+  else want(text, result);
+}
+
+/** Runs a scenario in the session and checks its exit code and what it wrote; returns the result. */
+export async function expectScenario(session: Pick<InProcessSession, "run">, scenario: Scenario): Promise<CliResult> {
+  const result = await session.run(scenario.args, {
+    tty: scenario.tty,
+    columns: scenario.columns,
+    input: scenario.stdin,
+    env: scenario.env,
+  });
+  expect(result.exitCode, show(result)).toBe(scenario.wantExit);
+  expectWant(result.stdout, scenario.wantStdout, result);
+  expectWant(result.stderr, scenario.wantStderr, result);
+  return result;
+}
+
+/** The same scenario piped and on a terminal: `[piped, terminal]`, named for the table. */
+export function pipedAndTerminal(
+  name: string,
+  args: string[],
+  piped: Omit<Scenario, "name" | "args" | "tty">,
+  terminal: Omit<Scenario, "name" | "args" | "tty">,
+): Scenario[] {
+  return [
+    { name: `${name} (piped)`, args, ...piped },
+    { name: `${name} (terminal)`, args, tty: true, ...terminal },
+  ];
+}
