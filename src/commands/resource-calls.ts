@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import type { Context, MorePages } from "../cli/command-context.js";
 import { UsageError } from "../cli/errors.js";
 import { Progress } from "../cli/progress.js";
+import { QUERY_INTEGER_LIMIT } from "../contract/common.js";
 import * as resources from "../contract/resources.js";
 import { tolerating, wholeNumber } from "./verb-helpers.js";
 
@@ -25,7 +26,7 @@ export async function listResources(
   options: ListOptions,
   onMore?: (more: MorePages | undefined) => void,
 ): Promise<Record<string, unknown>[]> {
-  const startIndex = wholeNumber(options.startIndex, "--start-index", 1, 999_999_999);
+  const startIndex = wholeNumber(options.startIndex, "--start-index", 1, QUERY_INTEGER_LIMIT);
   const count = wholeNumber(options.count, "--count", 0, resources.LIST_COUNT.max);
   ctx.requireCredential();
   if (options.sortOrder && !["ascending", "descending"].includes(options.sortOrder)) {
@@ -37,7 +38,7 @@ export async function listResources(
     filter: options.filter,
     sortby: options.sortBy,
     sortorder: options.sortOrder,
-    count: count ?? (options.all ? String(resources.LIST_COUNT.max) : undefined),
+    count: count ?? (options.all ? resources.LIST_COUNT.max : undefined),
   };
   if (!options.all) {
     const { data } = await client.call(resources.listResources, {
@@ -54,8 +55,8 @@ export async function listResources(
   }
   const rows: Record<string, unknown>[] = [];
   const progress = new Progress(ctx, "resources");
-  for (let start = Number(startIndex ?? 1); ; ) {
-    const { data } = await client.call(resources.listResources, { query: { ...query, startindex: String(start) } });
+  for (let start = startIndex ?? 1; ; ) {
+    const { data } = await client.call(resources.listResources, { query: { ...query, startindex: start } });
     rows.push(...data.Resources);
     progress.update(rows.length, data.totalResults);
     start += data.itemsPerPage;

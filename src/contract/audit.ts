@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { IntegerText, Timestamp } from "./common.js";
+import { QueryInteger, Timestamp } from "./common.js";
 import { defineRoute, EVERYONE } from "./route.js";
 
 export const AUDIT_PATH = "/audit";
@@ -31,7 +31,8 @@ export const AuditRecord = Type.Object({
   details: Type.Optional(Type.Object({}, { additionalProperties: true })),
 });
 
-const ListQuery = Type.Object(
+/** The query of the list. */
+export const AuditListQuery = Type.Object(
   {
     filter: Type.Optional(
       Type.String({
@@ -51,7 +52,11 @@ const ListQuery = Type.Object(
       Type.Union([Type.Literal("newest"), Type.Literal("oldest")], { description: "default newest first" }),
     ),
     pagesize: Type.Optional(
-      IntegerText(`page size, default ${AUDIT_PAGE_SIZE.default}, at most ${AUDIT_PAGE_SIZE.max}`),
+      QueryInteger({
+        minimum: 1,
+        maximum: AUDIT_PAGE_SIZE.max,
+        description: `page size, default ${AUDIT_PAGE_SIZE.default}`,
+      }),
     ),
     cursor: Type.Optional(
       Type.String({
@@ -71,7 +76,7 @@ export const listAudit = defineRoute({
     "The audit trail, newest first: admins read every record, support all but key operations, members the records where they are the actor or the target",
   tags: ["audit"],
   access: { roles: EVERYONE },
-  query: ListQuery,
+  query: AuditListQuery,
   responses: {
     200: Type.Object({
       data: Type.Array(AuditRecord),

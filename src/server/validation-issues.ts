@@ -60,6 +60,14 @@ function collapseUnions(issues: AjvIssue[]): AjvIssue[] {
   return out;
 }
 
+/** A range's bound in words, `must be at most 100` rather than Ajv's `must be <= 100`. */
+function bound(issue: AjvIssue): string | undefined {
+  const limit = String(issue.params.limit);
+  if (issue.keyword === "minimum") return `must be at least ${limit}`;
+  if (issue.keyword === "maximum") return `must be at most ${limit}`;
+  return undefined;
+}
+
 /** Ajv's issues as the problem document's `errors` (pointers into the body when `context` is "body"). */
 export function fieldIssues(context: string | undefined, validation: AjvIssue[]): FieldIssue[] {
   const location = context === "body" ? "" : `/${context === "querystring" ? "query" : (context ?? "")}`;
@@ -71,7 +79,7 @@ export function fieldIssues(context: string | undefined, validation: AjvIssue[])
         ? `unknown field '${String(extra)}'`
         : issue.keyword === "required"
           ? `'${String(extra)}' is required`
-          : (issue.message ?? "is not valid");
+          : (bound(issue) ?? issue.message ?? "is not valid");
     return { path, message };
   });
 }

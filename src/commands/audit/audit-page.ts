@@ -1,14 +1,8 @@
 import type { Context } from "../../cli/command-context.js";
 import * as audit from "../../contract/audit.js";
+import type { QueryOf } from "../../contract/route.js";
 
-export interface AuditPageQuery {
-  filter?: string;
-  since?: string;
-  until?: string;
-  order?: "newest" | "oldest";
-  pagesize?: string;
-  cursor?: string;
-}
+export type AuditPageQuery = QueryOf<typeof audit.listAudit>;
 
 /** The cursor of a response's Link `next`, if it has one. */
 export function nextCursor(link: string | undefined): string | undefined {

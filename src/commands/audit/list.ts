@@ -23,7 +23,7 @@ async function* pages(ctx: Context, options: Options): AsyncGenerator<unknown[]>
     filter: options.filter,
     since: options.since,
     until: options.until,
-    pagesize: pageSize ?? (options.all ? String(AUDIT_PAGE_SIZE.max) : undefined),
+    pagesize: pageSize ?? (options.all ? AUDIT_PAGE_SIZE.max : undefined),
   };
   const progress = new Progress(ctx, "audit records");
   let cursor: string | undefined;

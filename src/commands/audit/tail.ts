@@ -19,7 +19,7 @@ export const POLL = { firstMs: 250, maxMs: 1500 } as const;
 
 /** The newest `count` records, oldest first. */
 async function lastRecords(ctx: Context, options: Options, count: number) {
-  const page = await auditPage(ctx, { filter: options.filter, pagesize: String(count) });
+  const page = await auditPage(ctx, { filter: options.filter, pagesize: count });
   return page.records.reverse();
 }
 
@@ -78,7 +78,7 @@ async function tail(ctx: Context, options: Options): Promise<void> {
         filter: options.filter,
         since: cursor,
         order: "oldest",
-        pagesize: String(AUDIT_PAGE_SIZE.max),
+        pagesize: AUDIT_PAGE_SIZE.max,
       });
       await print(page.records);
       if (page.last) cursor = page.last;
@@ -97,7 +97,7 @@ async function tail(ctx: Context, options: Options): Promise<void> {
 
 /** The id of the newest record visible with this filter (where a tail with nothing to show starts). */
 async function newestId(ctx: Context, options: Options): Promise<string | undefined> {
-  const page = await auditPage(ctx, { filter: options.filter, pagesize: "1" });
+  const page = await auditPage(ctx, { filter: options.filter, pagesize: 1 });
   return (page.records[0] as { id?: string } | undefined)?.id;
 }
 

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { Context, MorePages } from "../../cli/command-context.js";
 import { Progress } from "../../cli/progress.js";
 import { printPages } from "../../cli/stream-output.js";
+import { QUERY_INTEGER_LIMIT } from "../../contract/common.js";
 import * as events from "../../contract/events.js";
 import { keepMemoryFlat } from "../../v8-flags.js";
 import { examples, wholeNumber, withContext } from "../verb-helpers.js";
@@ -44,13 +45,13 @@ export async function* eventPages(
   options: Options,
   onMore?: (more: MorePages | undefined) => void,
 ): AsyncGenerator<unknown[]> {
-  const page = wholeNumber(options.page, "--page", 1, 999_999_999);
+  const page = wholeNumber(options.page, "--page", 1, QUERY_INTEGER_LIMIT);
   const pageSize = wholeNumber(options.pageSize, "--page-size", 1, events.EVENT_PAGE_SIZE.max);
   ctx.requireCredential();
   const client = await ctx.client();
   const query = {
     order: options.order,
-    pagesize: pageSize ?? (options.all ? String(events.EVENT_PAGE_SIZE.max) : undefined),
+    pagesize: pageSize ?? (options.all ? events.EVENT_PAGE_SIZE.max : undefined),
     fields: ctx.globals.fields,
     filter: options.filter,
   };

@@ -17,8 +17,8 @@ async function* userPages(ctx: Context, filter: string | undefined, csv: boolean
         resourcetypes: "User",
         filter,
         sortby: "userName",
-        startindex: String(start),
-        count: String(resources.LIST_COUNT.max),
+        startindex: start,
+        count: resources.LIST_COUNT.max,
       },
     });
     seen += data.Resources.length;

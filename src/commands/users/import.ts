@@ -6,6 +6,7 @@ import { Progress } from "../../cli/progress.js";
 import { parseRenames, readUsers, type UserLine, type UsersFormat } from "../../cli/user-records.js";
 import { ApiError } from "../../client/errors.js";
 import * as bulk from "../../contract/bulk.js";
+import { serviceProviderConfig } from "../../contract/scim-discovery.js";
 import { collect, examples, wholeNumber, withContext } from "../verb-helpers.js";
 
 interface ImportOptions {
@@ -59,7 +60,7 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
   }
   const rate = Number(wholeNumber(options.inviteRate, "--invite-rate", 1, 100_000) ?? DEFAULT_INVITE_RATE);
   const client = await ctx.client();
-  const { data: config } = await client.call(bulk.serviceProviderConfig, {});
+  const { data: config } = await client.call(serviceProviderConfig, {});
   const perBatch = Math.min(
     Number(wholeNumber(options.batchSize, "--batch-size", 1, bulk.BULK_MAX_OPERATIONS) ?? DEFAULT_BATCH),
     config.bulk.maxOperations,

@@ -15,7 +15,7 @@ export async function recentActivity(ctx: Context, userId: string, count = 5): P
   try {
     const filter = `actor.id eq ${JSON.stringify(userId)} or target.id eq ${JSON.stringify(userId)}`;
     const client = await ctx.client();
-    records = (await client.call(audit.listAudit, { query: { filter, pagesize: String(count) } })).data.data;
+    records = (await client.call(audit.listAudit, { query: { filter, pagesize: count } })).data.data;
   } catch (error) {
     if (error instanceof ApiError) return "";
     throw error;

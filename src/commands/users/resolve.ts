@@ -15,7 +15,7 @@ export async function resolveUser(ctx: Context, reference: string): Promise<User
     ? `id eq ${literal} or userName eq ${literal}`
     : `userName eq ${literal} or emails.value eq ${literal}`;
   const { data } = await client.call(resources.listResources, {
-    query: { resourcetypes: "User", filter, count: "10" },
+    query: { resourcetypes: "User", filter, count: 10 },
   });
   const found = data.Resources as unknown as UserRecord[];
   const exact = found.filter(

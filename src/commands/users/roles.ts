@@ -1,10 +1,9 @@
 import { UsageError } from "../../cli/errors.js";
-
-const ROLES = ["admin", "support", "member"];
+import { ROLES, type Role } from "../../contract/route.js";
 
 export function checkRoles(roles: string[]): void {
   for (const role of roles) {
-    if (!ROLES.includes(role)) throw new UsageError(`Unknown role '${role}'; roles are ${ROLES.join(", ")}.`);
+    if (!ROLES.includes(role as Role)) throw new UsageError(`Unknown role '${role}'; roles are ${ROLES.join(", ")}.`);
   }
 }
 

@@ -8,7 +8,8 @@ import { registerRoute } from "./register.js";
 /** RFC 8288 `next`, keeping the other parameters. There is no edit or delete route: the trail is append-only. */
 function nextLink(query: AuditQuery, cursor: string): string {
   const { cursor: _previous, ...kept } = query;
-  const params = new URLSearchParams(Object.entries(kept).filter(([, v]) => v !== undefined) as [string, string][]);
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(kept)) if (value !== undefined) params.set(name, String(value));
   params.set("cursor", cursor);
   return `<${contract.AUDIT_PATH}?${params}>; rel="next"`;
 }

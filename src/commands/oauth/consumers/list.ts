@@ -13,8 +13,8 @@ async function list(ctx: Context): Promise<void> {
       query: {
         resourcetypes: CONSUMER_TYPE,
         sortby: "name",
-        startindex: String(start),
-        count: String(resources.LIST_COUNT.max),
+        startindex: start,
+        count: resources.LIST_COUNT.max,
       },
     });
     rows.push(...data.Resources.map((r) => describeConsumer(r as Record<string, unknown>)));
