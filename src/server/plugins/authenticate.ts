@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify
 import type { Access } from "../../contract/route.js";
 import { readOAuthRequest } from "../oauth1/request.js";
 import { ProblemError } from "../problem-error.js";
-import { authenticateBearer } from "../services/accounts.js";
+import { authenticateChallenged, NO_TOKEN_CHALLENGE, refusedToken } from "../services/bearer-challenge.js";
 import { authenticateOAuth } from "../services/oauth-signed-requests.js";
 import { DELEGATED_REFUSAL } from "../services/resource-policy.js";
 import type { Principal, ServiceContext } from "../services/service-context.js";
@@ -13,8 +13,6 @@ declare module "fastify" {
     principal?: Principal;
   }
 }
-
-const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="bizctl"' };
 
 const SPACE = 0x20;
 const TAB = 0x09;
@@ -58,7 +56,7 @@ async function resolvePrincipal(ctx: ServiceContext, request: FastifyRequest): P
   const header = request.headers.authorization;
   if (!header)
     throw new ProblemError("token_missing", "This operation needs a Bearer token; log in first.", {
-      headers: BEARER_CHALLENGE,
+      headers: NO_TOKEN_CHALLENGE,
     });
   // token credentials act exactly as a Bearer JWT of the user who approved them (spec 1.2)
   // header and query are signed (the bodies of these routes are JSON, never signed)
@@ -66,19 +64,8 @@ async function resolvePrincipal(ctx: ServiceContext, request: FastifyRequest): P
     return authenticateOAuth(ctx, readOAuthRequest(request, { publicUrl: ctx.publicUrl, withBody: false }));
   }
   const token = bearerToken(header);
-  if (!token) {
-    throw new ProblemError("token_invalid", "The Authorization header is not 'Bearer <token>'.", {
-      headers: BEARER_CHALLENGE,
-    });
-  }
-  try {
-    return await authenticateBearer(ctx, token);
-  } catch (error) {
-    if (error instanceof ProblemError && error.status === 401) {
-      throw new ProblemError(error.code, error.detail, { headers: BEARER_CHALLENGE });
-    }
-    throw error;
-  }
+  if (!token) throw refusedToken("token_invalid", "The Authorization header is not 'Bearer <token>'.");
+  return authenticateChallenged(ctx, token);
 }
 
 /**

@@ -15,6 +15,11 @@ import type { KeyStorage } from "./key-storage.js";
 export const TOKEN_ISSUER = "urn:bizctl";
 export const TOKEN_AUDIENCE = "bizctl-api";
 const TOKEN_TYPE = "at+jwt";
+/**
+ * RFC 9068's `client_id` of a token a password login issues: the first-party client (the CLI, or
+ * a script speaking for it). OAuth consumers get token credentials, never these tokens.
+ */
+export const FIRST_PARTY_CLIENT = "bizctl-cli";
 const ALGORITHM = "ES256";
 /** Tokens above this size are refused before any parsing (spec 1.1). */
 export const MAX_TOKEN_BYTES = 8 * 1024;
@@ -129,11 +134,11 @@ export class KeyRing {
     return ready.at(-1) ?? (this.keys[0] as LoadedKey);
   }
 
-  async sign(claims: { sub: string; jti: string; roles: string[] }, ttlSeconds: number) {
+  async sign(claims: { sub: string; jti: string; roles: string[]; clientId?: string }, ttlSeconds: number) {
     const key = this.signingKey();
     const iat = Math.floor(this.clock().getTime() / 1000);
     const exp = iat + ttlSeconds;
-    const token = await new SignJWT({ roles: claims.roles })
+    const token = await new SignJWT({ client_id: claims.clientId ?? FIRST_PARTY_CLIENT, roles: claims.roles })
       .setProtectedHeader({ alg: ALGORITHM, kid: key.kid, typ: TOKEN_TYPE })
       .setIssuer(TOKEN_ISSUER)
       .setAudience(TOKEN_AUDIENCE)

@@ -10,8 +10,8 @@ import { constantTimeEqual, percentEncode } from "../oauth1/signature.js";
 import { ProblemError } from "../problem-error.js";
 import * as repo from "../store/oauth-repo.js";
 import { createSession } from "../store/sessions-repo.js";
-import { authenticateBearer } from "./accounts.js";
 import { audit } from "./audit.js";
+import { authenticateChallenged, NO_TOKEN_CHALLENGE } from "./bearer-challenge.js";
 import {
   assertSignature,
   preflight,
@@ -21,9 +21,7 @@ import {
   useNonce,
 } from "./oauth-signed-requests.js";
 import { randomToken } from "./random-token.js";
-import type { Principal, RequestOrigin, ServiceContext } from "./service-context.js";
-
-const BEARER_CHALLENGE = { "www-authenticate": 'Bearer realm="bizctl"' };
+import type { RequestOrigin, ServiceContext } from "./service-context.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
@@ -112,18 +110,10 @@ async function approve(ctx: ServiceContext, caller: Caller, request: OAuthReques
     throw new ProblemError(
       "token_missing",
       "Approving temporary credentials needs the resource owner's Bearer token (log in first).",
-      { headers: BEARER_CHALLENGE },
+      { headers: NO_TOKEN_CHALLENGE },
     );
   }
-  let owner: Principal;
-  try {
-    owner = await authenticateBearer(ctx, caller.bearer);
-  } catch (error) {
-    if (error instanceof ProblemError && error.status === 401) {
-      throw new ProblemError(error.code, error.detail, { headers: BEARER_CHALLENGE });
-    }
-    throw error;
-  }
+  const owner = await authenticateChallenged(ctx, caller.bearer);
   if (owner.firstLogin) {
     throw new ProblemError(
       "password_change_required",

@@ -1,0 +1,110 @@
+/**
+ * RFC 9110 as HTTP clients and caches speak it, over real HTTP: 405 with Allow for another method
+ * on a routed path, OPTIONS, HEAD wherever GET works, and conditional GETs (304).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ADMIN_PASSWORD,
+  ADMIN_USER,
+  bearer,
+  loginToken,
+  problemOf,
+  startTestServer,
+  type TestServer,
+} from "../helpers/server.js";
+
+describe("HTTP methods and conditional requests (RFC 9110)", () => {
+  let server: TestServer;
+  let base: string;
+  let token: string;
+  let etag: string;
+  const EVENT = "/api/crm/v1/events/HTTP-1";
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    base = await server.app.listen({ port: 0, host: "127.0.0.1" });
+    token = await loginToken(server.app, ADMIN_USER, ADMIN_PASSWORD);
+    const created = await fetch(`${base}/api/crm/v1/events/`, {
+      method: "POST",
+      headers: { ...bearer(token), "content-type": "application/json" },
+      body: JSON.stringify({ code: "HTTP-1", name: "launch", startsAt: "2027-01-01T09:00:00Z" }),
+    });
+    expect(created.status).toBe(201);
+    etag = created.headers.get("etag")!;
+  });
+  afterAll(async () => server?.close());
+
+  const send = (method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
+    fetch(`${base}${path}`, { method, headers: { ...bearer(token), ...headers }, ...(body !== undefined && { body }) });
+
+  const wrongMethods = [
+    { method: "DELETE", path: "/health", allow: "GET, HEAD, OPTIONS" },
+    { method: "POST", path: "/auth/isLogged", allow: "GET, HEAD, OPTIONS" },
+    { method: "PUT", path: "/api/crm/v1/events", allow: "GET, HEAD, POST, OPTIONS" },
+    // a body of a type no route parses is still a wrong method, not a 415
+    { method: "POST", path: "/Resources/some-id", allow: "GET, HEAD, PUT, PATCH, DELETE, OPTIONS", body: "<x/>" },
+    { method: "PUT", path: "/oAuth", allow: "GET, HEAD, POST, OPTIONS" },
+    { method: "GET", path: "/auth/login", allow: "POST, OPTIONS" },
+  ];
+
+  it.each(wrongMethods)("answers $method $path with 405 and Allow: $allow", async ({ method, path, allow, body }) => {
+    const response = await send(method, path, body ? { "content-type": "application/xml" } : {}, body);
+    expect(response.headers.get("allow")).toBe(allow);
+    const text = await response.text();
+    problemOf(
+      { statusCode: response.status, headers: Object.fromEntries(response.headers), body: text },
+      405,
+      "method_not_allowed",
+    );
+  });
+
+  it.each(wrongMethods)("answers OPTIONS $path with 204 and the same Allow", async ({ path, allow }) => {
+    const response = await send("OPTIONS", path);
+    expect(response.status).toBe(204);
+    expect(response.headers.get("allow")).toBe(allow);
+    expect(await response.text()).toBe("");
+  });
+
+  it("keeps 404 for a path that is not routed, whatever the method", async () => {
+    for (const method of ["GET", "PUT", "OPTIONS"]) {
+      const response = await send(method, "/no/such/path");
+      expect(response.status).toBe(404);
+      expect(response.headers.get("allow")).toBeNull();
+    }
+  });
+
+  it("answers HEAD as GET without the body", async () => {
+    const get = await send("GET", EVENT);
+    const head = await send("HEAD", EVENT);
+    expect(head.status).toBe(200);
+    expect(head.headers.get("etag")).toBe(get.headers.get("etag"));
+    expect(head.headers.get("content-length")).toBe(String(Buffer.byteLength(await get.text())));
+    expect(await head.text()).toBe("");
+  });
+
+  const conditions = [
+    { name: "the current ETag", value: () => etag, status: 304 },
+    { name: "the weak form of it", value: () => `W/${etag}`, status: 304 },
+    { name: "a list holding it", value: () => `"999", ${etag}`, status: 304 },
+    { name: "*", value: () => "*", status: 304 },
+    { name: "another ETag", value: () => '"999"', status: 200 },
+  ];
+
+  it.each(conditions)("answers GET and HEAD with If-None-Match: $name with $status", async ({ value, status }) => {
+    for (const method of ["GET", "HEAD"]) {
+      const response = await send(method, EVENT, { "if-none-match": value() });
+      expect(response.status).toBe(status);
+      expect(response.headers.get("etag")).toBe(etag);
+      const body = await response.text();
+      if (status === 304) {
+        expect(body).toBe("");
+        expect(response.headers.get("content-type")).toBeNull();
+      } else if (method === "GET") expect(JSON.parse(body)).toMatchObject({ code: "HTTP-1" });
+    }
+  });
+
+  it("answers a refused conditional GET as any refusal: no 304 without the right to read", async () => {
+    const response = await fetch(`${base}${EVENT}`, { headers: { "if-none-match": "*" } });
+    expect(response.status).toBe(401);
+  });
+});
