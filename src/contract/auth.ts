@@ -26,6 +26,7 @@ export const login = defineRoute({
   tags: ["auth"],
   access: { public: true },
   body: Credentials,
+  errors: ["invalid_credentials", "account_locked", "service_unavailable"],
   responses: { 200: LoginResult },
 });
 
@@ -71,6 +72,7 @@ export const isFirstLoginOf = defineRoute({
   tags: ["auth"],
   access: { roles: EVERYONE, duringFirstLogin: true },
   params: Type.Object({ employeeId: Type.String({ maxLength: 128 }) }),
+  errors: ["forbidden"],
   responses: { 200: FirstLoginStatus },
 });
 
@@ -88,6 +90,7 @@ export const changePassword = defineRoute({
     },
     { additionalProperties: false },
   ),
+  errors: ["invalid_credentials", "account_locked", "weak_password"],
   responses: { 204: null },
 });
 
@@ -106,6 +109,7 @@ export const renewPassword = defineRoute({
     },
     { additionalProperties: false, description: "exactly one of userName or email" },
   ),
+  errors: ["service_unavailable"],
   responses: { 202: Type.Object({ status: Type.Literal("accepted"), detail: Type.String() }) },
 });
 
@@ -124,6 +128,7 @@ export const resetPassword = defineRoute({
     },
     { additionalProperties: false },
   ),
+  errors: ["invalid_reset_token", "weak_password", "service_unavailable"],
   responses: { 204: null },
 });
 
@@ -139,7 +144,8 @@ export const resetPasswordPage = defineRoute({
     token: Type.Optional(Type.String({ maxLength: 512 })),
     invitation: Type.Optional(Type.String({ maxLength: 8, description: "1: the words of an invitation" })),
   }),
-  responses: { 200: Type.String({ description: "text/html" }) },
+  responses: { 200: null },
+  content: { 200: { "text/html": Type.String({ description: "the page" }) } },
 });
 
 export const unlock = defineRoute({

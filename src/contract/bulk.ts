@@ -11,7 +11,7 @@ export const BULK_URN = {
 
 /**
  * The most operations one bulk request may hold (413 beyond). The payload limit is the server's
- * body limit (`bodyLimitBytes`), advertised in /ServiceProviderConfig beside this.
+ * body limit (`bodyLimitBytes`), advertised in /ServiceProviderConfig beside this (contract/scim-discovery.ts).
  */
 export const BULK_MAX_OPERATIONS = 1000;
 
@@ -20,7 +20,7 @@ export const BULK_ID_PREFIX = "bulkId:";
 
 export const BulkOperation = Type.Object(
   {
-    method: Type.String({ maxLength: 16, description: "POST, PUT or DELETE" }),
+    method: Type.String({ maxLength: 16, description: "POST, PUT, PATCH or DELETE" }),
     path: Type.String({
       maxLength: 1024,
       description: "/Resources, /Resources/{id}, /Resources/{id}/invitation; /Users… also; {id} may be bulkId:…",
@@ -64,34 +64,11 @@ export const bulk = defineRoute({
     "Run many resource writes in one request (RFC 7644 section 3.7): each operation as its single request would, each in its own transaction",
   tags: ["resources"],
   access: { roles: EVERYONE },
+  scim: "wire",
   body: BulkRequest,
   responses: {
     200: Type.Object({ schemas: Type.Array(Type.String()), Operations: Type.Array(BulkOperationResult) }),
   },
 });
 
-/** What the server supports, its limits included (RFC 7643 section 5). */
-export const serviceProviderConfig = defineRoute({
-  id: "service.providerConfig",
-  method: "GET",
-  path: "/ServiceProviderConfig",
-  summary: "What the SCIM service supports: bulk and its limits, filter, sort, ETags (RFC 7643 section 5)",
-  tags: ["service"],
-  access: { public: true },
-  responses: {
-    200: Type.Object({
-      schemas: Type.Array(Type.String()),
-      patch: Type.Object({ supported: Type.Boolean() }),
-      bulk: Type.Object({ supported: Type.Boolean(), maxOperations: Type.Integer(), maxPayloadSize: Type.Integer() }),
-      filter: Type.Object({ supported: Type.Boolean(), maxResults: Type.Integer() }),
-      changePassword: Type.Object({ supported: Type.Boolean() }),
-      sort: Type.Object({ supported: Type.Boolean() }),
-      etag: Type.Object({ supported: Type.Boolean() }),
-      authenticationSchemes: Type.Array(
-        Type.Object({ type: Type.String(), name: Type.String(), description: Type.String() }),
-      ),
-    }),
-  },
-});
-
-export const bulkRoutes = [bulk, serviceProviderConfig] as const;
+export const bulkRoutes = [bulk] as const;

@@ -38,6 +38,45 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * The HTTP status each code answers with: read by the server when it throws one and by the
+ * OpenAPI document when it lists an operation's error responses, so the two cannot differ.
+ */
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
+  validation_failed: 400,
+  weak_password: 400,
+  invalid_filter: 400,
+  invalid_reset_token: 400,
+  oauth_parameter_absent: 400,
+  oauth_callback_rejected: 400,
+  invalid_credentials: 401,
+  token_missing: 401,
+  token_invalid: 401,
+  token_expired: 401,
+  token_revoked: 401,
+  oauth_signature_invalid: 401,
+  oauth_nonce_reused: 401,
+  oauth_timestamp_refused: 401,
+  oauth_token_invalid: 401,
+  oauth_verifier_invalid: 401,
+  password_change_required: 403,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  request_timeout: 408,
+  conflict: 409,
+  last_admin: 409,
+  quota_exceeded: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  account_locked: 429,
+  headers_too_large: 431,
+  internal_error: 500,
+  service_unavailable: 503,
+};
+
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 export const PROBLEM_TYPE_BASE = "https://bizctl.dev/problems/";
 

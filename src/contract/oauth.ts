@@ -50,13 +50,17 @@ export const OAuthIdentity = Type.Object({ user: UserSummary, consumerKey: Type.
 /** The owner's approval of temporary credentials whose callback is `oob`. */
 export const OAuthApproval = Type.Object({ oauth_token: Type.String(), oauth_verifier: Type.String() });
 
-/** Temporary or token credentials, `application/x-www-form-urlencoded`. */
-export const OAuthFormCredentials = Type.String({
-  description:
-    "application/x-www-form-urlencoded: oauth_token, oauth_token_secret (and oauth_callback_confirmed=true for temporary credentials)",
+/** Temporary or token credentials, `application/x-www-form-urlencoded` (RFC 5849 sections 2.1 and 2.3). */
+export const OAuthFormCredentials = Type.Object({
+  oauth_token: Type.String(),
+  oauth_token_secret: Type.String(),
+  oauth_callback_confirmed: Type.Optional(Type.Literal("true", { description: "temporary credentials only" })),
 });
 
-const OAuthAnswer = Type.Union([OAuthIdentity, OAuthApproval, OAuthFormCredentials]);
+const OAuthAnswer = Type.Union([OAuthIdentity, OAuthApproval]);
+
+/** The authorization page: the form, the verifier of an oob client, or why it cannot go on. */
+const Page = Type.String({ description: "the authorization page (HTML)" });
 
 const endpoint = {
   path: OAUTH_PATH,
@@ -64,6 +68,29 @@ const endpoint = {
   access: { public: true },
   query: OAuthQuery,
   responses: { 200: OAuthAnswer, 302: null, 303: null },
+  // the credentials are form-encoded; a browser gets the page, its refusals too (a used form 400,
+  // a temporary password 403, too many sign-ins 429)
+  content: {
+    200: { "application/x-www-form-urlencoded": OAuthFormCredentials, "text/html": Page },
+    400: { "text/html": Page },
+    403: { "text/html": Page },
+    429: { "text/html": Page },
+  },
+  errors: [
+    "token_missing",
+    "token_invalid",
+    "token_expired",
+    "token_revoked",
+    "password_change_required",
+    "oauth_parameter_absent",
+    "oauth_callback_rejected",
+    "oauth_signature_invalid",
+    "oauth_nonce_reused",
+    "oauth_timestamp_refused",
+    "oauth_token_invalid",
+    "oauth_verifier_invalid",
+    "service_unavailable",
+  ],
 } as const;
 
 const DISPATCH =
@@ -87,6 +114,11 @@ export const endpointPost = defineRoute({
   id: "oauth.post",
   method: "POST",
   summary: `OAuth 1.0a provider (RFC 5849); parameters may also come in a form body. ${DISPATCH}`,
+  requestContent: {
+    "application/x-www-form-urlencoded": Type.Record(Type.String(), Type.String(), {
+      description: "the protocol parameters and any others, signed (or the authorization page's form)",
+    }),
+  },
 });
 
 export const OAuthTokenInfo = Type.Object({
@@ -111,6 +143,7 @@ export const listTokens = defineRoute({
     "Connected applications: the live OAuth grants (token credentials) of the caller; an admin sees every user's, or one user's with userId",
   tags: ["oauth"],
   access: { roles: EVERYONE, managesAccount: true },
+  errors: ["forbidden"],
   query: Type.Object(
     {
       userId: Type.Optional(

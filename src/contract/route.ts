@@ -1,6 +1,7 @@
 import type { Static, TSchema } from "@sinclair/typebox";
+import type { ErrorCode } from "./errors.js";
 
-export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** Who may call an operation. `roles` lists the User roles allowed; `public` needs no credential. */
 export type Access =
@@ -43,8 +44,33 @@ export interface RouteEntry {
   readonly params?: TSchema;
   readonly query?: TSchema;
   readonly body?: TSchema;
+  /** request bodies in media types other than JSON, for an operation that reads one (a form) */
+  readonly requestContent?: Readonly<Record<string, TSchema>>;
   /** success status → body schema (`null` for no body) */
   readonly responses: Readonly<Record<number, TSchema | null>>;
+  /**
+   * Answers in media types other than JSON, per status (a page, a form-encoded body), with the
+   * schema of each; they stand beside the JSON body of `responses` (or an error status's problem
+   * document) in the OpenAPI document.
+   */
+  readonly content?: Readonly<Record<number, Readonly<Record<string, TSchema>>>>;
+  /**
+   * The problem codes the operation answers besides those that follow from the rest of the entry
+   * (its access rule, its schemas, its path parameters, `etag`): a conflict, a filter refused.
+   */
+  readonly errors?: readonly ErrorCode[];
+  /**
+   * The answers carry an ETag and the operation honours it: If-Match on a write (412 when it no
+   * longer holds), If-None-Match on a read (304 when it names the current one).
+   */
+  readonly etag?: true;
+  /**
+   * The SCIM conventions (RFC 7644) the operation follows. `"wire"`: a SCIM endpoint, whose
+   * answers and errors are `application/scim+json` (errors as SCIM error bodies that keep the
+   * problem's `code` and `title`), and whose query parameter names are read in any case.
+   * `"query"`: only the query parameter names are read in any case (the SCIM-style /Resources).
+   */
+  readonly scim?: "wire" | "query";
 }
 
 export function defineRoute<const E extends RouteEntry>(entry: E): E {

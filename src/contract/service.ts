@@ -28,6 +28,7 @@ export const ready = defineRoute({
   summary: "The database (and Redis, when configured) is reachable",
   tags: ["service"],
   access: { public: true },
+  errors: ["service_unavailable"],
   responses: { 200: Type.Object({ status: Type.Literal("ready"), checks: ReadyChecks }) },
 });
 

@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import swagger from "@fastify/swagger";
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -11,14 +10,19 @@ import Fastify, {
 } from "fastify";
 import type { DestinationStream } from "pino";
 import { PROBLEM_CONTENT_TYPE, Problem } from "../contract/errors.js";
+import { ScimError } from "../contract/scim.js";
 import { NotInitialisedError } from "./configuration-error.js";
 import { createMailer } from "./mail/mailer.js";
+import { installOpenApi } from "./openapi.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
+import { collectAllowedMethods } from "./plugins/allowed-methods.js";
 import { clientErrorHandler } from "./plugins/client-errors.js";
+import { installConditionalGet } from "./plugins/conditional-get.js";
 import { installJsonBodies } from "./plugins/json-bodies.js";
 import { lazySchemaController } from "./plugins/lazy-compilers.js";
 import { installProblemHandling, sendProblem } from "./plugins/problem-replies.js";
 import { installRateLimits, type RateLimitStore } from "./plugins/rate-limits.js";
+import { aimsAtScimEndpoint } from "./plugins/scim-wire.js";
 import { installSecurityHeaders, setSecurityHeaders } from "./plugins/security-headers.js";
 import { ProblemError } from "./problem-error.js";
 import { auditRoutes } from "./routes/audit.js";
@@ -28,6 +32,8 @@ import { eventRoutes } from "./routes/events.js";
 import { invitationRoutes } from "./routes/invitations.js";
 import { oauthRoutes } from "./routes/oauth.js";
 import { resourceRoutes } from "./routes/resources.js";
+import { discoveryRoutes } from "./routes/scim-discovery.js";
+import { userRoutes } from "./routes/scim-users.js";
 import { serviceRoutes } from "./routes/service.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { pruneAuditTrail } from "./services/audit-list.js";
@@ -307,6 +313,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
         reply,
         request,
         new ProblemError("validation_failed", `The request is malformed: ${error.message}`),
+        aimsAtScimEndpoint(request.url),
       );
     },
     // one line per request, written when it completes (see below), instead of Fastify's two
@@ -351,17 +358,12 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   installProblemHandling(app);
   installJsonBodies(app);
   installSecurityHeaders(app);
+  installConditionalGet(app);
   app.addSchema(Problem);
+  app.addSchema(ScimError);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: { title: "bizctl Enterprise Business REST API", version: "1" },
-      components: {
-        securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
-      },
-    },
-  });
+  await installOpenApi(app, { publicUrl });
+  const answerOtherMethods = collectAllowedMethods(app);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   const limits = await installRateLimits(app, {
@@ -388,9 +390,14 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   resourceRoutes(app, services);
   sessionRoutes(app, services);
   invitationRoutes(app, services);
-  bulkRoutes(app, services, options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes);
+  bulkRoutes(app, services);
+  userRoutes(app, services);
+  discoveryRoutes(app, services, { bodyLimitBytes: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes });
   oauthRoutes(app, services, { loginLimit });
   auditRoutes(app, services);
+  // the routes of registered scopes (the OAuth endpoint's) are added when they load
+  await app.after();
+  answerOtherMethods();
   await app.ready();
   services.mailer.start();
   if (options.mailSenderLoop) stopPruning = pruneAuditPeriodically(services, options.auditRetentionDays);

@@ -1,39 +1,4 @@
-import type { ErrorCode } from "../contract/errors.js";
-
-const DEFAULT_STATUS: Partial<Record<ErrorCode, number>> = {
-  validation_failed: 400,
-  weak_password: 400,
-  invalid_filter: 400,
-  invalid_reset_token: 400,
-  oauth_parameter_absent: 400,
-  oauth_callback_rejected: 400,
-  invalid_credentials: 401,
-  token_missing: 401,
-  token_invalid: 401,
-  token_expired: 401,
-  token_revoked: 401,
-  oauth_signature_invalid: 401,
-  oauth_nonce_reused: 401,
-  oauth_timestamp_refused: 401,
-  oauth_token_invalid: 401,
-  oauth_verifier_invalid: 401,
-  password_change_required: 403,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  last_admin: 409,
-  quota_exceeded: 409,
-  request_timeout: 408,
-  precondition_failed: 412,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  headers_too_large: 431,
-  rate_limited: 429,
-  account_locked: 429,
-  service_unavailable: 503,
-  internal_error: 500,
-};
+import { ERROR_STATUS, type ErrorCode } from "../contract/errors.js";
 
 export interface FieldIssue {
   path: string;
@@ -59,7 +24,7 @@ export class ProblemError extends Error {
     super(detail);
     this.name = "ProblemError";
     this.errors = extra.errors;
-    this.status = extra.status ?? DEFAULT_STATUS[code] ?? 400;
+    this.status = extra.status ?? ERROR_STATUS[code];
   }
 }
 

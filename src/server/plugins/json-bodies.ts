@@ -3,6 +3,7 @@ import secureJson from "secure-json-parse";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/json-depth.js";
 import { illFormedText } from "../http/well-formed.js";
 import { ProblemError } from "../problem-error.js";
+import { followsScim } from "./scim-wire.js";
 
 export const JSON_MEDIA_TYPES = ["application/json", "application/scim+json"];
 
@@ -16,18 +17,20 @@ export function installJsonBodies(app: FastifyInstance): void {
   // Fastify parses text/plain by default; every body here is JSON, so anything else is a 415
   app.removeContentTypeParser("text/plain");
   const decoder = new TextDecoder("utf-8", { fatal: true });
-  app.addContentTypeParser(JSON_MEDIA_TYPES, { parseAs: "buffer" }, (_request, body, done) => {
+  app.addContentTypeParser(JSON_MEDIA_TYPES, { parseAs: "buffer" }, (request, body, done) => {
+    // SCIM calls a body that is not JSON (or not text) invalidSyntax (RFC 7644 section 3.12)
+    const syntax = followsScim(request) ? { scimType: "invalidSyntax" } : {};
     const buffer = body as Buffer;
     if (buffer.length === 0) return done(null, undefined);
     let text: string;
     try {
       text = decoder.decode(buffer);
     } catch {
-      return done(new ProblemError("validation_failed", "The body is not valid UTF-8."), undefined);
+      return done(new ProblemError("validation_failed", "The body is not valid UTF-8.", syntax), undefined);
     }
     if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
       return done(
-        new ProblemError("validation_failed", `The body nests deeper than ${MAX_JSON_DEPTH} levels.`),
+        new ProblemError("validation_failed", `The body nests deeper than ${MAX_JSON_DEPTH} levels.`, syntax),
         undefined,
       );
     }
@@ -36,7 +39,7 @@ export function installJsonBodies(app: FastifyInstance): void {
       value = secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" });
     } catch (error) {
       return done(
-        new ProblemError("validation_failed", `The body is not valid JSON: ${(error as Error).message}`),
+        new ProblemError("validation_failed", `The body is not valid JSON: ${(error as Error).message}`, syntax),
         undefined,
       );
     }

@@ -1,9 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, PROBLEM_CONTENT_TYPE, type ProblemDocument, TITLES } from "../../contract/errors.js";
-import { RESOURCES_PATH } from "../../contract/resources.js";
+import { SCIM_URN } from "../../contract/scim.js";
 import { ProblemError } from "../problem-error.js";
 import { isDatabaseUnavailable, isUnstorableText } from "../store/errors.js";
 import { type AjvIssue, fieldIssues } from "../validation-issues.js";
+import { followsScim, isScimWire, SCIM_CONTENT_TYPE } from "./scim-wire.js";
 
 /** The RFC 9457 body of a problem, as every answer of the server (and of its HTTP layer) carries it. */
 export function problemDocument(problem: ProblemError, requestId: string): ProblemDocument {
@@ -20,9 +21,28 @@ export function problemDocument(problem: ProblemError, requestId: string): Probl
   };
 }
 
-export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply {
-  const body = problemDocument(problem, String(request.id));
+/**
+ * The same problem as a SCIM error (RFC 7644 section 3.12), as the SCIM endpoints answer: its
+ * `status` a string, its `scimType` and `detail`, and the problem's other members kept beside
+ * them, so that a client of either kind reads it (`code` and `title` above all).
+ */
+export function scimErrorDocument(problem: ProblemError, requestId: string) {
+  const { status, scimType, detail, ...members } = problemDocument(problem, requestId);
+  return { schemas: [SCIM_URN.error], status: String(status), ...(scimType && { scimType }), detail, ...members };
+}
+
+export function sendProblem(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  problem: ProblemError,
+  scim = isScimWire(request),
+): FastifyReply {
   for (const [name, value] of Object.entries(problem.extra.headers ?? {})) reply.header(name, value);
+  if (scim) {
+    const body = scimErrorDocument(problem, String(request.id));
+    return reply.status(problem.status).type(SCIM_CONTENT_TYPE).send(JSON.stringify(body));
+  }
+  const body = problemDocument(problem, String(request.id));
   return reply.status(problem.status).type(`${PROBLEM_CONTENT_TYPE}; charset=utf-8`).send(JSON.stringify(body));
 }
 
@@ -33,6 +53,9 @@ const BY_FASTIFY_CODE: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: ["validation_failed", "The JSON body is empty."],
   FST_ERR_CTP_INVALID_JSON_BODY: ["validation_failed", "The body is not valid JSON."],
 };
+
+/** What SCIM calls a body that is not JSON (RFC 7644 section 3.12). */
+const SYNTAX_ERRORS = new Set(["FST_ERR_CTP_EMPTY_JSON_BODY", "FST_ERR_CTP_INVALID_JSON_BODY"]);
 
 function toProblem(error: FastifyError & { validationContext?: string }, scim: boolean): ProblemError | undefined {
   if (error instanceof ProblemError) return error;
@@ -56,17 +79,20 @@ function toProblem(error: FastifyError & { validationContext?: string }, scim: b
     });
   }
   const known = BY_FASTIFY_CODE[error.code];
-  if (known) return new ProblemError(known[0], known[1]);
+  if (known) {
+    const syntax = scim && SYNTAX_ERRORS.has(error.code);
+    return new ProblemError(known[0], known[1], { ...(syntax && { scimType: "invalidSyntax" }) });
+  }
   const status = error.statusCode ?? 500;
   if (status === 429) return new ProblemError("rate_limited", "Too many requests; slow down.", { status });
   if (status >= 400 && status < 500) return new ProblemError("validation_failed", error.message, { status });
   return undefined;
 }
 
-/** Every failure leaves as an RFC 9457 problem document; nothing leaks a stack trace. */
+/** Every failure leaves as an RFC 9457 problem document (a SCIM error on a SCIM endpoint); nothing leaks a stack trace. */
 export function installProblemHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const problem = toProblem(error, request.routeOptions.url?.startsWith(RESOURCES_PATH) === true);
+    const problem = toProblem(error, followsScim(request));
     if (problem) return sendProblem(reply, request, problem);
     request.log.error({ err: error }, "unhandled error");
     return sendProblem(

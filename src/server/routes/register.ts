@@ -5,10 +5,13 @@ import type {
   FastifyRequest,
   HookHandlerDoneFunction,
   onRequestHookHandler,
+  preValidationHookHandler,
 } from "fastify";
 import type { BodyOf, ParamsOf, QueryOf, RouteEntry } from "../../contract/route.js";
+import { integerParameters, readIntegers } from "../http/query-integers.js";
 import { undecodableQuery } from "../http/well-formed.js";
 import { authorize } from "../plugins/authenticate.js";
+import { lowerCaseQueryNames, scimMediaType } from "../plugins/scim-wire.js";
 import { ProblemError } from "../problem-error.js";
 import type { ServiceContext } from "../services/service-context.js";
 
@@ -28,18 +31,26 @@ function responseSchemas(entry: RouteEntry): Record<number, TSchema | { type: "n
   return out;
 }
 
-/** A query parameter that does not decode as UTF-8 is refused, rather than read as its raw escapes. */
-function refuseUndecodableQuery(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  const issue = undecodableQuery(request.url);
-  if (!issue) {
+/**
+ * What runs before a query is validated: a parameter that does not decode as UTF-8 is refused,
+ * rather than read as its raw escapes, and the whole numbers the schema declares are read as
+ * numbers (http/query-integers.ts), so that the schema checks their range.
+ */
+function queryReader(query: TSchema): preValidationHookHandler {
+  const integers = integerParameters(query);
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const issue = undecodableQuery(request.url);
+    if (issue) {
+      done(
+        new ProblemError("validation_failed", `The request is not valid: ${issue.path}: ${issue.message}.`, {
+          errors: [issue],
+        }),
+      );
+      return;
+    }
+    if (integers.length > 0) readIntegers(request.query as Record<string, unknown>, integers);
     done();
-    return;
-  }
-  done(
-    new ProblemError("validation_failed", `The request is not valid: ${issue.path}: ${issue.message}.`, {
-      errors: [issue],
-    }),
-  );
+  };
 }
 
 /** Registers a contract entry: its path and aliases, its schemas, its access rule, one handler. */
@@ -59,19 +70,24 @@ export function registerRoute<E extends RouteEntry>(
     ...(entry.query && { querystring: entry.query }),
     ...(entry.body && { body: entry.body }),
     response: responseSchemas(entry),
-    ...(!entry.access.public && { security: [{ bearer: [] }] }),
   };
+  // for the OpenAPI document (openapi.ts): what decides the operation's answers besides its schemas
+  const openapi = { entry, rateLimited: before.length > 0 };
   // one hook list for the path and its aliases; a public route without a limiter runs no onRequest hook
   const gate = authorize(ctx, entry.access);
   const onRequest = gate ? [...before, gate] : before;
+  // only where the contract declares a query: the other routes read none; SCIM's names in any case first
+  const readQuery = entry.query && queryReader(entry.query);
+  const preValidation = readQuery && (entry.scim ? [lowerCaseQueryNames, readQuery] : readQuery);
   for (const url of [entry.path, ...(entry.aliases ?? [])]) {
     app.route({
       method: entry.method,
       url,
       schema: url === entry.path ? schema : { ...schema, hide: true },
       ...(onRequest.length > 0 && { onRequest }),
-      // only where the contract declares a query: the other routes read none
-      ...(entry.query && { preValidation: refuseUndecodableQuery }),
+      config: { openapi, ...(entry.scim && { scim: entry.scim }) },
+      ...(preValidation && { preValidation }),
+      ...(entry.scim === "wire" && { onSend: scimMediaType }),
       handler: handler as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
     });
   }
