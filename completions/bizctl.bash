@@ -41,11 +41,12 @@ _bizctl_words() {
     "oauth tokens") words="list revoke --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "oauth tokens list") words="--user --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "oauth tokens revoke") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "resources") words="list get create update delete --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "resources") words="list get create update patch delete --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources list") words="--filter --sort-by --sort-order --start-index --count --all --type --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources get") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources create") words="--type --set --file --if-not-exists --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources update") words="--set --file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "resources patch") words="--op --file --if-match --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources delete") words="--ignore-not-found --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users") words="list create get update set-roles delete set-password disable enable unlock invite import export sessions sign-out --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users list") words="--filter --sort-by --sort-order --start-index --count --all --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

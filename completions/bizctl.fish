@@ -388,7 +388,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from oauth' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from resources' -a 'list get create update delete'
+complete -c bizctl -n '__fish_seen_subcommand_from resources' -a 'list get create update patch delete'
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from resources' -l server
@@ -467,6 +467,22 @@ complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from resources' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l op
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l file
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l if-match
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from patch; and __fish_seen_subcommand_from resources' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l ignore-not-found
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l profile

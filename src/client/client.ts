@@ -56,7 +56,6 @@ function parseBody(response: TransportResponse): unknown {
   }
 }
 
-/** The problem document of a failed call, or one made up from its status when the body is not one. */
 /** The error of a non-2xx answer, with its Retry-After when it has one. */
 export function apiErrorOf(response: TransportResponse, body: unknown): ApiError {
   const header = response.headers["retry-after"];
@@ -64,8 +63,16 @@ export function apiErrorOf(response: TransportResponse, body: unknown): ApiError
   return new ApiError(response.status, problemOf(response, body), Number.isFinite(retryAfter) ? retryAfter : undefined);
 }
 
+/**
+ * The problem document of a failed call (a SCIM endpoint's error body alike), or one made up
+ * from its status when the body is not one.
+ */
 export function problemOf(response: TransportResponse, body: unknown): ProblemDocument {
-  if (body && typeof body === "object" && "code" in body) return body as ProblemDocument;
+  if (body && typeof body === "object" && "code" in body) {
+    const problem = body as ProblemDocument;
+    // a SCIM error (RFC 7644 section 3.12) is the same document with its status written as a string
+    return typeof problem.status === "number" ? problem : { ...problem, status: response.status };
+  }
   return {
     type: "about:blank",
     title: `HTTP ${response.status}`,

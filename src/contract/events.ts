@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { IntegerText, Nullable, Timestamp } from "./common.js";
+import { Nullable, QueryInteger, Timestamp } from "./common.js";
 import { defineRoute, EVENT_WRITERS, EVERYONE } from "./route.js";
 
 export const EVENT_CODE_PATTERN = "^[A-Za-z0-9._-]{1,64}$";
@@ -112,18 +112,28 @@ export const Event = Type.Object({
   version: Type.Optional(Type.Integer()),
 });
 
-const ListQuery = Type.Object(
+const order = Type.String({
+  maxLength: 512,
+  description: "comma-separated fields, `-` for descending; default startsAt,code",
+});
+const page = QueryInteger({ minimum: 1, description: "1-based page number, default 1" });
+const pagesize = QueryInteger({
+  minimum: 1,
+  maximum: EVENT_PAGE_SIZE.max,
+  description: `page size, default ${EVENT_PAGE_SIZE.default}`,
+});
+const fields = Type.String({
+  maxLength: 1024,
+  description: "comma-separated subset of fields; code is always returned",
+});
+
+/** The query of the list. */
+export const EventListQuery = Type.Object(
   {
-    order: Type.Optional(
-      Type.String({ maxLength: 512, description: "comma-separated fields, `-` for descending; default startsAt,code" }),
-    ),
-    page: Type.Optional(IntegerText("1-based page number, default 1")),
-    pagesize: Type.Optional(
-      IntegerText(`page size, default ${EVENT_PAGE_SIZE.default}, at most ${EVENT_PAGE_SIZE.max}`),
-    ),
-    fields: Type.Optional(
-      Type.String({ maxLength: 1024, description: "comma-separated subset of fields; code is always returned" }),
-    ),
+    order: Type.Optional(order),
+    page: Type.Optional(page),
+    pagesize: Type.Optional(pagesize),
+    fields: Type.Optional(fields),
     filter: Type.Optional(Type.String({ maxLength: 65536, description: "SCIM filter expression over event fields" })),
     cursor: Type.Optional(
       Type.String({
@@ -132,6 +142,21 @@ const ListQuery = Type.Object(
           "opaque position from the Link `next` of the previous page (same order, filter and pagesize); such a page has no total",
       }),
     ),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * The query of an operation on one event (a create, a read, a replace, a delete): `fields` shapes
+ * the event answered; `order`, `page` and `pagesize` are checked as the list checks them, and
+ * ignored (spec 1.4). A list's `filter` and `cursor` are not among them.
+ */
+export const EventQuery = Type.Object(
+  {
+    order: Type.Optional(order),
+    page: Type.Optional(page),
+    pagesize: Type.Optional(pagesize),
+    fields: Type.Optional(fields),
   },
   { additionalProperties: false },
 );
@@ -145,7 +170,7 @@ export const listEvents = defineRoute({
   summary: "List events, one page at a time",
   tags: ["events"],
   access: { roles: EVERYONE },
-  query: ListQuery,
+  query: EventListQuery,
   responses: {
     200: Type.Object({
       data: Type.Array(Event),
@@ -165,8 +190,9 @@ export const getEvent = defineRoute({
   summary: "Read one event",
   tags: ["events"],
   access: { roles: EVERYONE },
+  etag: true,
   params: CodeParams,
-  query: ListQuery,
+  query: EventQuery,
   responses: { 200: Event },
 });
 
@@ -177,7 +203,9 @@ export const createEvent = defineRoute({
   summary: "Register a new event",
   tags: ["events"],
   access: { roles: EVENT_WRITERS },
-  query: ListQuery,
+  errors: ["conflict"],
+  etag: true,
+  query: EventQuery,
   body: EventInput,
   responses: { 201: Event },
 });
@@ -189,8 +217,10 @@ export const updateEvent = defineRoute({
   summary: "Replace the mutable fields of an event (honours If-Match)",
   tags: ["events"],
   access: { roles: EVENT_WRITERS },
+  errors: ["conflict"],
+  etag: true,
   params: CodeParams,
-  query: ListQuery,
+  query: EventQuery,
   body: EventInput,
   responses: { 200: Event },
 });
@@ -202,8 +232,9 @@ export const deleteEvent = defineRoute({
   summary: "Delete an event (honours If-Match)",
   tags: ["events"],
   access: { roles: EVENT_WRITERS },
+  etag: true,
   params: CodeParams,
-  query: ListQuery,
+  query: EventQuery,
   responses: { 204: null },
 });
 
@@ -262,6 +293,7 @@ export const batchEvents = defineRoute({
   summary: `Create, skip or update up to ${EVENT_BATCH_MAX} events in one transaction, with a result per item`,
   tags: ["events"],
   access: { roles: EVENT_WRITERS },
+  errors: ["not_found", "conflict", "quota_exceeded"],
   body: Type.Object(
     {
       items: Type.Array(Type.Unknown({ description: "an event as `events.create` takes it" }), {
@@ -298,6 +330,7 @@ export const startEventImport = defineRoute({
   summary: "Open an atomic import: batches staged into it are written all together, or not at all, at its commit",
   tags: ["events"],
   access: { roles: EVENT_WRITERS },
+  errors: ["quota_exceeded"],
   body: Type.Object({ onConflict: Type.Optional(OnConflict) }, { additionalProperties: false }),
   responses: { 201: Type.Object({ id: Type.String(), expiresAt: Type.String() }) },
 });
@@ -309,6 +342,7 @@ export const commitEventImport = defineRoute({
   summary: "Write every staged event in one transaction; on any failure write none, and answer the failures",
   tags: ["events"],
   access: { roles: EVENT_WRITERS },
+  errors: ["conflict"],
   params: ImportParams,
   body: Type.Object(
     { dryRun: Type.Optional(Type.Boolean({ description: "check the whole import, then roll it back" })) },
@@ -331,6 +365,7 @@ export const abortEventImport = defineRoute({
   summary: "Drop an atomic import and what it staged",
   tags: ["events"],
   access: { roles: EVENT_WRITERS },
+  errors: ["conflict"],
   params: ImportParams,
   responses: { 204: null },
 });

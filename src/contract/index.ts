@@ -6,8 +6,12 @@ export * from "./errors.js";
 export * as events from "./events.js";
 export * as invitations from "./invitations.js";
 export * as oauth from "./oauth.js";
+export * as resourcePatch from "./resource-patch.js";
 export * as resources from "./resources.js";
 export * from "./route.js";
+export * as scim from "./scim.js";
+export * as scimDiscovery from "./scim-discovery.js";
+export * as scimUsers from "./scim-users.js";
 export * as service from "./service.js";
 export * as sessions from "./sessions.js";
 
@@ -17,8 +21,11 @@ import { bulkRoutes } from "./bulk.js";
 import { eventRoutes } from "./events.js";
 import { invitationRoutes } from "./invitations.js";
 import { oauthRoutes } from "./oauth.js";
+import { resourcePatchRoutes } from "./resource-patch.js";
 import { resourceRoutes } from "./resources.js";
 import type { RouteEntry } from "./route.js";
+import { discoveryRoutes } from "./scim-discovery.js";
+import { userRoutes } from "./scim-users.js";
 import { serviceRoutes } from "./service.js";
 import { sessionRoutes } from "./sessions.js";
 
@@ -28,9 +35,12 @@ export const allRoutes: readonly RouteEntry[] = [
   ...authRoutes,
   ...eventRoutes,
   ...resourceRoutes,
+  ...resourcePatchRoutes,
   ...oauthRoutes,
   ...sessionRoutes,
   ...invitationRoutes,
   ...bulkRoutes,
+  ...discoveryRoutes,
+  ...userRoutes,
   ...auditRoutes,
 ];

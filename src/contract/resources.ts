@@ -1,5 +1,5 @@
 import { type TSchema, Type } from "@sinclair/typebox";
-import { IntegerText, RoleName } from "./common.js";
+import { QueryInteger, RoleName } from "./common.js";
 import { defineRoute, EVERYONE } from "./route.js";
 
 export const RESOURCES_PATH = "/Resources";
@@ -171,17 +171,21 @@ export const Resource = Type.Object(
   { additionalProperties: true },
 );
 
-const ListQuery = Type.Object(
+const resourcetypes = Type.String({ maxLength: 1024, description: "comma-separated resource types" });
+const filter = Type.String({ description: "SCIM filter (RFC 7644 section 3.4.2.2)" });
+
+/** The query of the list. SCIM paging is clamped, not refused (RFC 7644 section 3.4.2.4). */
+export const ResourceListQuery = Type.Object(
   {
-    resourcetypes: Type.Optional(Type.String({ maxLength: 1024, description: "comma-separated resource types" })),
-    filter: Type.Optional(Type.String({ description: "SCIM filter (RFC 7644 section 3.4.2.2)" })),
+    resourcetypes: Type.Optional(resourcetypes),
+    filter: Type.Optional(filter),
     sortby: Type.Optional(Type.String({ maxLength: 256, description: "attribute path to sort by" })),
     sortorder: Type.Optional(Type.String({ description: "ascending (default) or descending" })),
-    startindex: Type.Optional(IntegerText("1-based index of the first result; below 1 means 1")),
+    startindex: Type.Optional(QueryInteger({ description: "1-based index of the first result; below 1 means 1" })),
     count: Type.Optional(
-      IntegerText(
-        `page size, default ${LIST_COUNT.default}; negative means 0, above ${LIST_COUNT.max} means ${LIST_COUNT.max}`,
-      ),
+      QueryInteger({
+        description: `page size, default ${LIST_COUNT.default}; negative means 0, above ${LIST_COUNT.max} means ${LIST_COUNT.max}`,
+      }),
     ),
   },
   { additionalProperties: false },
@@ -196,7 +200,8 @@ export const listResources = defineRoute({
   summary: "List resources (SCIM ListResponse)",
   tags: ["resources"],
   access: { roles: EVERYONE },
-  query: ListQuery,
+  scim: "query",
+  query: ResourceListQuery,
   responses: {
     200: Type.Object({
       schemas: Type.Array(Type.String()),
@@ -215,8 +220,11 @@ export const getResource = defineRoute({
   summary: "Read one resource",
   tags: ["resources"],
   access: { roles: EVERYONE },
+  etag: true,
+  scim: "query",
   params: IdParams,
-  query: ListQuery,
+  // the list's query, accepted and checked on a read by id too (spec 1.3): `resourcetypes` restricts
+  query: ResourceListQuery,
   responses: { 200: Resource },
 });
 
@@ -227,6 +235,8 @@ export const createResource = defineRoute({
   summary: "Create a resource (Users by admins; a password given here is temporary)",
   tags: ["resources"],
   access: { roles: EVERYONE },
+  errors: ["forbidden", "conflict", "weak_password", "last_admin"],
+  etag: true,
   body: ResourceInput,
   responses: { 201: Resource },
 });
@@ -238,6 +248,8 @@ export const replaceResource = defineRoute({
   summary: "Replace a resource (honours If-Match)",
   tags: ["resources"],
   access: { roles: EVERYONE },
+  errors: ["forbidden", "conflict", "weak_password", "last_admin"],
+  etag: true,
   params: IdParams,
   body: ResourceInput,
   responses: { 200: Resource },
@@ -250,6 +262,8 @@ export const deleteResource = defineRoute({
   summary: "Delete a resource (honours If-Match)",
   tags: ["resources"],
   access: { roles: EVERYONE },
+  errors: ["forbidden", "conflict", "last_admin"],
+  etag: true,
   params: IdParams,
   responses: { 204: null },
 });

@@ -2,7 +2,8 @@
  * What every answer to a fuzzed request must satisfy, whatever was sent:
  * - never a 5xx;
  * - every 4xx is an RFC 9457 problem document whose `code` the contract lists (the OAuth
- *   authorization page excepted: it answers a browser with a page);
+ *   authorization page excepted: it answers a browser with a page), or on a SCIM endpoint the
+ *   same problem as a SCIM error body;
  * - a refused request (4xx) changes nothing in the database;
  * - no answer shows a password, a hash or a token that was not issued to this caller;
  * - every answer of the app carries its security headers and request id, errors too;
@@ -16,6 +17,7 @@
  * request, so that fast-check's counterexample reads on its own.
  */
 import { ERROR_CODES, PROBLEM_CONTENT_TYPE } from "../../src/contract/errors.js";
+import { SCIM_MEDIA_TYPE, SCIM_URN } from "../../src/contract/scim.js";
 import { type DatabaseDigest, digestDifference } from "./db-digest.js";
 
 export interface Answer {
@@ -30,10 +32,37 @@ export function serverError(answer: Answer): string | undefined {
   return answer.status >= 500 ? `answered ${answer.status}: ${answer.body.slice(0, 400)}` : undefined;
 }
 
-export function notAProblem(answer: Answer): string | undefined {
+/**
+ * A refusal of a SCIM endpoint (a route the contract marks `scim: "wire"`) that is not a SCIM error
+ * (RFC 7644 section 3.12) carrying the problem's members: the Error schema, its status as a string,
+ * a listed code, a title and a detail.
+ */
+function notAScimError(answer: Answer, show: () => string): string | undefined {
+  let error: Record<string, unknown>;
+  try {
+    error = JSON.parse(answer.body) as Record<string, unknown>;
+  } catch {
+    return `a SCIM error that is not JSON: ${show()}`;
+  }
+  if (JSON.stringify(error.schemas) !== JSON.stringify([SCIM_URN.error]))
+    return `a SCIM error without its schema: ${show()}`;
+  if (error.status !== String(answer.status)) return `a SCIM error whose status is not "${answer.status}": ${show()}`;
+  if (typeof error.code !== "string" || !LISTED.has(error.code)) {
+    return `a SCIM error whose code ${JSON.stringify(error.code)} the contract does not list: ${show()}`;
+  }
+  for (const member of ["title", "detail"]) {
+    if (typeof error[member] !== "string") return `a SCIM error without a string ${member}: ${show()}`;
+  }
+  if (/\n\s+at /.test(answer.body)) return `a stack trace in the answer: ${show()}`;
+  return undefined;
+}
+
+/** `scimWire`: the operation is a SCIM endpoint, whose refusals are SCIM errors (or, off its route, problems). */
+export function notAProblem(answer: Answer, scimWire = false): string | undefined {
   if (answer.status < 400 || answer.status >= 500) return undefined;
   const contentType = String(answer.headers["content-type"] ?? "");
   const show = () => `${answer.status} ${contentType} ${answer.body.slice(0, 300)}`;
+  if (scimWire && contentType.startsWith(SCIM_MEDIA_TYPE)) return notAScimError(answer, show);
   if (!contentType.startsWith(PROBLEM_CONTENT_TYPE))
     return `a ${answer.status} that is not a problem document: ${show()}`;
   let problem: Record<string, unknown>;
@@ -176,9 +205,23 @@ export function dependsOnInheritedName(answer: Answer, twin: Answer, twinUrl: st
   return `answered ${answer.status}, but ${twin.status} with made-up names in place of inherited ones (${twinUrl.slice(0, 200)}): ${answer.body.slice(0, 200)}`;
 }
 
+/** Whether a PATCH body (RFC 7644 section 3.5.2) has an add or replace that writes a `password`. */
+function patchSetsPassword(body: unknown): boolean {
+  const operations = (body as { Operations?: unknown } | undefined)?.Operations;
+  if (!Array.isArray(operations)) return false;
+  return operations.some((operation: { op?: unknown; path?: unknown; value?: unknown }) => {
+    if (typeof operation?.op !== "string" || operation.op.toLowerCase() === "remove") return false;
+    const path = typeof operation.path === "string" ? operation.path.trim().toLowerCase() : "";
+    if (path === "password" || path.endsWith(":password")) return operation.value !== undefined;
+    const value = operation.value as Record<string, unknown> | undefined;
+    return path === "" && !!value && typeof value === "object" && Object.keys(value).some((k) => /password$/i.test(k));
+  });
+}
+
 /**
  * A delegated credential managed an account: an operation marked `managesAccount`, or a resource
- * written with a `password` (a temporary password), answered a success to OAuth token credentials.
+ * written with a `password` (a temporary password, in a body or by a PATCH operation), answered a
+ * success to OAuth token credentials.
  */
 export function delegatedManagedAccount(
   route: { access: { public?: boolean; managesAccount?: boolean } },
@@ -194,5 +237,6 @@ export function delegatedManagedAccount(
     const setsPassword = (value as { password?: unknown }).password !== undefined;
     if (setsPassword) return `an application (token credentials) set a password: ${answer.status}`;
   }
+  if (patchSetsPassword(value)) return `an application (token credentials) set a password by PATCH: ${answer.status}`;
   return undefined;
 }

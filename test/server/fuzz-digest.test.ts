@@ -5,26 +5,20 @@
  * as anonymous: `DELETE /api/crm/v1/events/imports/%20` with `Authorization: OAuth `, 400, and
  * the temporary credentials of the oauth.* cases ten minutes earlier gone).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { databaseDigest } from "../helpers/db-digest.js";
 import { changedOnRefusal } from "../helpers/fuzz-invariants.js";
 import { createConsumer, injectTemporaryCredentials } from "../helpers/oauth.js";
-import { loginToken, manualClock, startTestServer, type TestServer } from "../helpers/server.js";
+import { manualClock, useTestServer } from "../helpers/server.js";
 
 describe("the fuzzer's database digest", () => {
-  let server: TestServer;
-  let clock: ReturnType<typeof manualClock>;
-
-  beforeAll(async () => {
-    clock = manualClock();
-    server = await startTestServer({ clock: clock.clock });
-  });
-  afterAll(async () => server?.close());
+  const clock = manualClock();
+  const server = useTestServer({ clock: clock.clock });
 
   it("leaves out temporary credentials that expired before its instant, which any OAuth request may prune", async () => {
     const app = server.app;
     const db = app.services.store.db;
-    const consumer = await createConsumer(app, await loginToken(app, server.admin.userName, server.admin.password));
+    const consumer = await createConsumer(app, server.token);
     await injectTemporaryCredentials(app, consumer);
     // past the temporary credentials' 10 minutes and the prune's once a minute
     clock.advance(11 * 60_000);

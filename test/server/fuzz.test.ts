@@ -103,7 +103,7 @@ async function fuzzCase(world: FuzzWorld, route: RouteEntry, request: FuzzReques
   const after = answer.status >= 400 ? await databaseDigest(db, { asOf }) : undefined;
   const wrong =
     serverError(answer) ??
-    (authorizationPage(route.id, request, answer) ? undefined : notAProblem(answer)) ??
+    (authorizationPage(route.id, request, answer) ? undefined : notAProblem(answer, route.scim === "wire")) ??
     changedOnRefusal(answer, before, after) ??
     leaksSecret(answer, hidden) ??
     withoutSecurityHeaders(answer) ??

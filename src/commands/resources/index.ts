@@ -4,11 +4,12 @@ import * as create from "./create.js";
 import * as del from "./delete.js";
 import * as get from "./get.js";
 import * as list from "./list.js";
+import * as patch from "./patch.js";
 import * as update from "./update.js";
 
 export function register(program: Command, io: Context["io"]): void {
   const group = program
     .command("resources")
     .description("managed resources (SCIM): users, OAuth consumers, your own types");
-  for (const verb of [list, get, create, update, del]) verb.register(group, io);
+  for (const verb of [list, get, create, update, patch, del]) verb.register(group, io);
 }

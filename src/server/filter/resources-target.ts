@@ -15,6 +15,14 @@ const COLUMNS = new Map<string, ValueColumns>(
     "meta.lastmodified": { kind: "s", text: sql`r.updated_at`, num: sql`null`, caseExact: true },
     "meta.resourcetype": { kind: "s", text: sql`lower(r.resource_type)`, num: sql`null` },
     resourcetype: { kind: "s", text: sql`lower(r.resource_type)`, num: sql`null` },
+    // case-exact (RFC 7643 section 3.1), unique per type, indexed; no kind where there is none,
+    // so that `externalId ne "x"` holds for a resource without one
+    externalid: {
+      kind: sql`(case when r.external_id is null then '' else 's' end)`,
+      text: sql`r.external_id`,
+      num: sql`null`,
+      caseExact: true,
+    },
   }),
 );
 
@@ -122,6 +130,7 @@ export function resourcesTargetAt(nowIso: string): FilterTarget {
       if (!elementScope) {
         const state = account.get(key);
         if (state) return sql`(${state.kind === "n" ? state.num : state.text}) is not null`;
+        if (key === "externalid") return sql`r.external_id is not null`;
         if (COLUMNS.has(key) || key === "schemas") return sql`1=1`;
         return sql`r.id in (select v.resource_id from resource_values v where ${atOrUnder(sql.ref("v.path"), key)} and v.kind <> 'e')`;
       }

@@ -1,21 +1,24 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import * as contract from "../../contract/events.js";
-import { buildPath } from "../../contract/route.js";
+import { buildPath, type QueryOf } from "../../contract/route.js";
 import { principalOf } from "../plugins/authenticate.js";
 import * as batch from "../services/event-batch.js";
 import * as events from "../services/events.js";
 import type { ServiceContext } from "../services/service-context.js";
 import { registerRoute } from "./register.js";
 
+type ListQuery = QueryOf<typeof contract.listEvents>;
+
 /**
  * RFC 8288 links, keeping the other parameters: first, prev and last by page number, next by
  * cursor (with its page number, for people) so that following next never re-reads what came
  * before. A cursor page knows no last page: it has no total.
  */
-function pageLinks(query: events.ListQuery, page: number, totalPages: number | undefined, next?: string): string {
+function pageLinks(query: ListQuery, page: number, totalPages: number | undefined, next?: string): string {
   const link = (target: number, rel: string, cursor?: string) => {
     const { cursor: _previous, ...kept } = query;
-    const params = new URLSearchParams(Object.entries(kept).filter(([, v]) => v !== undefined) as [string, string][]);
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(kept)) if (value !== undefined) params.set(name, String(value));
     params.set("page", String(target));
     if (cursor) params.set("cursor", cursor);
     return `<${contract.EVENTS_PATH}?${params}>; rel="${rel}"`;

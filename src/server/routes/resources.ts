@@ -1,6 +1,8 @@
 import type { FastifyInstance } from "fastify";
+import { patchResource as patchRoute } from "../../contract/resource-patch.js";
 import * as contract from "../../contract/resources.js";
 import { principalOf } from "../plugins/authenticate.js";
+import { patchResource } from "../services/resource-patch.js";
 import * as resources from "../services/resources.js";
 import type { ServiceContext } from "../services/service-context.js";
 import { registerRoute } from "./register.js";
@@ -31,6 +33,17 @@ export function resourceRoutes(app: FastifyInstance, ctx: ServiceContext): void 
     );
     reply.header("etag", replaced.etag);
     return replaced.body;
+  });
+  registerRoute(app, ctx, patchRoute, async (request, reply) => {
+    const patched = await patchResource(
+      ctx,
+      principalOf(request),
+      request.params.resourceId,
+      request.body,
+      request.headers["if-match"],
+    );
+    reply.header("etag", patched.etag);
+    return patched.body;
   });
   registerRoute(app, ctx, contract.deleteResource, async (request, reply) => {
     await resources.deleteResource(ctx, principalOf(request), request.params.resourceId, request.headers["if-match"]);

@@ -1,8 +1,13 @@
+import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { BULK_ID_PREFIX, BULK_MAX_OPERATIONS, BULK_URN } from "../../contract/bulk.js";
-import { LIST_COUNT } from "../../contract/resources.js";
+import { RESOURCES_PATH } from "../../contract/resources.js";
+import { PatchRequest } from "../../contract/scim.js";
+import { USERS_PATH } from "../../contract/scim-users.js";
 import { invalid, ProblemError } from "../problem-error.js";
 import { sendInvitation } from "./invitations.js";
+import { type PatchRequest as PatchRequestBody, patchResource } from "./resource-patch.js";
 import { createResource, deleteResource, replaceResource } from "./resources.js";
+import { createUser, deleteUser, patchUser, replaceUser } from "./scim-users.js";
 import type { Principal, ServiceContext } from "./service-context.js";
 
 type Attributes = Record<string, unknown>;
@@ -129,6 +134,23 @@ function dataOf(operation: BulkOperation, target: Target): Attributes {
     : (data as Attributes);
 }
 
+const patchRequest = TypeCompiler.Compile(PatchRequest);
+
+/** The PatchOp message a PATCH operation carries as its data (RFC 7644 section 3.7). */
+function patchOf(operation: BulkOperation): PatchRequestBody {
+  if (!patchRequest.Check(operation.data)) {
+    const [first] = patchRequest.Errors(operation.data);
+    throw new ProblemError(
+      "validation_failed",
+      `A PATCH operation needs a PatchOp message as 'data'${first ? `: ${first.path || "/"} ${first.message}` : ""}.`,
+      {
+        scimType: "invalidSyntax",
+      },
+    );
+  }
+  return operation.data;
+}
+
 /** One operation, exactly as its single request would run it. */
 async function execute(ctx: ServiceContext, principal: Principal, operation: BulkOperation): Promise<BulkResult> {
   const method = operation.method.toUpperCase();
@@ -140,7 +162,11 @@ async function execute(ctx: ServiceContext, principal: Principal, operation: Bul
         scimType: "invalidSyntax",
       });
     }
-    const created = await createResource(ctx, principal, dataOf(operation, target));
+    // /Users takes SCIM's representation of a User, as POST /Users does
+    const created =
+      target.type === "User"
+        ? await createUser(ctx, principal, dataOf(operation, target))
+        : await createResource(ctx, principal, dataOf(operation, target));
     return { ...head, location: `${ctx.publicUrl ?? ""}${created.location}`, version: created.etag, status: "201" };
   }
   if (method === "POST" && target.id !== undefined && target.invitation) {
@@ -148,17 +174,32 @@ async function execute(ctx: ServiceContext, principal: Principal, operation: Bul
     return { ...head, location: `${ctx.publicUrl ?? ""}/Resources/${target.id}`, status: "202", response: sent };
   }
   if (target.id !== undefined && !target.invitation && method === "PUT") {
-    const replaced = await replaceResource(ctx, principal, target.id, dataOf(operation, target), operation.version);
+    const data = dataOf(operation, target);
+    const replaced =
+      target.type === "User"
+        ? await replaceUser(ctx, principal, target.id, data, operation.version)
+        : await replaceResource(ctx, principal, target.id, data, operation.version);
     const meta = replaced.body.meta as { location: string };
     return { ...head, location: meta.location, version: replaced.etag, status: "200" };
   }
+  if (target.id !== undefined && !target.invitation && method === "PATCH") {
+    const request = patchOf(operation);
+    const patched =
+      target.type === "User"
+        ? await patchUser(ctx, principal, target.id, request, operation.version)
+        : await patchResource(ctx, principal, target.id, request, operation.version);
+    const meta = patched.body.meta as { location: string };
+    return { ...head, location: meta.location, version: patched.etag, status: "200" };
+  }
   if (target.id !== undefined && !target.invitation && method === "DELETE") {
-    await deleteResource(ctx, principal, target.id, operation.version);
-    return { ...head, location: `${ctx.publicUrl ?? ""}/Resources/${target.id}`, status: "204" };
+    if (target.type === "User") await deleteUser(ctx, principal, target.id, operation.version);
+    else await deleteResource(ctx, principal, target.id, operation.version);
+    const collection = target.type === "User" ? USERS_PATH : RESOURCES_PATH;
+    return { ...head, location: `${ctx.publicUrl ?? ""}${collection}/${target.id}`, status: "204" };
   }
   throw new ProblemError(
     "method_not_allowed",
-    `${method} ${operation.path} is not an operation of /Bulk: POST a collection or an invitation, PUT or DELETE a resource.`,
+    `${method} ${operation.path} is not an operation of /Bulk: POST a collection or an invitation, PUT, PATCH or DELETE a resource.`,
   );
 }
 
@@ -273,25 +314,5 @@ export async function runBulk(
   return {
     schemas: [BULK_URN.response],
     Operations: results.filter((result): result is BulkResult => result !== undefined),
-  };
-}
-
-/** GET /ServiceProviderConfig: what a SCIM client may rely on (RFC 7643 section 5). */
-export function serviceProviderConfig(bodyLimitBytes: number) {
-  return {
-    schemas: ["urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"],
-    patch: { supported: false },
-    bulk: { supported: true, maxOperations: BULK_MAX_OPERATIONS, maxPayloadSize: bodyLimitBytes },
-    filter: { supported: true, maxResults: LIST_COUNT.max },
-    changePassword: { supported: true },
-    sort: { supported: true },
-    etag: { supported: true },
-    authenticationSchemes: [
-      {
-        type: "oauthbearertoken",
-        name: "Bearer token",
-        description: "A token from POST /auth/login, or from the OAuth 1.0a flow, in Authorization: Bearer.",
-      },
-    ],
   };
 }

@@ -6,6 +6,8 @@ import {
   EVENT_SORTABLE_FIELDS,
   type Event,
   type EventInput,
+  type EventListQuery,
+  type EventQuery,
 } from "../../contract/events.js";
 import { attributePath, compileFilter } from "../filter/compile.js";
 import { eventsTarget } from "../filter/events-target.js";
@@ -22,6 +24,8 @@ import { type CursorQuery, decodeCursor, encodeCursor } from "./event-cursor.js"
 import type { Principal, ServiceContext } from "./service-context.js";
 
 type EventInputBody = Static<typeof EventInput>;
+type ListQuery = Static<typeof EventListQuery>;
+type SingleQuery = Static<typeof EventQuery>;
 export type EventRepresentation = Static<typeof Event>;
 type FieldName = (typeof EVENT_FIELDS)[number];
 
@@ -41,15 +45,6 @@ const COLUMN_OF = new Map<string, keyof EventsTable>(
     createdBy: "created_by",
   } satisfies Record<(typeof EVENT_SORTABLE_FIELDS)[number], keyof EventsTable>),
 );
-
-export interface ListQuery {
-  order?: string;
-  page?: string;
-  pagesize?: string;
-  fields?: string;
-  filter?: string;
-  cursor?: string;
-}
 
 export function parseOrder(order: string | undefined): SortKey[] {
   const text = order?.trim() ? order : "startsAt,code";
@@ -75,15 +70,6 @@ export function parseOrder(order: string | undefined): SortKey[] {
   return keys;
 }
 
-function parsePositive(value: string | undefined, name: string, fallback: number, max?: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^-?[0-9]+$/.test(value) || n < 1)
-    throw invalid(`${name} must be a whole number of at least 1.`, `/query/${name}`);
-  if (max !== undefined && n > max) throw invalid(`${name} must be at most ${max}.`, `/query/${name}`);
-  return n;
-}
-
 export function parseFields(fields: string | undefined): Set<FieldName> | undefined {
   if (fields === undefined || fields.trim() === "") return undefined;
   const chosen = new Set<FieldName>(["code"]);
@@ -107,17 +93,23 @@ function typeOnly(filter: Filter): string | undefined {
   return path.length === 1 && path[0] === "type" ? filter.compValue.toLowerCase() : undefined;
 }
 
-/** Validates the list parameters; single-event operations validate them too and use only `fields`. */
+/** What the list parameters mean; the contract checked their form and ranges. */
 export function parseListQuery(query: ListQuery, dialect: "sqlite" | "postgres" = "sqlite") {
   const filter = query.filter !== undefined ? parseFilter(query.filter) : undefined;
   return {
     where: filter && compileFilter(filter, eventsTarget(dialect)),
     typeKey: filter && typeOnly(filter),
     sort: parseOrder(query.order),
-    page: parsePositive(query.page, "page", 1),
-    pagesize: parsePositive(query.pagesize, "pagesize", EVENT_PAGE_SIZE.default, EVENT_PAGE_SIZE.max),
+    page: query.page ?? 1,
+    pagesize: query.pagesize ?? EVENT_PAGE_SIZE.default,
     fields: parseFields(query.fields),
   };
+}
+
+/** The fields of a read, replace or delete; its `order` is checked as the list's is, and ignored. */
+function singleEventFields(query: SingleQuery): Set<FieldName> | undefined {
+  parseOrder(query.order);
+  return parseFields(query.fields);
 }
 
 function toRepresentation(row: EventRow, fields?: Set<FieldName>): EventRepresentation {
@@ -238,9 +230,9 @@ export async function listEvents(ctx: ServiceContext, query: ListQuery) {
 export async function getEvent(
   ctx: ServiceContext,
   code: string,
-  query: ListQuery,
+  query: SingleQuery,
 ): Promise<Versioned<EventRepresentation>> {
-  const { fields } = parseListQuery(query);
+  const fields = singleEventFields(query);
   const row = await mustFind(ctx, code);
   return { body: toRepresentation(row, fields), etag: etagOf(row.version) };
 }
@@ -260,9 +252,9 @@ export async function createEvent(
   ctx: ServiceContext,
   principal: Principal,
   body: EventInputBody,
-  query: ListQuery,
+  query: SingleQuery,
 ): Promise<Versioned<EventRepresentation>> {
-  const { fields } = parseListQuery(query);
+  const fields = singleEventFields(query);
   const now = ctx.clock().toISOString();
   const row = eventRow(body.code ?? newEventCode(), body, {
     now,
@@ -291,9 +283,9 @@ export async function replaceEvent(
   code: string,
   body: EventInputBody,
   ifMatch: string | undefined,
-  query: ListQuery,
+  query: SingleQuery,
 ): Promise<Versioned<EventRepresentation>> {
-  const { fields } = parseListQuery(query);
+  const fields = singleEventFields(query);
   if (body.code !== undefined && body.code.toLowerCase() !== code.toLowerCase()) {
     throw invalid(`The code in the body (${body.code}) differs from the one in the path (${code}).`, "/code");
   }
@@ -323,9 +315,9 @@ export async function deleteEvent(
   principal: Principal,
   code: string,
   ifMatch: string | undefined,
-  query: ListQuery,
+  query: SingleQuery,
 ): Promise<void> {
-  parseListQuery(query);
+  singleEventFields(query);
   await retryWhenChanged(async () => {
     const current = await mustFind(ctx, code);
     assertIfMatch(ifMatch, etagOf(current.version));

@@ -1,10 +1,11 @@
+import type { Static } from "@sinclair/typebox";
 import { type RawBuilder, sql } from "kysely";
-import { RESOURCES_PATH, SCHEMA_URN } from "../../contract/resources.js";
+import { RESOURCES_PATH, type ResourceListQuery, SCHEMA_URN } from "../../contract/resources.js";
 import { compileFilter } from "../filter/compile.js";
 import { resourceSortKeys, resourcesTargetAt } from "../filter/resources-target.js";
 import { assertIfMatch, ChangedMeanwhile, etagOf, retryWhenChanged } from "../http/preconditions.js";
 import { ProblemError } from "../problem-error.js";
-import { isUniqueViolation } from "../store/errors.js";
+import { isUniqueViolation, isUniqueViolationOn } from "../store/errors.js";
 import { voidPendingLinks } from "../store/reset-tokens-repo.js";
 import * as repo from "../store/resources-repo.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
@@ -23,13 +24,15 @@ import {
   scimInvalid,
   typeOf,
 } from "./resource-bodies.js";
-import { type ListQuery, parseListQuery } from "./resource-list-query.js";
+import { parseListQuery, parseReadQuery } from "./resource-list-query.js";
 import { assertCan, readableCondition } from "./resource-policy.js";
 import { toRepresentation } from "./resource-representation.js";
 import type { Principal, ServiceContext } from "./service-context.js";
 import { planUserReplacement, type Replacement, type UserBody } from "./user-replacement.js";
 
 // The operations on /Resources: list, read, create, replace, delete, each with its audit record.
+
+type ListQuery = Static<typeof ResourceListQuery>;
 
 export async function listResources(ctx: ServiceContext, principal: Principal, query: ListQuery) {
   const parsed = parseListQuery(query);
@@ -69,14 +72,20 @@ async function mustFind(ctx: ServiceContext, principal: Principal, id: string) {
 }
 
 export async function getResource(ctx: ServiceContext, principal: Principal, id: string, query: ListQuery) {
-  const { types } = parseListQuery(query);
+  const types = parseReadQuery(query);
   const row = await mustFind(ctx, principal, id);
   if (types?.length && !types.includes(row.resource_type))
     throw new ProblemError("not_found", `No resource with id ${id} of type ${types.join(", ")}.`);
   return { body: toRepresentation(ctx, row, principal), etag: etagOf(row.version) };
 }
 
-function uniqueness(error: unknown, body: Attributes): never {
+function uniqueness(error: unknown, type: string, body: Attributes): never {
+  if (isUniqueViolationOn(error, "external_id")) {
+    throw new ProblemError("conflict", `Another ${type} has the externalId ${String(body.externalId)}.`, {
+      errors: [{ path: "/externalId", message: "is taken by another resource of this type" }],
+      scimType: "uniqueness",
+    });
+  }
   if (isUniqueViolation(error)) {
     throw new ProblemError("conflict", `A user named ${String(body.userName)} already exists.`, {
       scimType: "uniqueness",
@@ -88,7 +97,9 @@ function uniqueness(error: unknown, body: Attributes): never {
 /** The columns a resource's attributes fill besides `attributes`: what lists filter and sort on. */
 function indexedColumns(type: string, attributes: Attributes) {
   return {
-    external_id: typeof attributes.externalId === "string" ? attributes.externalId : null,
+    // unique per type; an empty one is none
+    external_id:
+      typeof attributes.externalId === "string" && attributes.externalId !== "" ? attributes.externalId : null,
     display_name: typeof attributes.displayName === "string" ? attributes.displayName : null,
     user_name_key: type === "User" ? String(attributes.userName).toLowerCase() : null,
     attributes: JSON.stringify(attributes),
@@ -165,7 +176,7 @@ export async function createResource(ctx: ServiceContext, principal: Principal, 
       });
     });
   } catch (error) {
-    uniqueness(error, attributes);
+    uniqueness(error, type, attributes);
   }
   const representation = {
     ...toRepresentation(ctx, { ...row, first_login: imported === undefined ? 1 : 0 }, principal),
@@ -182,6 +193,26 @@ export function replaceResource(
   ifMatch?: string,
 ) {
   return retryWhenChanged(() => replaceResourceOnce(ctx, principal, id, body, ifMatch));
+}
+
+/** A resource as it is stored, for a change made of it (a PATCH): its type, attributes and version. */
+export async function readForChange(ctx: ServiceContext, principal: Principal, id: string) {
+  const row = await mustFind(ctx, principal, id);
+  return { type: row.resource_type, attributes: JSON.parse(row.attributes) as Attributes, version: row.version };
+}
+
+/**
+ * Replaces the resource with `body` only while it is at `version`, the one `body` was made of;
+ * ChangedMeanwhile otherwise, for the caller to make the body again of the newer version.
+ */
+export function replaceResourceAt(
+  ctx: ServiceContext,
+  principal: Principal,
+  id: string,
+  body: Attributes,
+  version: number,
+) {
+  return replaceResourceOnce(ctx, principal, id, body, undefined, version);
 }
 
 /** The replacement of a resource that is not a User: its attributes and one record; a consumer keeps its key. */
@@ -234,8 +265,12 @@ async function replaceResourceOnce(
   id: string,
   body: Attributes,
   ifMatch?: string,
+  expectedVersion?: number,
 ) {
   const current = await mustFind(ctx, principal, id);
+  if (expectedVersion !== undefined && current.version !== expectedVersion) {
+    throw new ChangedMeanwhile("resource", "updated");
+  }
   const type = current.resource_type;
   const checked = checkBody(type, body, current);
   const currentAttributes = JSON.parse(current.attributes) as Attributes;
@@ -272,7 +307,7 @@ async function replaceResourceOnce(
         );
       }
     }
-    uniqueness(error, attributes);
+    uniqueness(error, type, attributes);
   }
   // read again: the change may have ended sessions or set a password
   const written = await repo.findResource(ctx.store.db, id, ctx.clock().toISOString());

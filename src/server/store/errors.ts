@@ -38,6 +38,16 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
+ * True when a unique violation is on `column`: SQLite names the columns in its message, PostgreSQL
+ * the index (`constraint`) and the key (`detail`).
+ */
+export function isUniqueViolationOn(error: unknown, column: string): boolean {
+  if (!isUniqueViolation(error)) return false;
+  const { message, constraint, detail } = error as { message?: unknown; constraint?: unknown; detail?: unknown };
+  return [message, constraint, detail].some((text) => typeof text === "string" && text.includes(column));
+}
+
+/**
  * True when PostgreSQL refused a text value it cannot hold: NUL (U+0000) in text (22021) or in a
  * JSON value (22P05). SQLite stores such text; PostgreSQL cannot, so there it is bad input.
  */

@@ -19,6 +19,7 @@ import { credentialIssuers } from "./0019-credential-issuers.js";
 import { linksMadeWhenSent } from "./0020-links-made-when-sent.js";
 import { eventImportVisibility } from "./0021-event-import-visibility.js";
 import { lastFailedLogin } from "./0022-last-failed-login.js";
+import { externalIdUnique } from "./0023-external-id-unique.js";
 
 /**
  * Every migration, under the name kysely_migration records for it (which never changes: a renamed
@@ -47,4 +48,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0020_links_made_when_sent": linksMadeWhenSent,
   "0021_event_import_visibility": eventImportVisibility,
   "0022_last_failed_login": lastFailedLogin,
+  "0023_external_id_unique": externalIdUnique,
 };

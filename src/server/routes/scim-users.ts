@@ -1,0 +1,69 @@
+import type { FastifyInstance, FastifyReply } from "fastify";
+import * as contract from "../../contract/scim-users.js";
+import { principalOf } from "../plugins/authenticate.js";
+import * as users from "../services/scim-users.js";
+import type { ServiceContext } from "../services/service-context.js";
+import { registerRoute } from "./register.js";
+
+type Body = Record<string, unknown>;
+
+function withEtag(reply: FastifyReply, result: { body: Body; etag: string }) {
+  reply.header("etag", result.etag);
+  return result.body;
+}
+
+/** /Me answers for the caller's User, and says where that User lives (RFC 7644 section 3.11). */
+function asMe(reply: FastifyReply, result: { body: Body; etag: string }) {
+  reply.header("content-location", `${contract.USERS_PATH}/${String(result.body.id)}`);
+  return withEtag(reply, result);
+}
+
+export function userRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  registerRoute(app, ctx, contract.listUsers, async (request) =>
+    users.listUsers(ctx, principalOf(request), request.query),
+  );
+  registerRoute(app, ctx, contract.getUser, async (request, reply) =>
+    withEtag(reply, await users.getUser(ctx, principalOf(request), request.params.id, request.query)),
+  );
+  registerRoute(app, ctx, contract.createUser, async (request, reply) => {
+    const created = await users.createUser(ctx, principalOf(request), request.body as Body);
+    reply.status(201).header("location", created.location);
+    return withEtag(reply, created);
+  });
+  registerRoute(app, ctx, contract.replaceUser, async (request, reply) =>
+    withEtag(
+      reply,
+      await users.replaceUser(
+        ctx,
+        principalOf(request),
+        request.params.id,
+        request.body as Body,
+        request.headers["if-match"],
+      ),
+    ),
+  );
+  registerRoute(app, ctx, contract.patchUser, async (request, reply) =>
+    withEtag(
+      reply,
+      await users.patchUser(ctx, principalOf(request), request.params.id, request.body, request.headers["if-match"]),
+    ),
+  );
+  registerRoute(app, ctx, contract.deleteUser, async (request, reply) => {
+    await users.deleteUser(ctx, principalOf(request), request.params.id, request.headers["if-match"]);
+    return reply.status(204).send();
+  });
+  registerRoute(app, ctx, contract.getMe, async (request, reply) => {
+    const principal = principalOf(request);
+    return asMe(reply, await users.getUser(ctx, principal, principal.userId, request.query));
+  });
+  registerRoute(app, ctx, contract.replaceMe, async (request, reply) => {
+    const principal = principalOf(request);
+    const body = request.body as Body;
+    return asMe(reply, await users.replaceUser(ctx, principal, principal.userId, body, request.headers["if-match"]));
+  });
+  registerRoute(app, ctx, contract.patchMe, async (request, reply) => {
+    const principal = principalOf(request);
+    const patched = await users.patchUser(ctx, principal, principal.userId, request.body, request.headers["if-match"]);
+    return asMe(reply, patched);
+  });
+}
