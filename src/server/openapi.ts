@@ -160,6 +160,13 @@ const CONDITIONAL_PARAMETERS = {
     description: "write only when it names the current ETag (or is `*`); 412 otherwise",
     schema: { type: "string" },
   },
+  writeUnlessMatched: {
+    name: "If-None-Match",
+    in: "header",
+    required: false,
+    description: "write only when it names neither `*` nor the current ETag; 412 otherwise",
+    schema: { type: "string" },
+  },
 };
 
 /** The operation @fastify/swagger generated, completed from its contract entry. */
@@ -172,7 +179,7 @@ function completeOperation(operation: Json, documented: DocumentedOperation): Js
   };
   const parameters = [...((operation.parameters as Json[]) ?? [])];
   if (entry.etag && entry.method === "GET") parameters.push(CONDITIONAL_PARAMETERS.read);
-  if (honoursIfMatch(entry)) parameters.push(CONDITIONAL_PARAMETERS.write);
+  if (honoursIfMatch(entry)) parameters.push(CONDITIONAL_PARAMETERS.write, CONDITIONAL_PARAMETERS.writeUnlessMatched);
   const requestBody = entry.requestContent && {
     required: false,
     content: Object.fromEntries(

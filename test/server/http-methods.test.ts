@@ -1,6 +1,7 @@
 /**
  * RFC 9110 as HTTP clients and caches speak it, over real HTTP: 405 with Allow for another method
- * on a routed path, OPTIONS, HEAD wherever GET works, and conditional GETs (304).
+ * on a routed path, OPTIONS, HEAD wherever GET works, conditional GETs (304) and conditional
+ * writes (412).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -106,5 +107,82 @@ describe("HTTP methods and conditional requests (RFC 9110)", () => {
   it("answers a refused conditional GET as any refusal: no 304 without the right to read", async () => {
     const response = await fetch(`${base}${EVENT}`, { headers: { "if-none-match": "*" } });
     expect(response.status).toBe(401);
+  });
+
+  let written = 0;
+  /** A record of its own for each case: its path and ETag. */
+  const records = {
+    event: async () => {
+      const code = `WRITE-${++written}`;
+      const path = `/api/crm/v1/events/${code}`;
+      const created = await send(
+        "POST",
+        "/api/crm/v1/events/",
+        { "content-type": "application/json" },
+        JSON.stringify({ code, name: "launch", startsAt: "2027-01-01T09:00:00Z" }),
+      );
+      expect(created.status).toBe(201);
+      return { path, etag: created.headers.get("etag")! };
+    },
+    user: async () => {
+      const created = await send(
+        "POST",
+        "/Users",
+        { "content-type": "application/scim+json" },
+        JSON.stringify({ userName: `writer.${++written}`, displayName: "before" }),
+      );
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      return { path: `/Users/${id}`, etag: created.headers.get("etag")! };
+    },
+  };
+  const writes = [
+    {
+      write: "PUT an event",
+      record: records.event,
+      method: "PUT",
+      body: { name: "after", startsAt: "2027-01-01T09:00:00Z" },
+    },
+    { write: "DELETE an event", record: records.event, method: "DELETE" },
+    { write: "PUT a User", record: records.user, method: "PUT", body: { userName: "renamed", displayName: "after" } },
+    {
+      write: "PATCH a User",
+      record: records.user,
+      method: "PATCH",
+      body: {
+        schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        Operations: [{ op: "replace", path: "displayName", value: "after" }],
+      },
+    },
+    { write: "DELETE a User", record: records.user, method: "DELETE" },
+  ];
+  const writeConditions = [
+    { name: "*", value: (_: string) => "*", status: 412 },
+    { name: "the current ETag", value: (current: string) => current, status: 412 },
+    { name: "a list holding its weak form", value: (current: string) => `"999", W/${current}`, status: 412 },
+    { name: "another ETag", value: (_: string) => '"999"', status: "success" },
+  ];
+  const cases = writes.flatMap((w) => writeConditions.map((c) => ({ ...w, condition: c.name, ...c })));
+
+  it.each(cases)("answers $write with If-None-Match: $condition with $status", async (c) => {
+    const { path, etag: current } = await c.record();
+    const contentType = path.startsWith("/Users") ? "application/scim+json" : "application/json";
+    const response = await send(
+      c.method,
+      path,
+      { "if-none-match": c.value(current), ...(c.body && { "content-type": contentType }) },
+      c.body && JSON.stringify(c.body),
+    );
+    const after = await send("GET", path);
+    if (c.status === 412) {
+      const text = await response.text();
+      const problem = JSON.parse(text) as { code: string; status: unknown };
+      expect([response.status, problem.code]).toEqual([412, "precondition_failed"]);
+      // nothing changed: the record is there, at the version it had
+      expect([after.status, after.headers.get("etag")]).toEqual([200, current]);
+    } else {
+      expect(response.status).toBeLessThan(300);
+      expect(after.headers.get("etag")).not.toBe(current);
+    }
   });
 });

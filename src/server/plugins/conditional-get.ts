@@ -1,16 +1,5 @@
 import type { FastifyInstance } from "fastify";
-
-/** An entity tag without its weakness: If-None-Match compares weakly (RFC 9110 section 13.1.2). */
-const opaque = (tag: string) => (tag.startsWith("W/") ? tag.slice(2) : tag);
-
-/** Whether an If-None-Match value names the current tag: `*`, or a list holding it. */
-export function noneMatchHits(header: string, currentEtag: string): boolean {
-  const current = opaque(currentEtag);
-  return header.split(",").some((tag) => {
-    const trimmed = tag.trim();
-    return trimmed === "*" || opaque(trimmed) === current;
-  });
-}
+import { noneMatchHits } from "../http/preconditions.js";
 
 /**
  * A GET or HEAD whose If-None-Match names the ETag of the answer gets 304 without a body

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import * as contract from "../../contract/events.js";
 import { buildPath, type QueryOf } from "../../contract/route.js";
+import { preconditionsOf } from "../http/preconditions.js";
 import { principalOf } from "../plugins/authenticate.js";
 import * as batch from "../services/event-batch.js";
 import * as events from "../services/events.js";
@@ -60,7 +61,7 @@ export function eventRoutes(app: FastifyInstance, ctx: ServiceContext): void {
         principalOf(request),
         request.params.code,
         request.body,
-        request.headers["if-match"],
+        preconditionsOf(request.headers),
         request.query,
       ),
     ),
@@ -85,7 +86,7 @@ export function eventRoutes(app: FastifyInstance, ctx: ServiceContext): void {
       ctx,
       principalOf(request),
       request.params.code,
-      request.headers["if-match"],
+      preconditionsOf(request.headers),
       request.query,
     );
     return reply.status(204).send();

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { patchResource as patchRoute } from "../../contract/resource-patch.js";
 import * as contract from "../../contract/resources.js";
+import { preconditionsOf } from "../http/preconditions.js";
 import { principalOf } from "../plugins/authenticate.js";
 import { patchResource } from "../services/resource-patch.js";
 import * as resources from "../services/resources.js";
@@ -29,7 +30,7 @@ export function resourceRoutes(app: FastifyInstance, ctx: ServiceContext): void 
       principalOf(request),
       request.params.resourceId,
       request.body as Body,
-      request.headers["if-match"],
+      preconditionsOf(request.headers),
     );
     reply.header("etag", replaced.etag);
     return replaced.body;
@@ -40,13 +41,18 @@ export function resourceRoutes(app: FastifyInstance, ctx: ServiceContext): void 
       principalOf(request),
       request.params.resourceId,
       request.body,
-      request.headers["if-match"],
+      preconditionsOf(request.headers),
     );
     reply.header("etag", patched.etag);
     return patched.body;
   });
   registerRoute(app, ctx, contract.deleteResource, async (request, reply) => {
-    await resources.deleteResource(ctx, principalOf(request), request.params.resourceId, request.headers["if-match"]);
+    await resources.deleteResource(
+      ctx,
+      principalOf(request),
+      request.params.resourceId,
+      preconditionsOf(request.headers),
+    );
     return reply.status(204).send();
   });
 }

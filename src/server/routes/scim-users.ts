@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import * as contract from "../../contract/scim-users.js";
+import { preconditionsOf } from "../http/preconditions.js";
 import { principalOf } from "../plugins/authenticate.js";
 import * as users from "../services/scim-users.js";
 import type { ServiceContext } from "../services/service-context.js";
@@ -38,18 +39,24 @@ export function userRoutes(app: FastifyInstance, ctx: ServiceContext): void {
         principalOf(request),
         request.params.id,
         request.body as Body,
-        request.headers["if-match"],
+        preconditionsOf(request.headers),
       ),
     ),
   );
   registerRoute(app, ctx, contract.patchUser, async (request, reply) =>
     withEtag(
       reply,
-      await users.patchUser(ctx, principalOf(request), request.params.id, request.body, request.headers["if-match"]),
+      await users.patchUser(
+        ctx,
+        principalOf(request),
+        request.params.id,
+        request.body,
+        preconditionsOf(request.headers),
+      ),
     ),
   );
   registerRoute(app, ctx, contract.deleteUser, async (request, reply) => {
-    await users.deleteUser(ctx, principalOf(request), request.params.id, request.headers["if-match"]);
+    await users.deleteUser(ctx, principalOf(request), request.params.id, preconditionsOf(request.headers));
     return reply.status(204).send();
   });
   registerRoute(app, ctx, contract.getMe, async (request, reply) => {
@@ -59,11 +66,20 @@ export function userRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   registerRoute(app, ctx, contract.replaceMe, async (request, reply) => {
     const principal = principalOf(request);
     const body = request.body as Body;
-    return asMe(reply, await users.replaceUser(ctx, principal, principal.userId, body, request.headers["if-match"]));
+    return asMe(
+      reply,
+      await users.replaceUser(ctx, principal, principal.userId, body, preconditionsOf(request.headers)),
+    );
   });
   registerRoute(app, ctx, contract.patchMe, async (request, reply) => {
     const principal = principalOf(request);
-    const patched = await users.patchUser(ctx, principal, principal.userId, request.body, request.headers["if-match"]);
+    const patched = await users.patchUser(
+      ctx,
+      principal,
+      principal.userId,
+      request.body,
+      preconditionsOf(request.headers),
+    );
     return asMe(reply, patched);
   });
 }

@@ -173,12 +173,14 @@ async function execute(ctx: ServiceContext, principal: Principal, operation: Bul
     const sent = await sendInvitation(ctx, principal, target.id);
     return { ...head, location: `${ctx.publicUrl ?? ""}/Resources/${target.id}`, status: "202", response: sent };
   }
+  // a bulk operation's version is its If-Match (RFC 7644 section 3.7)
+  const preconditions = { ifMatch: operation.version };
   if (target.id !== undefined && !target.invitation && method === "PUT") {
     const data = dataOf(operation, target);
     const replaced =
       target.type === "User"
-        ? await replaceUser(ctx, principal, target.id, data, operation.version)
-        : await replaceResource(ctx, principal, target.id, data, operation.version);
+        ? await replaceUser(ctx, principal, target.id, data, preconditions)
+        : await replaceResource(ctx, principal, target.id, data, preconditions);
     const meta = replaced.body.meta as { location: string };
     return { ...head, location: meta.location, version: replaced.etag, status: "200" };
   }
@@ -186,14 +188,14 @@ async function execute(ctx: ServiceContext, principal: Principal, operation: Bul
     const request = patchOf(operation);
     const patched =
       target.type === "User"
-        ? await patchUser(ctx, principal, target.id, request, operation.version)
-        : await patchResource(ctx, principal, target.id, request, operation.version);
+        ? await patchUser(ctx, principal, target.id, request, preconditions)
+        : await patchResource(ctx, principal, target.id, request, preconditions);
     const meta = patched.body.meta as { location: string };
     return { ...head, location: meta.location, version: patched.etag, status: "200" };
   }
   if (target.id !== undefined && !target.invitation && method === "DELETE") {
-    if (target.type === "User") await deleteUser(ctx, principal, target.id, operation.version);
-    else await deleteResource(ctx, principal, target.id, operation.version);
+    if (target.type === "User") await deleteUser(ctx, principal, target.id, preconditions);
+    else await deleteResource(ctx, principal, target.id, preconditions);
     const collection = target.type === "User" ? USERS_PATH : RESOURCES_PATH;
     return { ...head, location: `${ctx.publicUrl ?? ""}${collection}/${target.id}`, status: "204" };
   }

@@ -12,7 +12,13 @@ import {
 import { attributePath, compileFilter } from "../filter/compile.js";
 import { eventsTarget } from "../filter/events-target.js";
 import { type Filter, parseFilter } from "../filter/parse.js";
-import { assertIfMatch, ChangedMeanwhile, etagOf, retryWhenChanged } from "../http/preconditions.js";
+import {
+  assertPreconditions,
+  ChangedMeanwhile,
+  etagOf,
+  type Preconditions,
+  retryWhenChanged,
+} from "../http/preconditions.js";
 import { formatTimestamp } from "../http/timestamps.js";
 import { invalid, ProblemError } from "../problem-error.js";
 import { isUniqueViolation } from "../store/errors.js";
@@ -282,7 +288,7 @@ export async function replaceEvent(
   principal: Principal,
   code: string,
   body: EventInputBody,
-  ifMatch: string | undefined,
+  preconditions: Preconditions | undefined,
   query: SingleQuery,
 ): Promise<Versioned<EventRepresentation>> {
   const fields = singleEventFields(query);
@@ -291,7 +297,7 @@ export async function replaceEvent(
   }
   return retryWhenChanged(async () => {
     const current = await mustFind(ctx, code);
-    assertIfMatch(ifMatch, etagOf(current.version));
+    assertPreconditions(preconditions, etagOf(current.version));
     const row = eventRow(current.code, body, {
       now: ctx.clock().toISOString(),
       createdAt: current.created_at,
@@ -314,13 +320,13 @@ export async function deleteEvent(
   ctx: ServiceContext,
   principal: Principal,
   code: string,
-  ifMatch: string | undefined,
+  preconditions: Preconditions | undefined,
   query: SingleQuery,
 ): Promise<void> {
   singleEventFields(query);
   await retryWhenChanged(async () => {
     const current = await mustFind(ctx, code);
-    assertIfMatch(ifMatch, etagOf(current.version));
+    assertPreconditions(preconditions, etagOf(current.version));
     await ctx.store.db.transaction().execute(async (trx) => {
       if (!(await repo.deleteEvent(trx, code, current.version))) throw new ChangedMeanwhile("event", "deleted");
       await auditBy(ctx, trx, principal, { action: "event.delete", target: eventTarget(current) });

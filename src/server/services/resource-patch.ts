@@ -1,6 +1,6 @@
 import { SCHEMA_URN } from "../../contract/resources.js";
 import { ENTERPRISE_ATTRIBUTES, SCIM_URN } from "../../contract/scim.js";
-import { assertIfMatch, ChangedMeanwhile, etagOf } from "../http/preconditions.js";
+import { assertPreconditions, ChangedMeanwhile, etagOf, type Preconditions } from "../http/preconditions.js";
 import { invalid, ProblemError } from "../problem-error.js";
 import { applyPatch, type PatchOperation } from "./patch-operations.js";
 import { readForChange, replaceResourceAt } from "./resources.js";
@@ -41,7 +41,7 @@ export async function patchResource(
   principal: Principal,
   id: string,
   request: PatchRequest,
-  ifMatch?: string,
+  preconditions?: Preconditions,
   type?: "User",
 ) {
   assertPatchRequest(request);
@@ -49,7 +49,7 @@ export async function patchResource(
     const current = await readForChange(ctx, principal, id);
     if (type && current.type !== type)
       throw new ProblemError("not_found", `No resource with id ${id} of type ${type}.`);
-    assertIfMatch(ifMatch, etagOf(current.version));
+    assertPreconditions(preconditions, etagOf(current.version));
     const attributes = applyPatch(current.attributes, request.Operations, {
       schema: attributeSchema(current.type),
       urns: schemaUrns(current.type),

@@ -3,7 +3,13 @@ import { type RawBuilder, sql } from "kysely";
 import { RESOURCES_PATH, type ResourceListQuery, SCHEMA_URN } from "../../contract/resources.js";
 import { compileFilter } from "../filter/compile.js";
 import { resourceSortKeys, resourcesTargetAt } from "../filter/resources-target.js";
-import { assertIfMatch, ChangedMeanwhile, etagOf, retryWhenChanged } from "../http/preconditions.js";
+import {
+  assertPreconditions,
+  ChangedMeanwhile,
+  etagOf,
+  type Preconditions,
+  retryWhenChanged,
+} from "../http/preconditions.js";
 import { ProblemError } from "../problem-error.js";
 import { isUniqueViolation, isUniqueViolationOn } from "../store/errors.js";
 import { voidPendingLinks } from "../store/reset-tokens-repo.js";
@@ -190,9 +196,9 @@ export function replaceResource(
   principal: Principal,
   id: string,
   body: Attributes,
-  ifMatch?: string,
+  preconditions?: Preconditions,
 ) {
-  return retryWhenChanged(() => replaceResourceOnce(ctx, principal, id, body, ifMatch));
+  return retryWhenChanged(() => replaceResourceOnce(ctx, principal, id, body, preconditions));
 }
 
 /** A resource as it is stored, for a change made of it (a PATCH): its type, attributes and version. */
@@ -264,7 +270,7 @@ async function replaceResourceOnce(
   principal: Principal,
   id: string,
   body: Attributes,
-  ifMatch?: string,
+  preconditions?: Preconditions,
   expectedVersion?: number,
 ) {
   const current = await mustFind(ctx, principal, id);
@@ -280,7 +286,7 @@ async function replaceResourceOnce(
       ? await planUserReplacement(ctx, principal, current, currentAttributes, checked, body as UserBody, auditTarget)
       : planReplacement(principal, current, currentAttributes, checked, body);
   const { attributes, credential, revokeSessions, voidLinks, records } = plan;
-  assertIfMatch(ifMatch, etagOf(current.version));
+  assertPreconditions(preconditions, etagOf(current.version));
   const row = replacedRow(ctx, current, attributes);
   const guarded = type === "User" && takesAwayAnAdmin(currentAttributes, attributes);
   try {
@@ -317,11 +323,16 @@ async function replaceResourceOnce(
   };
 }
 
-export function deleteResource(ctx: ServiceContext, principal: Principal, id: string, ifMatch?: string) {
-  return retryWhenChanged(() => deleteResourceOnce(ctx, principal, id, ifMatch));
+export function deleteResource(ctx: ServiceContext, principal: Principal, id: string, preconditions?: Preconditions) {
+  return retryWhenChanged(() => deleteResourceOnce(ctx, principal, id, preconditions));
 }
 
-async function deleteResourceOnce(ctx: ServiceContext, principal: Principal, id: string, ifMatch?: string) {
+async function deleteResourceOnce(
+  ctx: ServiceContext,
+  principal: Principal,
+  id: string,
+  preconditions?: Preconditions,
+) {
   const current = await mustFind(ctx, principal, id);
   const attributes = JSON.parse(current.attributes) as Attributes;
   const isUser = current.resource_type === "User";
@@ -334,7 +345,7 @@ async function deleteResourceOnce(ctx: ServiceContext, principal: Principal, id:
       error.code === "forbidden" || error.code === "conflict"
         ? { ...record, actor: actorOf(principal), origin: principal.origin }
         : undefined,
-    () => deleteRecorded(ctx, principal, { id, current, attributes, isUser, record, ifMatch }),
+    () => deleteRecorded(ctx, principal, { id, current, attributes, isUser, record, preconditions }),
   );
 }
 
@@ -347,12 +358,12 @@ async function deleteRecorded(
     attributes: Attributes;
     isUser: boolean;
     record: Omit<AuditEntry, "actor" | "origin">;
-    ifMatch: string | undefined;
+    preconditions: Preconditions | undefined;
   },
 ) {
-  const { id, current, attributes, isUser, ifMatch } = input;
+  const { id, current, attributes, isUser, preconditions } = input;
   assertCan(principal, "delete", current.resource_type, { id, roles: isUser ? roleNames(attributes) : [] });
-  assertIfMatch(ifMatch, etagOf(current.version));
+  assertPreconditions(preconditions, etagOf(current.version));
   await ctx.store.db.transaction().execute(async (trx) => {
     await auditBy(ctx, trx, principal, input.record);
     // sessions, credentials and indexed values go with it (foreign keys cascade)

@@ -3,6 +3,7 @@ import type { ResourceListQuery } from "../../contract/resources.js";
 import { SCHEMA_URN, UserInput } from "../../contract/resources.js";
 import { ACCOUNT_ATTRIBUTES, ENTERPRISE_ATTRIBUTES, SCIM_URN } from "../../contract/scim.js";
 import { USERS_PATH } from "../../contract/scim-users.js";
+import type { Preconditions } from "../http/preconditions.js";
 import type { Attributes } from "./resource-bodies.js";
 import { scimInvalid } from "./resource-bodies.js";
 import { type PatchRequest, patchResource } from "./resource-patch.js";
@@ -112,10 +113,10 @@ export async function replaceUser(
   principal: Principal,
   id: string,
   body: Attributes,
-  ifMatch?: string,
+  preconditions?: Preconditions,
 ) {
   await getUser(ctx, principal, id);
-  const replaced = await resources.replaceResource(ctx, principal, id, fromScimUser(body), ifMatch);
+  const replaced = await resources.replaceResource(ctx, principal, id, fromScimUser(body), preconditions);
   return { body: asUser(ctx, replaced.body), etag: replaced.etag };
 }
 
@@ -124,13 +125,13 @@ export async function patchUser(
   principal: Principal,
   id: string,
   request: PatchRequest,
-  ifMatch?: string,
+  preconditions?: Preconditions,
 ) {
-  const patched = await patchResource(ctx, principal, id, request, ifMatch, "User");
+  const patched = await patchResource(ctx, principal, id, request, preconditions, "User");
   return { body: asUser(ctx, patched.body), etag: patched.etag };
 }
 
-export async function deleteUser(ctx: ServiceContext, principal: Principal, id: string, ifMatch?: string) {
+export async function deleteUser(ctx: ServiceContext, principal: Principal, id: string, preconditions?: Preconditions) {
   await getUser(ctx, principal, id);
-  await resources.deleteResource(ctx, principal, id, ifMatch);
+  await resources.deleteResource(ctx, principal, id, preconditions);
 }
