@@ -4,12 +4,16 @@
  * body valid under that media type's schema (JSON and form bodies), its required headers there,
  * and a problem's `code` one of those the response lists (`x-problem-codes`).
  *
- * `checkAnswers(app)` wraps the app's inject(), so every test that builds its app with the server
- * helper is checked. An answer outside the document fails the test at the inject that received
- * it; with OPENAPI_CHECK_LOG=<file> it is appended to that file instead, one JSON line each, so
- * that a whole run can be surveyed.
+ * `checkAnswers(app)` wraps the app's inject() and watches its HTTP server, so every test that
+ * builds its app with the server helper is checked, whether it injects or calls over a socket. An
+ * answer outside the document fails the test at the inject that received it; one sent over a
+ * socket fails `assertSocketAnswersDocumented()`, which the test server's close() calls (the
+ * test's teardown), naming each. With
+ * OPENAPI_CHECK_LOG=<file> they are appended to that file instead, one JSON line each, so that a
+ * whole run can be surveyed.
  */
 import { appendFileSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
@@ -260,8 +264,78 @@ function requestLine(options: InjectOptions | string): { method: string; url: st
   };
 }
 
-/** Checks every answer of `app.inject(options)` (the promise form) against the app's OpenAPI document. */
-export function checkAnswers(app: FastifyInstance): void {
+/** An answer outside the document: thrown at once, or logged when a whole run is surveyed. */
+function report(problem: string, where: "inject" | "socket", pending: string[]): void {
+  const log = process.env.OPENAPI_CHECK_LOG;
+  if (log) {
+    appendFileSync(log, `${JSON.stringify({ test: expect.getState().currentTestName, where, problem })}\n`);
+    return;
+  }
+  if (where === "inject") throw new Error(`answer outside the OpenAPI document: ${problem}`);
+  pending.push(problem);
+}
+
+/** A request target in absolute form (`GET http://host/path`, RFC 9112 section 3.2.2) as its path. */
+function originForm(target: string): string {
+  if (target.startsWith("/")) return target;
+  try {
+    const url = new URL(target);
+    return url.pathname + url.search;
+  } catch {
+    return target;
+  }
+}
+
+/**
+ * Records what `response` sends (its status, headers and body, as the client receives them) and
+ * hands it to `done` when it has been sent in full.
+ */
+function recordAnswer(request: IncomingMessage, response: ServerResponse, done: (exchange: Exchange) => void): void {
+  const chunks: Buffer[] = [];
+  const keep = (chunk: unknown, encoding?: unknown) => {
+    if (chunk === undefined || chunk === null || typeof chunk === "function") return;
+    chunks.push(
+      Buffer.isBuffer(chunk)
+        ? chunk
+        : Buffer.from(chunk as string, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8"),
+    );
+  };
+  // Fastify hands its headers to writeHead(), where getHeaders() does not see them
+  const written: Record<string, string | string[] | number | undefined> = {};
+  const writeHead = response.writeHead.bind(response) as (...args: unknown[]) => ServerResponse;
+  response.writeHead = ((status: number, ...rest: unknown[]) => {
+    const headers = rest.find((arg) => typeof arg === "object" && arg !== null);
+    if (headers && !Array.isArray(headers)) {
+      for (const [name, value] of Object.entries(headers)) written[name.toLowerCase()] = value as string;
+    }
+    return writeHead(status, ...rest);
+  }) as typeof response.writeHead;
+  const write = response.write.bind(response) as (...args: unknown[]) => boolean;
+  const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
+  response.write = ((chunk: unknown, ...rest: unknown[]) => {
+    keep(chunk, rest[0]);
+    return write(chunk, ...rest);
+  }) as typeof response.write;
+  response.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    keep(chunk, rest[0]);
+    return end(chunk, ...rest);
+  }) as typeof response.end;
+  response.once("finish", () =>
+    done({
+      method: request.method ?? "GET",
+      url: originForm(request.url ?? "/"),
+      status: response.statusCode,
+      headers: { ...(response.getHeaders() as Exchange["headers"]), ...written },
+      body: Buffer.concat(chunks).toString("utf8"),
+    }),
+  );
+}
+
+/**
+ * Checks every answer of `app.inject(options)` (the promise form), and every answer its server
+ * sends over a socket, against the app's OpenAPI document.
+ */
+export function checkAnswers(app: FastifyInstance): { assertSocketAnswersDocumented(): void } {
   const inject = app.inject.bind(app) as (options: InjectOptions | string) => Promise<LightMyRequestResponse>;
   const original = app.inject;
   let checker: OpenApiChecker | undefined;
@@ -270,6 +344,7 @@ export function checkAnswers(app: FastifyInstance): void {
     checker ??= checkerFor(JSON.stringify(app.swagger()));
     return checker;
   };
+  const overSockets: string[] = [];
   const checked = async (options: InjectOptions | string): Promise<LightMyRequestResponse> => {
     const response = await inject(options);
     const problem = documented().check({
@@ -278,15 +353,27 @@ export function checkAnswers(app: FastifyInstance): void {
       headers: response.headers,
       body: response.body,
     });
-    if (problem) {
-      const log = process.env.OPENAPI_CHECK_LOG;
-      if (!log) throw new Error(`answer outside the OpenAPI document: ${problem}`);
-      appendFileSync(log, `${JSON.stringify({ test: expect.getState().currentTestName, problem })}\n`);
-    }
+    if (problem) report(problem, "inject", overSockets);
     return response;
   };
   app.inject = ((options?: InjectOptions | string, callback?: unknown) =>
     options === undefined || callback !== undefined
       ? (original as (...args: unknown[]) => unknown).call(app, options, callback)
       : checked(options)) as typeof app.inject;
+
+  // before the app's own listener, which may answer before a later one is called
+  app.server.prependListener("request", (request: IncomingMessage, response: ServerResponse) =>
+    recordAnswer(request, response, (exchange) => {
+      const problem = documented().check(exchange);
+      if (problem) report(problem, "socket", overSockets);
+    }),
+  );
+  return {
+    assertSocketAnswersDocumented() {
+      if (overSockets.length === 0) return;
+      const listed = overSockets.map((problem) => `- ${problem}`).join("\n");
+      overSockets.length = 0;
+      throw new Error(`answers over a socket outside the OpenAPI document:\n${listed}`);
+    },
+  };
 }

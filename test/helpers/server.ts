@@ -58,8 +58,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     app = await buildApp({ log: false, ...serverOptions, dataDir });
     const created = await createFirstAdmin(app.services, { userName, password, temporary });
     const built = app;
-    // every answer a test receives through inject() must be one /openapi.json describes
-    checkAnswers(built);
+    // every answer a test receives, through inject() or a socket, must be one /openapi.json describes
+    const answers = checkAnswers(built);
     return {
       app: built,
       dataDir,
@@ -67,6 +67,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       close: async () => {
         await built.close();
         await rm(dataDir, { recursive: true, force: true });
+        answers.assertSocketAnswersDocumented();
       },
     };
   } catch (error) {
