@@ -1,6 +1,8 @@
-import { sql } from "kysely";
+import { CompiledQuery, sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
-import { STORES } from "../helpers/postgres.js";
+import { parseListQuery } from "../../src/server/services/events.js";
+import { listEventsQuery } from "../../src/server/store/events-repo.js";
+import { STORES, startPostgresTestServer } from "../helpers/postgres.js";
 import { type Call, loginToken, problemOf, USER_PASSWORD, useTestServer } from "../helpers/server.js";
 
 /**
@@ -231,5 +233,37 @@ describe.each(STORES)("atomic imports on %s", (_store, start) => {
     expect((await rawCounts()).hidden).toBe(0);
     expect((await admin("POST", EVENTS, event(`${p}-dead`))).statusCode).toBe(201);
     await member("DELETE", `${IMPORTS}/${next}`);
+  });
+});
+
+describe("the first page after a large atomic import on PostgreSQL", () => {
+  const server = useTestServer(
+    { loginRateLimit: { max: 10_000, timeWindowMs: 60_000 }, imports: { maxItems: 25_500, maxBytes: 8 * 1024 * 1024 } },
+    startPostgresTestServer,
+  );
+
+  /** The plan PostgreSQL picks, by itself, for the first page of the list in its default order. */
+  async function firstPagePlan(): Promise<string> {
+    const db = server.app.services.store.db;
+    const { sort } = parseListQuery({}, "postgres");
+    const compiled = listEventsQuery(db, { sort, limit: 21 }).compile();
+    const { rows } = await db.executeQuery<{ "QUERY PLAN": string }>(
+      CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]),
+    );
+    return rows.map((r) => r["QUERY PLAN"]).join("\n");
+  }
+
+  it("is read through the index, not by scanning and sorting every event", async () => {
+    const opened = await server.call("POST", IMPORTS, { onConflict: "fail" });
+    const { id } = opened.json() as { id: string };
+    for (let batch = 0; batch < 5; batch++) {
+      const items = Array.from({ length: 1000 }, (_, i) => event(`BIG-${batch}-${String(i).padStart(4, "0")}`));
+      expect((await server.call("POST", BATCH, { import: id, items })).statusCode).toBe(200);
+    }
+    const committed = await server.call("POST", `${IMPORTS}/${id}/commit`, {});
+    expect(committed.json()).toMatchObject({ committed: true, created: 5000 });
+    const plan = await firstPagePlan();
+    expect(plan).toContain("Index Scan using events_starts_at_idx");
+    expect(plan).not.toMatch(/Seq Scan|Sort/);
   });
 });

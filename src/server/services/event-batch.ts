@@ -372,7 +372,8 @@ export async function commitImport(
     if (failures.length === 0 && !dryRun) {
       while ((await imports.deleteStagedItems(db, id, CHUNK)) > 0);
       await db.transaction().execute(async (trx) => {
-        await repo.revealImportRows(trx, ctx.store.dialect, id);
+        const revealed = await repo.revealImportRows(trx, ctx.store.dialect, id);
+        await repo.refreshStatisticsAfterReveal(trx, ctx.store.dialect, revealed);
         for (const update of place.deferred.values()) {
           // deleted meanwhile by another writer: the import's version of it stands
           if (!(await repo.overwriteEvent(trx, update.row, update.bump))) {
