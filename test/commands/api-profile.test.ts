@@ -1,15 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { closedPort, errorOf, json, MODES, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 describe.each(MODES)("api (%s)", (mode) => {
-  let s: InProcessSession;
-  beforeAll(async () => {
-    s = await inProcessSession(mode);
-  });
-  afterAll(async () => s?.close());
+  const s = useInProcessSession(mode);
 
   it("api GET /auth/isLogged prints the JSON answer", async () => {
     const result = await s.run(["api", "GET", "/auth/isLogged"]);
@@ -80,13 +76,11 @@ describe.each(MODES)("api (%s)", (mode) => {
 });
 
 describe.each(MODES)("profiles (%s)", (mode) => {
-  let s: InProcessSession;
+  const s = useInProcessSession(mode);
   let port: number;
   beforeAll(async () => {
-    s = await inProcessSession(mode);
     port = await closedPort();
   });
-  afterAll(async () => s?.close());
 
   it("profile list and show tell the profiles, their servers and users", async () => {
     const list = await s.run(["profile", "list"]);

@@ -1,8 +1,8 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { errorOf, json, leaksOf, MODES, PASSWORD, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 const NEW_PASSWORD = "purple elephants dance at midnight 7";
 const WRONG_PASSWORD = "definitely not the right one 99";
@@ -13,11 +13,7 @@ function decodePart(part: string): Record<string, unknown> {
 }
 
 describe.each(MODES)("auth (%s)", (mode) => {
-  let s: InProcessSession;
-  beforeAll(async () => {
-    s = await inProcessSession(mode);
-  });
-  afterAll(async () => s?.close());
+  const s = useInProcessSession(mode);
 
   it("refuses a wrong password with exit 4 and one JSON error object on stderr", async () => {
     const result = await s.login(s.env, s.userName, WRONG_PASSWORD);

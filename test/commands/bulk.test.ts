@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type Env, errorOf, json, MODES, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 /**
  * POST /Bulk through `bizctl api` (run in the test process), embedded and against a server: the examples
@@ -17,7 +17,7 @@ type Json = any;
 type Result = { method: string; bulkId?: string; status: string; location?: string; version?: string; response?: Json };
 
 describe.each(MODES)("POST /Bulk (%s)", (mode) => {
-  let s: InProcessSession;
+  const s = useInProcessSession(mode);
   let support: Env;
 
   async function bulk(body: unknown, env?: Env): Promise<{ exitCode: number; Operations: Result[]; raw: Json }> {
@@ -38,7 +38,6 @@ describe.each(MODES)("POST /Bulk (%s)", (mode) => {
   const idOf = (result: Result) => String(result.location).split("/").pop() as string;
 
   beforeAll(async () => {
-    s = await inProcessSession(mode);
     const created = await s.run(["users", "create", "--user-name", "helpdesk", "--role", "support", "--json"]);
     expect(created.exitCode, show(created)).toBe(0);
     const { oneTimePassword } = json(created);
@@ -50,7 +49,6 @@ describe.each(MODES)("POST /Bulk (%s)", (mode) => {
     });
     expect(changed.exitCode, show(changed)).toBe(0);
   }, 120_000);
-  afterAll(async () => s?.close());
 
   it("advertises bulk and its limits in /ServiceProviderConfig", async () => {
     const config = await get("/ServiceProviderConfig");

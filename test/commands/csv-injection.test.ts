@@ -6,9 +6,9 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type CliResult, errorOf, httpJson, json, MODES, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 const EVIL_AGENT = '=HYPERLINK("http://evil/")';
 
@@ -51,11 +51,7 @@ const fieldsOf = <T extends Record<string, unknown>>(record: T, fields: readonly
   Object.fromEntries(fields.map((field) => [field, record[field]]));
 
 describe.each(MODES)("CSV a spreadsheet cannot run (%s)", (mode) => {
-  let s: InProcessSession;
-  beforeAll(async () => {
-    s = await inProcessSession(mode);
-  }, 60_000);
-  afterAll(async () => s?.close());
+  const s = useInProcessSession(mode, {}, 60_000);
 
   const ok = (result: CliResult) => expect(result.exitCode, show(result)).toBe(0);
 

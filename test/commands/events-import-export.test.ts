@@ -1,15 +1,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { errorOf, json, MODES, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 describe.each(MODES)("events import and export (%s)", (mode) => {
-  let s: InProcessSession;
-  beforeAll(async () => {
-    s = await inProcessSession(mode);
-  });
-  afterAll(async () => s?.close());
+  const s = useInProcessSession(mode);
 
   const codes = async () =>
     json<{ code: string }[]>(await s.run(["events", "list", "--page-size", "100", "--json"])).map((e) => e.code);

@@ -2,10 +2,10 @@
 // pages out, embedded and against a running server.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { EVENT_FIELDS } from "../../src/contract/events.js";
 import { json, MODES, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 const COUNT = 237;
 /** more than two pages of 100; three events per start time, so that the cursor crosses ties */
@@ -17,15 +17,13 @@ const EVENTS = Array.from({ length: COUNT }, (_, i) => ({
 }));
 
 describe.each(MODES)("events paging through the cursor (%s)", (mode) => {
-  let s: InProcessSession;
+  const s = useInProcessSession(mode);
   beforeAll(async () => {
-    s = await inProcessSession(mode);
     const file = join(s.sandbox.root, "paged.json");
     writeFileSync(file, JSON.stringify(EVENTS));
     const imported = await s.run(["events", "import", file, "--json"]);
     if (imported.exitCode !== 0) throw new Error(show(imported));
   });
-  afterAll(async () => s?.close());
 
   /** the expected codes: startsAt then code, or -startsAt then code */
   const expected = (descending: boolean, keep: (e: (typeof EVENTS)[number]) => boolean = () => true) =>

@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { errorOf, json, MODES, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 const STARTS = "startsAt=2027-01-10T09:00:00Z";
 
@@ -21,11 +21,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 describe.each(MODES)("events (%s)", (mode) => {
-  let s: InProcessSession;
-  beforeAll(async () => {
-    s = await inProcessSession(mode);
-  });
-  afterAll(async () => s?.close());
+  const s = useInProcessSession(mode);
 
   async function codes(): Promise<string[]> {
     const list = await s.run(["events", "list", "--page-size", "100", "--json"]);

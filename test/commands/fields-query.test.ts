@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { errorOf, json, MODES, show } from "../helpers/cli.js";
-import { expectScenario, type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { expectScenario, useInProcessSession } from "../helpers/in-process.js";
 
 /** Issue 15 part 3: unknown --fields exit 7 everywhere, --query (JMESPath), api -i/-H/--paginate. */
 
@@ -8,9 +8,8 @@ const NO_COLOR = { NO_COLOR: "1" };
 const TERMINAL = { tty: true, env: NO_COLOR };
 
 describe.each(MODES)("--fields, --query and api (%s)", (mode) => {
-  let s: InProcessSession;
+  const s = useInProcessSession(mode);
   beforeAll(async () => {
-    s = await inProcessSession(mode);
     for (const n of [1, 2, 3, 4, 5]) {
       const created = await s.run([
         "events",
@@ -38,7 +37,6 @@ describe.each(MODES)("--fields, --query and api (%s)", (mode) => {
     ]);
     expect(room.exitCode, show(room)).toBe(0);
   });
-  afterAll(async () => s?.close());
 
   const UNKNOWN: [string, string[]][] = [
     ["events list", ["events", "list", "--fields", "code,nosuch"]],

@@ -1,26 +1,24 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { closedPort, errorOf, json, MODES, show } from "../helpers/cli.js";
-import { expectScenario, type InProcessSession, inProcessSession, type Scenario } from "../helpers/in-process.js";
+import { expectScenario, type Scenario, useInProcessSession } from "../helpers/in-process.js";
 
 const EVENT = ["--set", "code=FLAG-1", "--set", "name=Flags", "--set", "startsAt=2027-01-10T09:00:00Z"];
 
 /** Global flags that mean what they say: --server stays one-off, URLs and output formats are checked. */
 describe.each(MODES)("flags (%s)", (mode) => {
-  let s: InProcessSession;
+  const s = useInProcessSession(mode);
   let down: string;
   const profileName = mode === "remote" ? "r" : "default";
   const config = () => readFileSync(join(s.sandbox.configDir, "config.json"), "utf8");
 
   beforeAll(async () => {
-    s = await inProcessSession(mode);
     down = `http://127.0.0.1:${await closedPort()}`;
     const created = await s.run(["events", "create", ...EVENT]);
     expect(created.exitCode, show(created)).toBe(0);
   });
-  afterAll(async () => s?.close());
 
   const usageErrors = [
     {
@@ -145,11 +143,7 @@ describe.each(MODES)("flags (%s)", (mode) => {
 
 /** The same checks on a terminal: one human error line on stderr (errors are JSON only when piped). */
 describe("flags and messages on a terminal (embedded)", () => {
-  let s: InProcessSession;
-  beforeAll(async () => {
-    s = await inProcessSession("embedded");
-  });
-  afterAll(async () => s?.close());
+  const s = useInProcessSession("embedded");
 
   const scenarios: (Scenario & { config?: string; dataDir?: string })[] = [
     {

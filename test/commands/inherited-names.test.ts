@@ -7,16 +7,15 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { errorOf, json, MODES, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 const INHERITED = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"];
 
 describe.each(MODES)("names every object inherits (%s)", (mode) => {
-  let s: InProcessSession;
+  const s = useInProcessSession(mode);
   beforeAll(async () => {
-    s = await inProcessSession(mode);
     const created = await s.run([
       "events",
       "create",
@@ -35,7 +34,6 @@ describe.each(MODES)("names every object inherits (%s)", (mode) => {
       expect(shelf.exitCode, show(shelf)).toBe(0);
     }
   });
-  afterAll(async () => s?.close());
 
   /** [what, the arguments with NAME where the name goes, the exit code, the error code] */
   const REFUSED: [string, string[], number, string][] = [

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type Env, errorOf, json, MODES, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 /**
  * Support staff through the CLI: they help ordinary users and never take over a
@@ -10,7 +10,7 @@ import { type InProcessSession, inProcessSession } from "../helpers/in-process.j
 const SUPPORT_PASSWORD = "amber kettle orbit 5521 willow";
 
 describe.each(MODES)("least privilege through the CLI (%s)", (mode) => {
-  let s: InProcessSession;
+  const s = useInProcessSession(mode);
   let support: Env;
   const ids: Record<string, string> = {};
 
@@ -22,7 +22,6 @@ describe.each(MODES)("least privilege through the CLI (%s)", (mode) => {
   }
 
   beforeAll(async () => {
-    s = await inProcessSession(mode);
     ids.admin = s.userId;
     const helpdesk = await createUser("helpdesk", "support");
     ids.support = helpdesk.id;
@@ -38,7 +37,6 @@ describe.each(MODES)("least privilege through the CLI (%s)", (mode) => {
     });
     expect(changed.exitCode, show(changed)).toBe(0);
   });
-  afterAll(async () => s?.close());
 
   const REFUSED: { name: string; args: (target: string) => string[] }[] = [
     { name: "set-password", args: (id) => ["users", "set-password", id, "--generate"] },

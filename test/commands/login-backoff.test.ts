@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { errorOf, MODES, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 /** `auth login`: a name without an account backs off exactly as an account does. */
 
 const WRONG = "not the password at all 0000";
 
 describe.each(MODES)("the login back-off by name (%s)", (mode) => {
-  let s: InProcessSession;
+  const s = useInProcessSession(mode);
   beforeAll(async () => {
-    s = await inProcessSession(mode);
     const created = await s.run(["users", "create", "--user-name", "jdoe", "--json"]);
     expect(created.exitCode, show(created)).toBe(0);
   });
-  afterAll(async () => s?.close());
 
   it("answers an account and a name nobody holds alike: exit 4, then account_locked naming the name", async () => {
     const seen: Record<string, { exit: number | undefined; code: string; message: string }[]> = {};

@@ -5,9 +5,9 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { errorOf, json, leaksOf, MODES, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 const MEMBER = "mia.member";
 const MEMBER_TEMPORARY = "temporary member passphrase 1";
@@ -22,13 +22,12 @@ interface Consumer {
 }
 
 describe.each(MODES)("oauth (%s)", (mode) => {
-  let s: InProcessSession;
+  const s = useInProcessSession(mode);
   let consumer: Consumer;
   let memberEnv: Record<string, string>;
   const secrets: string[] = [];
 
   beforeAll(async () => {
-    s = await inProcessSession(mode);
     const created = await s.run(
       [
         "oauth",
@@ -46,7 +45,6 @@ describe.each(MODES)("oauth (%s)", (mode) => {
     consumer = json<Consumer>(created);
     secrets.push(consumer.consumerSecret);
   });
-  afterAll(async () => s?.close());
 
   const profileName = () => (mode === "remote" ? "r" : "default");
   const config = (env = s.env) =>
@@ -89,22 +87,24 @@ describe.each(MODES)("oauth (%s)", (mode) => {
     expect(verifier).toEqual(expect.any(String));
 
     // both secrets on stdin, one per line, in prompt order: the consumer's, then the temporary token's
-    const exchanged = await s.run(
-      [
-        "oauth",
-        "access-token",
-        "--consumer-key",
-        consumer.consumerKey,
-        "--consumer-secret-stdin",
-        "--token",
-        temporary.oauth_token,
-        "--token-secret-stdin",
-        "--verifier",
-        verifier,
-        "--json",
-      ],
-      { input: `${consumer.consumerSecret}\n${temporary.oauth_token_secret}\n` },
-    );
+    const exchange = (...extra: string[]) =>
+      s.run(
+        [
+          "oauth",
+          "access-token",
+          "--consumer-key",
+          consumer.consumerKey,
+          "--consumer-secret-stdin",
+          "--token",
+          temporary.oauth_token,
+          "--token-secret-stdin",
+          "--verifier",
+          verifier,
+          ...extra,
+        ],
+        { input: `${consumer.consumerSecret}\n${temporary.oauth_token_secret}\n` },
+      );
+    const exchanged = await exchange("--json");
     expect(exchanged.exitCode, show(exchanged)).toBe(0);
     const result = json(exchanged);
     expect(result).toMatchObject({ profile: profileName(), consumerKey: consumer.consumerKey, user: s.userName });
@@ -114,21 +114,7 @@ describe.each(MODES)("oauth (%s)", (mode) => {
     expect((statSync(join(s.env.BIZCTL_CONFIG_DIR!, "config.json")).mode & 0o777).toString(8)).toBe("600");
 
     // the verifier is spent
-    const again = await s.run(
-      [
-        "oauth",
-        "access-token",
-        "--consumer-key",
-        consumer.consumerKey,
-        "--consumer-secret-stdin",
-        "--token",
-        temporary.oauth_token,
-        "--token-secret-stdin",
-        "--verifier",
-        verifier,
-      ],
-      { input: `${consumer.consumerSecret}\n${temporary.oauth_token_secret}\n` },
-    );
+    const again = await exchange();
     expect(again.exitCode, show(again)).toBe(4);
     expect(errorOf(again).code).toBe("oauth_verifier_invalid");
   });

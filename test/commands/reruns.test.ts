@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { json, MODES, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 /** Scripts run twice: creating what exists and deleting what is gone succeed when asked to. */
 
 const START = "--set=startsAt=2027-02-01T10:00:00Z";
 
 describe.each(MODES)("commands that are safe to run twice (%s)", (mode) => {
-  let s: InProcessSession;
-  beforeAll(async () => {
-    s = await inProcessSession(mode);
-  });
-  afterAll(async () => s?.close());
+  const s = useInProcessSession(mode);
 
   const twice = async (args: string[]) => {
     const first = await s.run(args);

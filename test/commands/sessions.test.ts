@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Env, errorOf, json, MODES, show, startServer } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 /**
  * Sessions through the commands (issue 14, part 4): staff list and end a user's sessions, a user
@@ -21,13 +21,8 @@ interface SessionRow {
 }
 
 describe.each(MODES)("sessions (%s)", (mode) => {
-  let s: InProcessSession;
+  const s = useInProcessSession(mode);
   let counter = 0;
-
-  beforeAll(async () => {
-    s = await inProcessSession(mode);
-  });
-  afterAll(async () => s?.close());
 
   /** A member with an e-mail, logged in on `devices` config dirs of its own. */
   async function memberOn(devices: number) {
@@ -111,11 +106,7 @@ describe.each(MODES)("sessions (%s)", (mode) => {
 });
 
 describe("the session cap through `server start --max-sessions`", () => {
-  let s: InProcessSession;
-  beforeAll(async () => {
-    s = await inProcessSession("embedded", { login: false });
-  });
-  afterAll(async () => s?.close());
+  const s = useInProcessSession("embedded", { login: false });
 
   it("ends the oldest login beyond the cap: its config dir is told to log in again (exit 4)", async () => {
     const server = await startServer(s.sandbox.dataDir, { env: s.env, args: ["--max-sessions", "2"] });

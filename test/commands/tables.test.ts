@@ -1,8 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { json, MODES, show } from "../helpers/cli.js";
-import { expectScenario, type InProcessSession, inProcessSession, type Scenario } from "../helpers/in-process.js";
+import { expectScenario, type Scenario, useInProcessSession } from "../helpers/in-process.js";
 
 /** Issue 15 part 4: compact tables, identifiers never cut, a footer when more pages exist, empty results said. */
 
@@ -14,9 +14,8 @@ const noFooter = (text: string) => expect(text).not.toMatch(/ of \d+: /);
 const nonEmptyLines = (text: string) => text.split("\n").filter((l) => l.trim() !== "");
 
 describe.each(MODES)("tables (%s)", (mode) => {
-  let s: InProcessSession;
+  const s = useInProcessSession(mode);
   beforeAll(async () => {
-    s = await inProcessSession(mode);
     const seed = Array.from({ length: 24 }, (_, i) => ({
       code: i === 0 ? LONG_CODE : `T${String(i + 1).padStart(2, "0")}`,
       name: `${LONG_NAME} ${i + 1}`,
@@ -32,7 +31,6 @@ describe.each(MODES)("tables (%s)", (mode) => {
       expect(room.exitCode, show(room)).toBe(0);
     }
   }, 180_000);
-  afterAll(async () => s?.close());
 
   it.each([60, 80, 100])(
     "at %i columns a code is never cut, one line a record, a footer on stderr",

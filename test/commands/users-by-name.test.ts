@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { errorOf, json, MODES, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 /** Every `users` verb takes an id, a user name or an e-mail address, as support staff know a user. */
 
@@ -8,7 +8,7 @@ type Reference = "id" | "userName" | "e-mail";
 const REFERENCES: Reference[] = ["id", "userName", "e-mail"];
 
 describe.each(MODES)("users by id, name or e-mail (%s)", (mode) => {
-  let s: InProcessSession;
+  const s = useInProcessSession(mode);
   let counter = 0;
 
   /** a fresh member with an e-mail; returns how to name it */
@@ -19,11 +19,6 @@ describe.each(MODES)("users by id, name or e-mail (%s)", (mode) => {
     expect(created.exitCode, show(created)).toBe(0);
     return { id: json(created).id, userName, "e-mail": email.toUpperCase() };
   }
-
-  beforeAll(async () => {
-    s = await inProcessSession(mode);
-  });
-  afterAll(async () => s?.close());
 
   const VERBS: { verb: string; args: (ref: string) => string[]; check?: (out: Record<string, unknown>) => void }[] = [
     { verb: "get", args: (ref) => ["users", "get", ref, "--json"], check: (u) => expect(u.resourceType).toBe("User") },

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { errorOf, MODES, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
+import { useInProcessSession } from "../helpers/in-process.js";
 
 /** Issue 15 part 6: a type error names the field and what it expected, once, not every anyOf branch. */
 
@@ -46,11 +46,7 @@ const SCENARIOS: { name: string; args: string[]; path: string; says: RegExp }[] 
 ];
 
 describe.each(MODES)("validation messages (%s)", (mode) => {
-  let s: InProcessSession;
-  beforeAll(async () => {
-    s = await inProcessSession(mode);
-  });
-  afterAll(async () => s?.close());
+  const s = useInProcessSession(mode);
 
   it.each(SCENARIOS)("piped: $name is one readable issue", async ({ args, path, says }) => {
     const result = await s.run(args);

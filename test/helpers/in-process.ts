@@ -7,7 +7,7 @@
  * prompts, the working directory, what a server writes to fd 2) stays with the binary: cli.ts.
  */
 import { PassThrough, Writable } from "node:stream";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { run } from "../../src/main.js";
 import {
   type CliResult,
@@ -67,6 +67,32 @@ export function inProcessSession(
   options: Omit<SessionOptions<InProcessOptions>, "runner"> = {},
 ): Promise<InProcessSession> {
   return initAndLogin(mode, { ...options, runner: runInProcess });
+}
+
+/**
+ * The in-process session of one describe block: started (initialised and logged in) before its
+ * first test, closed after its last. Its members are there inside tests and hooks, once it has
+ * started; hooks declared after this call see it started.
+ */
+export function useInProcessSession(
+  mode: Mode = "embedded",
+  options: Omit<SessionOptions<InProcessOptions>, "runner"> = {},
+  timeoutMs?: number,
+): InProcessSession {
+  let session: InProcessSession | undefined;
+  beforeAll(async () => {
+    session = await inProcessSession(mode, options);
+  }, timeoutMs);
+  afterAll(async () => session?.close());
+  const started = () => {
+    if (!session) throw new Error("the session starts in beforeAll: use it inside a test or a hook");
+    return session;
+  };
+  // every member read or written goes to the started session (a test may update its password)
+  return new Proxy({} as InProcessSession, {
+    get: (_target, key) => Reflect.get(started(), key),
+    set: (_target, key, value) => Reflect.set(started(), key, value),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

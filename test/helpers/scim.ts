@@ -3,6 +3,7 @@
  * application/scim+json with a Bearer token, on SQLite or on a PostgreSQL database of its own.
  */
 import { request } from "undici";
+import { afterAll, beforeAll } from "vitest";
 import { startPostgresTestServer } from "./postgres.js";
 import {
   ADMIN_PASSWORD,
@@ -20,6 +21,33 @@ export const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 export const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 export const ENTERPRISE_SCHEMA = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 export const LIST_RESPONSE = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
+/** bizctl's extension of the User: the account state (firstLogin, locked) */
+export const ACCOUNT_SCHEMA = "urn:bizctl:schemas:extension:account:2.0:User";
+
+/** One operation of a PATCH (RFC 7644 section 3.5.2). */
+export interface PatchOperation {
+  op: string;
+  path?: string;
+  value?: unknown;
+}
+
+/** A PATCH request's body of these operations. */
+export const patchOf = (...Operations: PatchOperation[]) => ({ schemas: [PATCH_OP], Operations });
+
+/** An attribute as /Schemas describes it (RFC 7643 section 7). */
+export interface SchemaAttribute {
+  name: string;
+  type: string;
+  multiValued: boolean;
+  required: boolean;
+  mutability: string;
+  returned: string;
+  uniqueness: string;
+  caseExact: boolean;
+  description: string;
+  canonicalValues?: string[];
+  subAttributes?: SchemaAttribute[];
+}
 
 export interface Wire {
   status: number;
@@ -79,6 +107,39 @@ export async function startScimServer(
     await server.close();
     throw error;
   }
+}
+
+/**
+ * The SCIM server of one describe block, started (its admin logged in) before its first test and
+ * closed after its last; its members are there inside tests and hooks. Hooks declared after this
+ * call see it started.
+ */
+export function useScimServer(
+  start: (options?: TestServerOptions) => Promise<TestServer>,
+  options: TestServerOptions = {},
+): ScimServer {
+  let scim: ScimServer | undefined;
+  beforeAll(async () => {
+    scim = await startScimServer(start, options);
+  });
+  afterAll(async () => scim?.close());
+  const started = () => {
+    if (!scim) throw new Error("the SCIM server starts in beforeAll: use it inside a test or a hook");
+    return scim;
+  };
+  return {
+    get server() {
+      return started().server;
+    },
+    get base() {
+      return started().base;
+    },
+    get token() {
+      return started().token;
+    },
+    call: (...request) => started().call(...request),
+    close: () => started().close(),
+  };
 }
 
 /**

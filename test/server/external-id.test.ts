@@ -5,18 +5,17 @@
  */
 import { rm } from "node:fs/promises";
 import { sql } from "kysely";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/server/store/database.js";
 import { migrateTo, migrateToLatest } from "../../src/server/store/migrator.js";
 import { createTestDatabase } from "../helpers/postgres.js";
-import { DATABASES, type ScimServer, startScimServer } from "../helpers/scim.js";
+import { DATABASES, useScimServer } from "../helpers/scim.js";
 import { makeDataDir } from "../helpers/server.js";
 
 describe.each(DATABASES)("externalId ($name)", ({ start }) => {
-  let scim: ScimServer;
+  const scim = useScimServer(start);
   const ids: Record<string, string> = {};
   beforeAll(async () => {
-    scim = await startScimServer(start);
     ids.admin = scim.server.admin.id;
     for (const [key, body] of [
       ["user", { resourceType: "User", userName: "ext.one", externalId: "E-1" }],
@@ -28,7 +27,6 @@ describe.each(DATABASES)("externalId ($name)", ({ start }) => {
       ids[key] = created.json().id;
     }
   });
-  afterAll(async () => scim?.close());
 
   const found = async (filter: string, types = "User") => {
     const answer = await scim.call("GET", `/Resources?resourcetypes=${types}&filter=${encodeURIComponent(filter)}`);

@@ -2,42 +2,24 @@
  * The SCIM discovery endpoints (RFC 7644 section 4, RFC 7643 sections 5-7) and the SCIM wire
  * (media type, error bodies, query parameter names in any case), over a real socket.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OAuthConsumerInput, UserInput } from "../../src/contract/resources.js";
 import {
+  ACCOUNT_SCHEMA,
+  type SchemaAttribute as Attribute,
   DATABASES,
   ENTERPRISE_SCHEMA,
   LIST_RESPONSE,
   SCIM_MEDIA_TYPE,
-  type ScimServer,
   scimErrorOf,
-  startScimServer,
   USER_SCHEMA,
+  useScimServer,
 } from "../helpers/scim.js";
 
-const ACCOUNT_SCHEMA = "urn:bizctl:schemas:extension:account:2.0:User";
 const CONSUMER_SCHEMA = "urn:bizctl:schemas:OAuthConsumer";
 
-interface Attribute {
-  name: string;
-  type: string;
-  multiValued: boolean;
-  required: boolean;
-  mutability: string;
-  returned: string;
-  uniqueness: string;
-  caseExact: boolean;
-  description: string;
-  canonicalValues?: string[];
-  subAttributes?: Attribute[];
-}
-
 describe.each(DATABASES)("SCIM discovery and wire ($name)", ({ start }) => {
-  let scim: ScimServer;
-  beforeAll(async () => {
-    scim = await startScimServer(start);
-  });
-  afterAll(async () => scim?.close());
+  const scim = useScimServer(start);
 
   const anonymous = (path: string) => scim.call("GET", path, undefined, { authorization: "" });
 

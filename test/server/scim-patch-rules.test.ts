@@ -4,16 +4,21 @@
  * and the audit trail. Over a real socket, on SQLite and PostgreSQL, through /Users, /Me and
  * /Resources alike. A refusal changes nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { authHeader, createConsumer, injectFlow, signer } from "../helpers/oauth.js";
-import { DATABASES, PATCH_OP, type ScimServer, scimErrorOf, startScimServer } from "../helpers/scim.js";
+import {
+  DATABASES,
+  type PatchOperation as Op,
+  PATCH_OP,
+  patchOf as patch,
+  type ScimServer,
+  scimErrorOf,
+  useScimServer,
+} from "../helpers/scim.js";
 import { insertUser, loginToken } from "../helpers/server.js";
 
 const PASSWORD = "a passphrase long enough for the policy 31";
 const TEMPORARY = "another long temporary passphrase 2042";
-
-type Op = { op: string; path?: string; value?: unknown };
-const patch = (...Operations: Op[]) => ({ schemas: [PATCH_OP], Operations });
 
 interface World {
   scim: ScimServer;
@@ -21,137 +26,89 @@ interface World {
   tokens: Record<"admin" | "member" | "support", string>;
 }
 
-/** [what, who calls, the path, the operations, the status, the problem code] */
-const REFUSED: [string, "admin" | "member" | "support", (w: World) => string, Op[], number, string][] = [
-  [
-    "a member adds the admin role to itself through /Me",
-    "member",
-    () => "/Me",
-    [{ op: "add", path: "roles", value: [{ value: "admin" }] }],
-    403,
-    "forbidden",
-  ],
-  [
-    "a member replaces its roles through /Users/{id}",
-    "member",
-    (w) => `/Users/${w.ids.member}`,
-    [{ op: "replace", path: "roles", value: [{ value: "admin" }] }],
-    403,
-    "forbidden",
-  ],
-  [
-    "a member changes its roles through /Resources/{id}",
-    "member",
-    (w) => `/Resources/${w.ids.member}`,
-    [{ op: "replace", path: 'roles[value eq "member"].value', value: "admin" }],
-    403,
-    "forbidden",
-  ],
-  [
-    "a member changes its own displayName (members change no User)",
-    "member",
-    () => "/Me",
-    [{ op: "replace", path: "displayName", value: "Me" }],
-    403,
-    "forbidden",
-  ],
-  [
-    "a member patches another User: it cannot even see it",
-    "member",
-    (w) => `/Users/${w.ids.ordinary}`,
-    [{ op: "replace", path: "active", value: false }],
-    404,
-    "not_found",
-  ],
-  [
-    "support disables an admin",
-    "support",
-    (w) => `/Users/${w.ids.admin}`,
-    [{ op: "Replace", path: "active", value: "False" }],
-    403,
-    "forbidden",
-  ],
-  [
-    "support makes an ordinary user an admin",
-    "support",
-    (w) => `/Users/${w.ids.ordinary}`,
-    [{ op: "add", path: "roles", value: [{ value: "admin" }] }],
-    403,
-    "forbidden",
-  ],
-  [
-    "support changes a custom resource",
-    "support",
-    (w) => `/Resources/${w.ids.device}`,
-    [{ op: "replace", path: "label", value: "x" }],
-    403,
-    "forbidden",
-  ],
-  [
-    "the last admin disables itself",
-    "admin",
-    () => "/Me",
-    [{ op: "replace", path: "active", value: false }],
-    409,
-    "last_admin",
-  ],
-  [
-    "the last admin drops its admin role",
-    "admin",
-    (w) => `/Users/${w.ids.admin}`,
-    [{ op: "remove", path: 'roles[value eq "admin"]' }],
-    409,
-    "last_admin",
-  ],
-  [
-    "a userName another user has (in another case)",
-    "admin",
-    (w) => `/Users/${w.ids.ordinary}`,
-    [{ op: "replace", path: "userName", value: "SAM.SUPPORT" }],
-    409,
-    "conflict",
-  ],
-  [
-    "removing the userName",
-    "admin",
-    (w) => `/Users/${w.ids.ordinary}`,
-    [{ op: "remove", path: "userName" }],
-    400,
-    "validation_failed",
-  ],
-  [
-    "an e-mail that is none",
-    "admin",
-    (w) => `/Users/${w.ids.ordinary}`,
-    [{ op: "add", path: 'emails[type eq "work"].value', value: "not an address" }],
-    400,
-    "validation_failed",
-  ],
-  [
-    "a weak temporary password",
-    "admin",
-    (w) => `/Users/${w.ids.ordinary}`,
-    [{ op: "replace", path: "password", value: "short" }],
-    400,
-    "weak_password",
-  ],
-  [
-    "a passwordHash, which only a create takes",
-    "admin",
-    (w) => `/Users/${w.ids.ordinary}`,
-    [{ op: "add", path: "passwordHash", value: "$2b$10$abcdefghijklmnopqrstuv" }],
-    400,
-    "validation_failed",
-  ],
+type Who = "admin" | "member" | "support";
+/** [what, who calls, the path (":member" stands for that user's id), the operations, the status, the problem code] */
+type Refusal = [string, Who, string, Op[], number, string];
+
+/** [what, the path, the operation]: each sent by `who`, each refused with this status and problem code */
+const refused = (who: Who, status: number, code: string, rows: [string, string, Op][]): Refusal[] =>
+  rows.map(([what, path, operation]) => [what, who, path, [operation], status, code]);
+
+const REFUSED: Refusal[] = [
+  ...refused("member", 403, "forbidden", [
+    [
+      "a member adds the admin role to itself through /Me",
+      "/Me",
+      { op: "add", path: "roles", value: [{ value: "admin" }] },
+    ],
+    [
+      "a member replaces its roles through /Users/{id}",
+      "/Users/:member",
+      { op: "replace", path: "roles", value: [{ value: "admin" }] },
+    ],
+    [
+      "a member changes its roles through /Resources/{id}",
+      "/Resources/:member",
+      { op: "replace", path: 'roles[value eq "member"].value', value: "admin" },
+    ],
+    [
+      "a member changes its own displayName (members change no User)",
+      "/Me",
+      { op: "replace", path: "displayName", value: "Me" },
+    ],
+  ]),
+  ...refused("member", 404, "not_found", [
+    [
+      "a member patches another User: it cannot even see it",
+      "/Users/:ordinary",
+      { op: "replace", path: "active", value: false },
+    ],
+  ]),
+  ...refused("support", 403, "forbidden", [
+    ["support disables an admin", "/Users/:admin", { op: "Replace", path: "active", value: "False" }],
+    [
+      "support makes an ordinary user an admin",
+      "/Users/:ordinary",
+      { op: "add", path: "roles", value: [{ value: "admin" }] },
+    ],
+    ["support changes a custom resource", "/Resources/:device", { op: "replace", path: "label", value: "x" }],
+  ]),
+  ...refused("admin", 409, "last_admin", [
+    ["the last admin disables itself", "/Me", { op: "replace", path: "active", value: false }],
+    ["the last admin drops its admin role", "/Users/:admin", { op: "remove", path: 'roles[value eq "admin"]' }],
+  ]),
+  ...refused("admin", 409, "conflict", [
+    [
+      "a userName another user has (in another case)",
+      "/Users/:ordinary",
+      { op: "replace", path: "userName", value: "SAM.SUPPORT" },
+    ],
+  ]),
+  ...refused("admin", 400, "validation_failed", [
+    ["removing the userName", "/Users/:ordinary", { op: "remove", path: "userName" }],
+    [
+      "an e-mail that is none",
+      "/Users/:ordinary",
+      { op: "add", path: 'emails[type eq "work"].value', value: "not an address" },
+    ],
+    [
+      "a passwordHash, which only a create takes",
+      "/Users/:ordinary",
+      { op: "add", path: "passwordHash", value: "$2b$10$abcdefghijklmnopqrstuv" },
+    ],
+  ]),
+  ...refused("admin", 400, "weak_password", [
+    ["a weak temporary password", "/Users/:ordinary", { op: "replace", path: "password", value: "short" }],
+  ]),
 ];
 
 describe.each(DATABASES)("PATCH under the rules of PUT ($name)", ({ start }) => {
-  const w = { ids: {}, tokens: {} } as World;
+  const w = { scim: useScimServer(start), ids: {}, tokens: {} } as World;
   const as = (who: keyof World["tokens"]) => ({ authorization: `Bearer ${w.tokens[who]}` });
+  const at = (path: string) => path.replace(/:(\w+)/, (_, key: keyof World["ids"]) => w.ids[key]);
   const state = async () => (await w.scim.call("GET", "/Resources?count=500&sortBy=id")).text;
 
   beforeAll(async () => {
-    w.scim = await startScimServer(start);
     const app = w.scim.server.app;
     for (const [key, userName, role] of [
       ["member", "mia.member", "member"],
@@ -167,12 +124,11 @@ describe.each(DATABASES)("PATCH under the rules of PUT ($name)", ({ start }) => 
     const device = await w.scim.call("POST", "/Resources", { resourceType: "Device", label: "printer" });
     w.ids.device = device.json().id;
   });
-  afterAll(async () => w.scim?.close());
 
   it.each(REFUSED)("refuses %s", async (_what, who, path, operations, status, code) => {
     const before = await state();
-    const answer = await w.scim.call("PATCH", path(w), patch(...operations), as(who));
-    const error = path(w).startsWith("/Resources")
+    const answer = await w.scim.call("PATCH", at(path), patch(...operations), as(who));
+    const error = path.startsWith("/Resources")
       ? (() => {
           expect(answer.status, answer.text).toBe(status);
           return answer.json();

@@ -6,17 +6,18 @@
  * connection, look the user up, create it, read it, find it by userName, externalId and work
  * e-mail, update it with PATCH, disable it, delete it. Each step is a row; they run in order.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   DATABASES,
   ENTERPRISE_SCHEMA,
   LIST_RESPONSE,
-  PATCH_OP,
+  type PatchOperation,
+  patchOf,
   SCIM_MEDIA_TYPE,
   type ScimServer,
   scimErrorOf,
-  startScimServer,
   USER_SCHEMA,
+  useScimServer,
   type Wire,
 } from "../helpers/scim.js";
 
@@ -44,10 +45,19 @@ interface Run {
   etag: string;
 }
 
-const patch = (...Operations: { op: string; path?: string; value?: unknown }[]) => ({
-  schemas: [PATCH_OP],
-  Operations,
-});
+/** Step["request"] of a PATCH of the run's user with these operations */
+const patchUser =
+  (...operations: PatchOperation[]) =>
+  (run: Run): ReturnType<Step["request"]> => ["PATCH", `/Users/${run.id}`, patchOf(...operations)];
+/** the same, sent with the If-Match of the run's last ETag */
+const patchUserIfMatch =
+  (...operations: PatchOperation[]) =>
+  (run: Run): ReturnType<Step["request"]> => [
+    "PATCH",
+    `/Users/${run.id}`,
+    patchOf(...operations),
+    { "if-match": run.etag },
+  ];
 
 const NEW_USER_NAME = "5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com";
 
@@ -170,14 +180,10 @@ const STEPS: [string, Step][] = [
   [
     "Update User [Multi-valued properties]: Replace a work e-mail by value filter, and name.familyName",
     {
-      request: (run) => [
-        "PATCH",
-        `/Users/${run.id}`,
-        patch(
-          { op: "Replace", path: 'emails[type eq "work"].value', value: "updatedEmail@microsoft.com" },
-          { op: "Replace", path: "name.familyName", value: "updatedFamilyName" },
-        ),
-      ],
+      request: patchUser(
+        { op: "Replace", path: 'emails[type eq "work"].value', value: "updatedEmail@microsoft.com" },
+        { op: "Replace", path: "name.familyName", value: "updatedFamilyName" },
+      ),
       expect: (answer, run) => {
         const user = userOf(answer);
         expect(user).toMatchObject({
@@ -193,25 +199,21 @@ const STEPS: [string, Step][] = [
   [
     "Update User [Single-valued properties]: Replace userName",
     {
-      request: (run) => ["PATCH", `/Users/${run.id}`, patch({ op: "Replace", path: "userName", value: NEW_USER_NAME })],
+      request: patchUser({ op: "Replace", path: "userName", value: NEW_USER_NAME }),
       expect: (answer) => expect(userOf(answer).userName).toBe(NEW_USER_NAME),
     },
   ],
   [
     "replace multiple attributes as Entra ID sends them without its compliance flag",
     {
-      request: (run) => [
-        "PATCH",
-        `/Users/${run.id}`,
-        patch(
-          { op: "Replace", path: "displayName", value: "Pvlo" },
-          { op: "Replace", path: 'emails[type eq "work"].value', value: "TestBcwqnm@test.microsoft.com" },
-          { op: "Replace", path: "name.givenName", value: "Gtfd" },
-          { op: "Replace", path: "name.familyName", value: "Pkqf" },
-          { op: "Replace", path: "externalId", value: "Eqpj" },
-          { op: "Replace", path: `${ENTERPRISE_SCHEMA}:employeeNumber`, value: "Eqpj" },
-        ),
-      ],
+      request: patchUser(
+        { op: "Replace", path: "displayName", value: "Pvlo" },
+        { op: "Replace", path: 'emails[type eq "work"].value', value: "TestBcwqnm@test.microsoft.com" },
+        { op: "Replace", path: "name.givenName", value: "Gtfd" },
+        { op: "Replace", path: "name.familyName", value: "Pkqf" },
+        { op: "Replace", path: "externalId", value: "Eqpj" },
+        { op: "Replace", path: `${ENTERPRISE_SCHEMA}:employeeNumber`, value: "Eqpj" },
+      ),
       expect: (answer) =>
         expect(userOf(answer)).toMatchObject({
           schemas: expect.arrayContaining([USER_SCHEMA, ENTERPRISE_SCHEMA]),
@@ -226,22 +228,18 @@ const STEPS: [string, Step][] = [
   [
     "and with its compliance flag: a replace without a path whose members are paths",
     {
-      request: (run) => [
-        "PATCH",
-        `/Users/${run.id}`,
-        patch(
-          { op: "replace", path: 'emails[type eq "work"].value', value: "TestMhvaes@test.microsoft.com" },
-          {
-            op: "replace",
-            value: {
-              displayName: "Bjfe",
-              "name.givenName": "Kkom",
-              "name.familyName": "Unua",
-              [`${ENTERPRISE_SCHEMA}:employeeNumber`]: "Aklq",
-            },
+      request: patchUser(
+        { op: "replace", path: 'emails[type eq "work"].value', value: "TestMhvaes@test.microsoft.com" },
+        {
+          op: "replace",
+          value: {
+            displayName: "Bjfe",
+            "name.givenName": "Kkom",
+            "name.familyName": "Unua",
+            [`${ENTERPRISE_SCHEMA}:employeeNumber`]: "Aklq",
           },
-        ),
-      ],
+        },
+      ),
       expect: (answer) =>
         expect(userOf(answer)).toMatchObject({
           displayName: "Bjfe",
@@ -254,33 +252,25 @@ const STEPS: [string, Step][] = [
   [
     "add a single-value string attribute: Add nickName",
     {
-      request: (run) => ["PATCH", `/Users/${run.id}`, patch({ op: "Add", path: "nickName", value: "Babs" })],
+      request: patchUser({ op: "Add", path: "nickName", value: "Babs" }),
       expect: (answer) => expect(userOf(answer).nickName).toBe("Babs"),
     },
   ],
   [
     "add a mobile phone through a value filter that selects nothing yet: the element is made",
     {
-      request: (run) => [
-        "PATCH",
-        `/Users/${run.id}`,
-        patch({ op: "Add", path: 'phoneNumbers[type eq "mobile"].value', value: "555-555-4444" }),
-      ],
+      request: patchUser({ op: "Add", path: 'phoneNumbers[type eq "mobile"].value', value: "555-555-4444" }),
       expect: (answer) => expect(userOf(answer).phoneNumbers).toEqual([{ type: "mobile", value: "555-555-4444" }]),
     },
   ],
   [
     "update the manager as Entra ID sends it: Add manager with a list of one reference",
     {
-      request: (run) => [
-        "PATCH",
-        `/Users/${run.id}`,
-        patch({
-          op: "Add",
-          path: "manager",
-          value: [{ $ref: "http://example.com/scim/Users/00aa00aa", value: "00aa00aa-bb11-cc22-dd33-44ee44ee44ee" }],
-        }),
-      ],
+      request: patchUser({
+        op: "Add",
+        path: "manager",
+        value: [{ $ref: "http://example.com/scim/Users/00aa00aa", value: "00aa00aa-bb11-cc22-dd33-44ee44ee44ee" }],
+      }),
       expect: (answer) =>
         expect(userOf(answer)[ENTERPRISE_SCHEMA].manager).toEqual({
           $ref: "http://example.com/scim/Users/00aa00aa",
@@ -298,19 +288,14 @@ const STEPS: [string, Step][] = [
   [
     "a PATCH with a stale If-Match: 412, nothing changed",
     {
-      request: (run) => [
-        "PATCH",
-        `/Users/${run.id}`,
-        patch({ op: "Replace", path: "title", value: "Lost" }),
-        { "if-match": run.etag },
-      ],
+      request: patchUserIfMatch({ op: "Replace", path: "title", value: "Lost" }),
       expect: (answer) => expect(scimErrorOf(answer, 412).code).toBe("precondition_failed"),
     },
   ],
   [
     'Disable User as Entra ID sends it without its flag: Replace active "False"',
     {
-      request: (run) => ["PATCH", `/Users/${run.id}`, patch({ op: "Replace", path: "active", value: "False" })],
+      request: patchUser({ op: "Replace", path: "active", value: "False" }),
       expect: (answer, run) => {
         expect(userOf(answer).active).toBe(false);
         expect(userOf(answer).title).toBeUndefined();
@@ -328,19 +313,14 @@ const STEPS: [string, Step][] = [
   [
     "enable it again with the current If-Match: Replace active true",
     {
-      request: (run) => [
-        "PATCH",
-        `/Users/${run.id}`,
-        patch({ op: "replace", path: "active", value: true }),
-        { "if-match": run.etag },
-      ],
+      request: patchUserIfMatch({ op: "replace", path: "active", value: true }),
       expect: (answer) => expect(userOf(answer).active).toBe(true),
     },
   ],
   [
     "Disable User as Entra ID sends it with its flag: replace active false",
     {
-      request: (run) => ["PATCH", `/Users/${run.id}`, patch({ op: "replace", path: "active", value: false })],
+      request: patchUser({ op: "replace", path: "active", value: false }),
       expect: (answer) => expect(userOf(answer).active).toBe(false),
     },
   ],
@@ -361,11 +341,7 @@ const STEPS: [string, Step][] = [
 ];
 
 describe.each(DATABASES)("an Entra-ID-style provisioning run ($name)", ({ start }) => {
-  const run = { id: "", etag: "" } as Run;
-  beforeAll(async () => {
-    run.scim = await startScimServer(start);
-  });
-  afterAll(async () => run.scim?.close());
+  const run: Run = { scim: useScimServer(start), id: "", etag: "" };
 
   it.each(STEPS)("%s", async (_what, step) => {
     const [method, path, body, headers] = step.request(run);

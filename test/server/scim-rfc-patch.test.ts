@@ -4,34 +4,30 @@
  * /Resources on a resource of a custom type named Group (bizctl has no built-in groups). Each
  * answers 200 with the resource as the RFC describes the change.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASES, PATCH_OP, type ScimServer, startScimServer, USER_SCHEMA } from "../helpers/scim.js";
+import { describe, expect, it } from "vitest";
+import { FULL_USER } from "../fixtures/scim-rfc-examples.js";
+import { DATABASES, type PatchOperation, patchOf, USER_SCHEMA, useScimServer } from "../helpers/scim.js";
 
 type Json = Record<string, unknown>;
 
+/** RFC 7643 section 8.2's bjensen, as far as the examples need her: her work e-mail, her two addresses */
 const BJENSEN = {
   schemas: [USER_SCHEMA],
   userName: "bjensen",
-  emails: [{ value: "bjensen@example.com", type: "work", primary: true }],
-  addresses: [
-    {
-      type: "work",
-      streetAddress: "100 Universal City Plaza",
-      locality: "Hollywood",
-      region: "CA",
-      postalCode: "91608",
-      country: "USA",
-      primary: true,
-    },
-    {
-      type: "home",
-      streetAddress: "456 Hollywood Blvd",
-      locality: "Hollywood",
-      region: "CA",
-      postalCode: "91608",
-      country: "USA",
-    },
-  ],
+  emails: [FULL_USER.emails[0]],
+  addresses: FULL_USER.addresses.map(({ formatted: _formatted, ...address }) => address),
+};
+
+/** RFC 7644 section 3.5.2.3's new work address */
+const NEW_WORK_ADDRESS = {
+  type: "work",
+  streetAddress: "911 Universal City Plaza",
+  locality: "Hollywood",
+  region: "CA",
+  postalCode: "91608",
+  country: "US",
+  formatted: "911 Universal City Plaza\nHollywood, CA 91608 US",
+  primary: true,
 };
 
 const BABS = {
@@ -53,10 +49,8 @@ const TOUR_GUIDES = {
   ],
 };
 
-const patchOf = (...Operations: Json[]) => ({ schemas: [PATCH_OP], Operations });
-
 /** [section, the operations as the RFC prints them, what the User holds afterwards] */
-const ON_USERS: [string, Json[], (user: Json) => void][] = [
+const ON_USERS: [string, PatchOperation[], (user: Json) => void][] = [
   [
     "3.5.2.1: add without a path, two e-mails and a nickname",
     [{ op: "add", value: { emails: [{ value: "babs@jensen.org", type: "home" }], nickname: "Babs" } }],
@@ -75,20 +69,11 @@ const ON_USERS: [string, Json[], (user: Json) => void][] = [
     [
       {
         op: "replace",
-        value: {
-          emails: [
-            { value: "bjensen@example.com", type: "work", primary: true },
-            { value: "babs@jensen.org", type: "home" },
-          ],
-          nickname: "Babs",
-        },
+        value: { emails: FULL_USER.emails, nickname: "Babs" },
       },
     ],
     (user) => {
-      expect(user.emails).toEqual([
-        { value: "bjensen@example.com", type: "work", primary: true },
-        { value: "babs@jensen.org", type: "home" },
-      ]);
+      expect(user.emails).toEqual(FULL_USER.emails);
       expect(user.nickName).toBe("Babs");
     },
   ],
@@ -98,32 +83,10 @@ const ON_USERS: [string, Json[], (user: Json) => void][] = [
       {
         op: "replace",
         path: 'addresses[type eq "work"]',
-        value: {
-          type: "work",
-          streetAddress: "911 Universal City Plaza",
-          locality: "Hollywood",
-          region: "CA",
-          postalCode: "91608",
-          country: "US",
-          formatted: "911 Universal City Plaza\nHollywood, CA 91608 US",
-          primary: true,
-        },
+        value: NEW_WORK_ADDRESS,
       },
     ],
-    (user) =>
-      expect(user.addresses).toEqual([
-        {
-          type: "work",
-          streetAddress: "911 Universal City Plaza",
-          locality: "Hollywood",
-          region: "CA",
-          postalCode: "91608",
-          country: "US",
-          formatted: "911 Universal City Plaza\nHollywood, CA 91608 US",
-          primary: true,
-        },
-        BJENSEN.addresses[1],
-      ]),
+    (user) => expect(user.addresses).toEqual([NEW_WORK_ADDRESS, BJENSEN.addresses[1]]),
   ],
   [
     '3.5.2.3: replace addresses[type eq "work"].streetAddress',
@@ -137,7 +100,7 @@ const ON_USERS: [string, Json[], (user: Json) => void][] = [
 ];
 
 /** [section, the operations, the members afterwards] */
-const ON_GROUPS: [string, Json[], unknown][] = [
+const ON_GROUPS: [string, PatchOperation[], unknown][] = [
   ["3.5.2.1: add a member", [{ op: "add", path: "members", value: [BABS] }], [...TOUR_GUIDES.members, BABS]],
   ["3.5.2.2: remove every member", [{ op: "remove", path: "members" }], undefined],
   [
@@ -174,11 +137,7 @@ const ON_GROUPS: [string, Json[], unknown][] = [
 ];
 
 describe.each(DATABASES)("RFC 7644 section 3.5.2, the PATCH examples ($name)", ({ start }) => {
-  let scim: ScimServer;
-  beforeAll(async () => {
-    scim = await startScimServer(start);
-  });
-  afterAll(async () => scim?.close());
+  const scim = useScimServer(start);
 
   it.each(ON_USERS)("on a User, %s", async (_what, operations, holds) => {
     const created = await scim.call("POST", "/Users", BJENSEN);

@@ -4,7 +4,7 @@
  * section 3 (create, replace, attributes), each answered as the RFC shows, but for the server's
  * own id, meta and defaults.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   CREATE_REQUEST,
   ENTERPRISE_USER,
@@ -16,10 +16,10 @@ import {
   DATABASES,
   ENTERPRISE_SCHEMA,
   PATCH_OP,
-  type ScimServer,
   scimErrorOf,
   startScimServer,
   USER_SCHEMA,
+  useScimServer,
 } from "../helpers/scim.js";
 
 type Json = Record<string, unknown>;
@@ -75,11 +75,7 @@ const CREATES: [string, Json, number, (answer: Json) => void][] = [
 ];
 
 describe.each(DATABASES)("the RFCs' Users on /Users ($name)", ({ start }) => {
-  let scim: ScimServer;
-  beforeAll(async () => {
-    scim = await startScimServer(start);
-  });
-  afterAll(async () => scim?.close());
+  const scim = useScimServer(start);
 
   it.each(CREATES)("POST %s", async (_what, body, status, holds) => {
     const answer = await scim.call("POST", "/Users", body);

@@ -3,28 +3,19 @@
  * socket on SQLite and PostgreSQL; and a User made of every attribute /Schemas describes as
  * writable is accepted and read back as sent.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
+  ACCOUNT_SCHEMA,
+  type SchemaAttribute as Attribute,
   DATABASES,
   ENTERPRISE_SCHEMA,
-  type ScimServer,
   scimErrorOf,
-  startScimServer,
   USER_SCHEMA,
+  useScimServer,
 } from "../helpers/scim.js";
 import { insertUser, loginToken } from "../helpers/server.js";
 
-const ACCOUNT_SCHEMA = "urn:bizctl:schemas:extension:account:2.0:User";
 const PASSWORD = "members passphrase that is long 77";
-
-interface Attribute {
-  name: string;
-  type: string;
-  multiValued: boolean;
-  mutability: string;
-  canonicalValues?: string[];
-  subAttributes?: Attribute[];
-}
 
 /** A value /Schemas says the attribute takes. */
 function sample(attribute: Attribute, parent?: string): unknown {
@@ -47,14 +38,13 @@ function sample(attribute: Attribute, parent?: string): unknown {
 }
 
 describe.each(DATABASES)("/Users and /Me under the rules of /Resources ($name)", ({ start }) => {
-  let scim: ScimServer;
+  const scim = useScimServer(start);
   let member: { id: string; token: string };
   let support: { id: string; token: string };
   let consumerId: string;
   const as = (token: string) => ({ authorization: `Bearer ${token}` });
 
   beforeAll(async () => {
-    scim = await startScimServer(start);
     const app = scim.server.app;
     const m = await insertUser(app, { userName: "mia.member", password: PASSWORD, roles: ["member"] });
     const s = await insertUser(app, { userName: "sam.support", password: PASSWORD, roles: ["support"] });
@@ -63,7 +53,6 @@ describe.each(DATABASES)("/Users and /Me under the rules of /Resources ($name)",
     const consumer = await scim.call("POST", "/Resources", { resourceType: "OAuthConsumer", name: "An app" });
     consumerId = consumer.json().id;
   });
-  afterAll(async () => scim?.close());
 
   it("GET /Me is the caller's User, with where it lives; a member sees firstLogin of its account state only", async () => {
     const answer = await scim.call("GET", "/Me", undefined, as(member.token));
@@ -84,50 +73,49 @@ describe.each(DATABASES)("/Users and /Me under the rules of /Resources ($name)",
     expect(list.Resources.map((u: { id: string }) => u.id).sort()).toEqual(expected().sort());
   });
 
+  type Who = "member" | "support" | "admin";
+  /** [what, who sends it, the request (":member" stands for that User's id, ":consumer" for the OAuthConsumer's)] */
+  type Refusal = [string, Who, [method: string, path: string, body?: unknown]];
+  const refused = (status: number, code: string, rows: Refusal[]) =>
+    rows.map(([what, who, request]) => [what, who, request, status, code] as const);
+  const tokenOf = (who: Who) => ({ member: member.token, support: support.token, admin: scim.token })[who];
+  const at = (path: string) =>
+    path.replace(
+      /:(\w+)/,
+      (_, name: string) => ({ member: member.id, support: support.id, consumer: consumerId })[name]!,
+    );
+
   it.each([
-    ["a member reads another User: 404", () => ["GET", `/Users/${support.id}`], () => member.token, 404, "not_found"],
-    [
-      "a member changes its own displayName through /Me: 403, as through /Resources",
-      () => ["PUT", "/Me", { userName: "mia.member", displayName: "Mia" }],
-      () => member.token,
-      403,
-      "forbidden",
-    ],
-    [
-      "support creates a User: 403",
-      () => ["POST", "/Users", { userName: "new.one" }],
-      () => support.token,
-      403,
-      "forbidden",
-    ],
-    [
-      "support deletes an ordinary User: 403",
-      () => ["DELETE", `/Users/${member.id}`],
-      () => support.token,
-      403,
-      "forbidden",
-    ],
-    ["an OAuthConsumer is no User: GET 404", () => ["GET", `/Users/${consumerId}`], () => scim.token, 404, "not_found"],
-    ["nor DELETE", () => ["DELETE", `/Users/${consumerId}`], () => scim.token, 404, "not_found"],
-    ["nor PUT", () => ["PUT", `/Users/${consumerId}`, { userName: "x" }], () => scim.token, 404, "not_found"],
-    [
-      "a body of another type on /Users: 400",
-      () => ["POST", "/Users", { resourceType: "OAuthConsumer", name: "x" }],
-      () => scim.token,
-      400,
-      "validation_failed",
-    ],
-    [
-      "an attribute the schema does not know: 400",
-      () => ["POST", "/Users", { userName: "x.y", "urn:example:ext:2.0:User": { tag: "1" } }],
-      () => scim.token,
-      400,
-      "validation_failed",
-    ],
-  ] as const)("%s", async (_what, request, token, status, code) => {
-    const [method, path, body] = request() as [string, string, unknown?];
+    ...refused(404, "not_found", [
+      ["a member reads another User: 404", "member", ["GET", "/Users/:support"]],
+      ["an OAuthConsumer is no User: GET 404", "admin", ["GET", "/Users/:consumer"]],
+      ["nor DELETE", "admin", ["DELETE", "/Users/:consumer"]],
+      ["nor PUT", "admin", ["PUT", "/Users/:consumer", { userName: "x" }]],
+    ]),
+    ...refused(403, "forbidden", [
+      [
+        "a member changes its own displayName through /Me: 403, as through /Resources",
+        "member",
+        ["PUT", "/Me", { userName: "mia.member", displayName: "Mia" }],
+      ],
+      ["support creates a User: 403", "support", ["POST", "/Users", { userName: "new.one" }]],
+      ["support deletes an ordinary User: 403", "support", ["DELETE", "/Users/:member"]],
+    ]),
+    ...refused(400, "validation_failed", [
+      [
+        "a body of another type on /Users: 400",
+        "admin",
+        ["POST", "/Users", { resourceType: "OAuthConsumer", name: "x" }],
+      ],
+      [
+        "an attribute the schema does not know: 400",
+        "admin",
+        ["POST", "/Users", { userName: "x.y", "urn:example:ext:2.0:User": { tag: "1" } }],
+      ],
+    ]),
+  ])("%s", async (_what, who, [method, path, body], status, code) => {
     const before = await scim.call("GET", "/Resources?count=500");
-    expect(scimErrorOf(await scim.call(method, path, body, as(token())), status).code).toBe(code);
+    expect(scimErrorOf(await scim.call(method, at(path), body, as(tokenOf(who))), status).code).toBe(code);
     expect((await scim.call("GET", "/Resources?count=500")).text).toBe(before.text);
   });
 

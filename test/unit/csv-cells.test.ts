@@ -22,22 +22,30 @@ const stdinOf = (text: string): IO => ({
   env: {},
 });
 
-/** What a spreadsheet would run, each as the first character of a cell, and the text mark itself. */
+/** What a spreadsheet would run, each as the first character of a cell, and the text mark itself: written after a text mark ('). */
+const MARKED: [string, string][] = [
+  ["=", '=HYPERLINK("http://evil/")'],
+  ["+", "+1+1"],
+  ["-", "-5"],
+  ["@", "@SUM(A1:A2)"],
+  ["a tab", "\t=1+1"],
+  ["a CR", "\r=1+1"],
+  ["'", "'abc"],
+  ["''", "''"],
+  ["'=", "'=1"],
+];
+/** Cells written as they are. */
+const UNCHANGED: [string, string][] = [
+  ["a letter", "abc"],
+  ["a digit", "2027-01-10T09:00:00Z"],
+  ["a space", " =1"],
+  ["nothing", ""],
+  ["= later", "a=b-c"],
+];
+/** [what the cell starts with, its text, how it is written] */
 const WRITTEN: [string, string, string][] = [
-  ["=", '=HYPERLINK("http://evil/")', `'=HYPERLINK("http://evil/")`],
-  ["+", "+1+1", "'+1+1"],
-  ["-", "-5", "'-5"],
-  ["@", "@SUM(A1:A2)", "'@SUM(A1:A2)"],
-  ["a tab", "\t=1+1", "'\t=1+1"],
-  ["a CR", "\r=1+1", "'\r=1+1"],
-  ["'", "'abc", "''abc"],
-  ["''", "''", "'''"],
-  ["'=", "'=1", "''=1"],
-  ["a letter", "abc", "abc"],
-  ["a digit", "2027-01-10T09:00:00Z", "2027-01-10T09:00:00Z"],
-  ["a space", " =1", " =1"],
-  ["nothing", "", ""],
-  ["= later", "a=b-c", "a=b-c"],
+  ...MARKED.map(([what, text]): [string, string, string] => [what, text, `'${text}`]),
+  ...UNCHANGED.map(([what, text]): [string, string, string] => [what, text, text]),
 ];
 
 describe("neutraliseCell and restoreCell", () => {

@@ -35,104 +35,121 @@ const BJENSEN: Doc = {
   roles: [{ value: "member", primary: true }],
 };
 
-/** [what, the attributes, the operations, what they become] */
-const APPLIED: [string, Doc, PatchOperation[], Doc][] = [
-  [
-    "replace a simple attribute",
-    BJENSEN,
-    [{ op: "replace", path: "displayName", value: "Babs" }],
-    { ...BJENSEN, displayName: "Babs" },
+/** BJENSEN after her work address became new@example.com */
+const WORK_EMAIL_REPLACED: Doc = {
+  ...BJENSEN,
+  emails: [
+    { value: "new@example.com", type: "work", primary: true },
+    { value: "babs@jensen.org", type: "home" },
   ],
-  [
-    "op names in any case (Entra ID)",
-    BJENSEN,
-    [{ op: "Replace", path: "displayName", value: "Babs" }],
-    { ...BJENSEN, displayName: "Babs" },
-  ],
-  [
-    'a boolean as a string: "False" (Entra ID)',
-    BJENSEN,
-    [{ op: "Replace", path: "active", value: "False" }],
-    { ...BJENSEN, active: false },
-  ],
-  ['"true" in any case', { ...BJENSEN, active: false }, [{ op: "replace", path: "active", value: "TRUE" }], BJENSEN],
-  [
-    "attribute names in any case",
-    BJENSEN,
-    [{ op: "add", path: "NICKNAME", value: "Babs" }],
-    { ...BJENSEN, nickName: "Babs" },
-  ],
+};
+
+/** [what, one operation on BJENSEN, the attributes it assigns (she is otherwise as she was)] */
+const ON_BJENSEN: [string, PatchOperation, Doc][] = [
+  ["replace a simple attribute", { op: "replace", path: "displayName", value: "Babs" }, { displayName: "Babs" }],
+  ["op names in any case (Entra ID)", { op: "Replace", path: "displayName", value: "Babs" }, { displayName: "Babs" }],
+  ['a boolean as a string: "False" (Entra ID)', { op: "Replace", path: "active", value: "False" }, { active: false }],
+  ["attribute names in any case", { op: "add", path: "NICKNAME", value: "Babs" }, { nickName: "Babs" }],
   [
     "a sub-attribute of a complex one",
-    BJENSEN,
-    [{ op: "replace", path: "name.familyName", value: "Smith" }],
-    { ...BJENSEN, name: { givenName: "Barbara", familyName: "Smith" } },
+    { op: "replace", path: "name.familyName", value: "Smith" },
+    { name: { givenName: "Barbara", familyName: "Smith" } },
   ],
   [
     "replace of a complex one merges its sub-attributes",
-    BJENSEN,
-    [{ op: "replace", path: "name", value: { middleName: "Jane" } }],
-    { ...BJENSEN, name: { givenName: "Barbara", familyName: "Jensen", middleName: "Jane" } },
+    { op: "replace", path: "name", value: { middleName: "Jane" } },
+    { name: { givenName: "Barbara", familyName: "Jensen", middleName: "Jane" } },
   ],
   [
     "add to a multi-valued one appends",
-    BJENSEN,
-    [{ op: "add", path: "emails", value: [{ value: "b@other.example", type: "other" }] }],
-    { ...BJENSEN, emails: [...(BJENSEN.emails as Doc[]), { value: "b@other.example", type: "other" }] },
+    { op: "add", path: "emails", value: [{ value: "b@other.example", type: "other" }] },
+    { emails: [...(BJENSEN.emails as Doc[]), { value: "b@other.example", type: "other" }] },
   ],
   [
     "add of a value already there adds nothing",
-    BJENSEN,
-    [{ op: "add", path: "emails", value: [{ value: "babs@jensen.org", type: "home" }] }],
-    BJENSEN,
+    { op: "add", path: "emails", value: [{ value: "babs@jensen.org", type: "home" }] },
+    {},
   ],
   [
     "replace of a multi-valued one replaces every value",
-    BJENSEN,
-    [{ op: "replace", path: "emails", value: [{ value: "only@example.com" }] }],
-    { ...BJENSEN, emails: [{ value: "only@example.com" }] },
+    { op: "replace", path: "emails", value: [{ value: "only@example.com" }] },
+    { emails: [{ value: "only@example.com" }] },
   ],
+  [
+    "add through a filter that selects nothing makes the element (Entra ID)",
+    { op: "Add", path: 'phoneNumbers[type eq "mobile"].value', value: "555-0100" },
+    { phoneNumbers: [{ type: "mobile", value: "555-0100" }] },
+  ],
+  [
+    "replace through one too, when the filter is equalities",
+    { op: "replace", path: 'emails[type eq "other"].value', value: "o@example.com" },
+    { emails: [...(BJENSEN.emails as Doc[]), { type: "other", value: "o@example.com" }] },
+  ],
+  [
+    "replace of the selected values whole",
+    { op: "replace", path: 'addresses[type eq "work"]', value: { type: "work", locality: "Burbank" } },
+    { addresses: [{ type: "work", locality: "Burbank" }] },
+  ],
+  ["remove a sub-attribute", { op: "remove", path: "name.givenName" }, { name: { familyName: "Jensen" } }],
+  [
+    "remove the selected values",
+    { op: "remove", path: 'emails[type eq "work" and value ew "example.com"]' },
+    { emails: [{ value: "babs@jensen.org", type: "home" }] },
+  ],
+  ["remove through a filter that selects nothing changes nothing", { op: "remove", path: 'emails[type eq "fax"]' }, {}],
+  [
+    "no path: a boolean string in the value object (Okta)",
+    { op: "replace", value: { active: "false" } },
+    { active: false },
+  ],
+  [
+    "an enterprise attribute by its URN path",
+    { op: "replace", path: `${ENTERPRISE}:department`, value: "Tour Operations" },
+    { department: "Tour Operations" },
+  ],
+  ["the core schema's URN prefix", { op: "replace", path: `${USER}:displayName`, value: "B" }, { displayName: "B" }],
+  [
+    "the enterprise extension whole",
+    { op: "add", path: ENTERPRISE, value: { division: "Theme Park", costCenter: "4130" } },
+    { division: "Theme Park", costCenter: "4130" },
+  ],
+  [
+    "the manager as its id alone (Entra ID)",
+    { op: "Add", path: `${ENTERPRISE}:manager`, value: "26118915" },
+    { manager: { value: "26118915" } },
+  ],
+  [
+    "the manager as a list of one (Entra ID)",
+    { op: "Add", path: "manager", value: [{ $ref: "https://x/Users/1", value: "1" }] },
+    { manager: { $ref: "https://x/Users/1", value: "1" } },
+  ],
+  [
+    "the removal of given values (Entra ID's former group-member removal)",
+    { op: "Remove", path: "emails", value: [{ value: "babs@jensen.org" }] },
+    { emails: [{ value: "bjensen@example.com", type: "work", primary: true }] },
+  ],
+];
+
+/** [what, the attributes, the operations, what they become] */
+const APPLIED: [string, Doc, PatchOperation[], Doc][] = [
+  ...ON_BJENSEN.map(([what, operation, assigned]): [string, Doc, PatchOperation[], Doc] => [
+    what,
+    BJENSEN,
+    [operation],
+    { ...BJENSEN, ...assigned },
+  ]),
+  ['"true" in any case', { ...BJENSEN, active: false }, [{ op: "replace", path: "active", value: "TRUE" }], BJENSEN],
   [
     'a value filter: emails[type eq "work"].value',
     BJENSEN,
     [{ op: "replace", path: 'emails[type eq "work"].value', value: "new@example.com" }],
-    {
-      ...BJENSEN,
-      emails: [
-        { value: "new@example.com", type: "work", primary: true },
-        { value: "babs@jensen.org", type: "home" },
-      ],
-    },
+    WORK_EMAIL_REPLACED,
   ],
   [
     "a filter compares strings in any case",
     BJENSEN,
     [{ op: "replace", path: 'emails[TYPE eq "WORK"].value', value: "new@example.com" }],
-    {
-      ...BJENSEN,
-      emails: [
-        { value: "new@example.com", type: "work", primary: true },
-        { value: "babs@jensen.org", type: "home" },
-      ],
-    },
-  ],
-  [
-    "add through a filter that selects nothing makes the element (Entra ID)",
-    BJENSEN,
-    [{ op: "Add", path: 'phoneNumbers[type eq "mobile"].value', value: "555-0100" }],
-    { ...BJENSEN, phoneNumbers: [{ type: "mobile", value: "555-0100" }] },
-  ],
-  [
-    "replace through one too, when the filter is equalities",
-    BJENSEN,
-    [{ op: "replace", path: 'emails[type eq "other"].value', value: "o@example.com" }],
-    { ...BJENSEN, emails: [...(BJENSEN.emails as Doc[]), { type: "other", value: "o@example.com" }] },
-  ],
-  [
-    "replace of the selected values whole",
-    BJENSEN,
-    [{ op: "replace", path: 'addresses[type eq "work"]', value: { type: "work", locality: "Burbank" } }],
-    { ...BJENSEN, addresses: [{ type: "work", locality: "Burbank" }] },
+    WORK_EMAIL_REPLACED,
   ],
   [
     "a value made primary leaves the others not primary",
@@ -151,24 +168,6 @@ const APPLIED: [string, Doc, PatchOperation[], Doc][] = [
     BJENSEN,
     [{ op: "remove", path: "addresses" }],
     (({ addresses: _a, ...rest }) => rest)(BJENSEN),
-  ],
-  [
-    "remove a sub-attribute",
-    BJENSEN,
-    [{ op: "remove", path: "name.givenName" }],
-    { ...BJENSEN, name: { familyName: "Jensen" } },
-  ],
-  [
-    "remove the selected values",
-    BJENSEN,
-    [{ op: "remove", path: 'emails[type eq "work" and value ew "example.com"]' }],
-    { ...BJENSEN, emails: [{ value: "babs@jensen.org", type: "home" }] },
-  ],
-  [
-    "remove through a filter that selects nothing changes nothing",
-    BJENSEN,
-    [{ op: "remove", path: 'emails[type eq "fax"]' }],
-    BJENSEN,
   ],
   [
     "remove the last value leaves the attribute unassigned",
@@ -194,42 +193,6 @@ const APPLIED: [string, Doc, PatchOperation[], Doc][] = [
     { ...BJENSEN, displayName: "Bjfe", name: { givenName: "Kkom", familyName: "Jensen" }, employeeNumber: "Aklq" },
   ],
   [
-    "no path: a boolean string in the value object (Okta)",
-    BJENSEN,
-    [{ op: "replace", value: { active: "false" } }],
-    { ...BJENSEN, active: false },
-  ],
-  [
-    "an enterprise attribute by its URN path",
-    BJENSEN,
-    [{ op: "replace", path: `${ENTERPRISE}:department`, value: "Tour Operations" }],
-    { ...BJENSEN, department: "Tour Operations" },
-  ],
-  [
-    "the core schema's URN prefix",
-    BJENSEN,
-    [{ op: "replace", path: `${USER}:displayName`, value: "B" }],
-    { ...BJENSEN, displayName: "B" },
-  ],
-  [
-    "the enterprise extension whole",
-    BJENSEN,
-    [{ op: "add", path: ENTERPRISE, value: { division: "Theme Park", costCenter: "4130" } }],
-    { ...BJENSEN, division: "Theme Park", costCenter: "4130" },
-  ],
-  [
-    "the manager as its id alone (Entra ID)",
-    BJENSEN,
-    [{ op: "Add", path: `${ENTERPRISE}:manager`, value: "26118915" }],
-    { ...BJENSEN, manager: { value: "26118915" } },
-  ],
-  [
-    "the manager as a list of one (Entra ID)",
-    BJENSEN,
-    [{ op: "Add", path: "manager", value: [{ $ref: "https://x/Users/1", value: "1" }] }],
-    { ...BJENSEN, manager: { $ref: "https://x/Users/1", value: "1" } },
-  ],
-  [
     "the manager's $ref",
     { ...BJENSEN, manager: { value: "1" } },
     [{ op: "add", path: "manager.$ref", value: "../Users/1" }],
@@ -244,13 +207,11 @@ const APPLIED: [string, Doc, PatchOperation[], Doc][] = [
     ],
     { ...BJENSEN, title: "B" },
   ],
-  [
-    "the removal of given values (Entra ID's former group-member removal)",
-    BJENSEN,
-    [{ op: "Remove", path: "emails", value: [{ value: "babs@jensen.org" }] }],
-    { ...BJENSEN, emails: [{ value: "bjensen@example.com", type: "work", primary: true }] },
-  ],
 ];
+
+/** [what, the operation]: each refused with this SCIM error type, the error naming its path */
+const refusedAs = (scimType: string, rows: [string, PatchOperation][]): [string, PatchOperation[], string, string][] =>
+  rows.map(([what, operation]) => [what, [operation], scimType, "/Operations/0/path"]);
 
 /** [what, the operations, SCIM's error type, the member the error names] */
 const REFUSED: [string, PatchOperation[], string, string][] = [
@@ -258,63 +219,33 @@ const REFUSED: [string, PatchOperation[], string, string][] = [
   ["remove without a path", [{ op: "remove" }], "noTarget", "/Operations/0/path"],
   ["add without a value", [{ op: "add", path: "title" }], "invalidValue", "/Operations/0/value"],
   ["no path and a value that is not an object", [{ op: "replace", value: "x" }], "invalidValue", "/Operations/0/value"],
-  [
-    "an attribute the schema does not have",
-    [{ op: "add", path: "shoeSize", value: 42 }],
-    "invalidPath",
-    "/Operations/0/path",
-  ],
-  [
-    "a sub-attribute it does not have",
-    [{ op: "add", path: "name.nick", value: "x" }],
-    "invalidPath",
-    "/Operations/0/path",
-  ],
-  [
-    "a path that does not parse",
-    [{ op: "add", path: "emails[type eq]", value: "x" }],
-    "invalidPath",
-    "/Operations/0/path",
-  ],
-  [
-    "a bracket never closed",
-    [{ op: "add", path: 'emails[type eq "work"', value: "x" }],
-    "invalidPath",
-    "/Operations/0/path",
-  ],
-  [
-    "a value filter on a single-valued attribute",
-    [{ op: "add", path: 'name[givenName eq "x"].familyName', value: "x" }],
-    "invalidPath",
-    "/Operations/0/path",
-  ],
-  [
-    "a sub-attribute of a multi-valued one without a filter",
-    [{ op: "replace", path: "emails.value", value: "x" }],
-    "invalidPath",
-    "/Operations/0/path",
-  ],
-  [
-    "replace through a filter that selects nothing and makes nothing",
-    [{ op: "replace", path: 'emails[value co "nobody"].type', value: "x" }],
-    "noTarget",
-    "/Operations/0/path",
-  ],
-  ["the id", [{ op: "replace", path: "id", value: "x" }], "mutability", "/Operations/0/path"],
-  ["meta", [{ op: "replace", path: "meta.created", value: "x" }], "mutability", "/Operations/0/path"],
-  [
-    "the account state",
-    [{ op: "replace", path: "urn:bizctl:schemas:extension:account:2.0:User:locked", value: false }],
-    "mutability",
-    "/Operations/0/path",
-  ],
-  ["firstLogin", [{ op: "replace", path: "firstLogin", value: false }], "mutability", "/Operations/0/path"],
-  [
-    "a schema the resource does not have",
-    [{ op: "add", path: "urn:example:ext:2.0:User:tag", value: "x" }],
-    "invalidPath",
-    "/Operations/0/path",
-  ],
+  ...refusedAs("invalidPath", [
+    ["an attribute the schema does not have", { op: "add", path: "shoeSize", value: 42 }],
+    ["a sub-attribute it does not have", { op: "add", path: "name.nick", value: "x" }],
+    ["a path that does not parse", { op: "add", path: "emails[type eq]", value: "x" }],
+    ["a bracket never closed", { op: "add", path: 'emails[type eq "work"', value: "x" }],
+    [
+      "a value filter on a single-valued attribute",
+      { op: "add", path: 'name[givenName eq "x"].familyName', value: "x" },
+    ],
+    ["a sub-attribute of a multi-valued one without a filter", { op: "replace", path: "emails.value", value: "x" }],
+    ["a schema the resource does not have", { op: "add", path: "urn:example:ext:2.0:User:tag", value: "x" }],
+  ]),
+  ...refusedAs("noTarget", [
+    [
+      "replace through a filter that selects nothing and makes nothing",
+      { op: "replace", path: 'emails[value co "nobody"].type', value: "x" },
+    ],
+  ]),
+  ...refusedAs("mutability", [
+    ["the id", { op: "replace", path: "id", value: "x" }],
+    ["meta", { op: "replace", path: "meta.created", value: "x" }],
+    [
+      "the account state",
+      { op: "replace", path: "urn:bizctl:schemas:extension:account:2.0:User:locked", value: false },
+    ],
+    ["firstLogin", { op: "replace", path: "firstLogin", value: false }],
+  ]),
   [
     "the second operation, named as such",
     [
