@@ -9,19 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  BIN,
-  bizctl,
-  type Env,
-  initAndLogin,
-  json,
-  login,
-  MODES,
-  PASSWORD,
-  ROOT,
-  type Session,
-  show,
-} from "../helpers/cli.js";
+import { BIN, bizctl, type Env, json, login, MODES, PASSWORD, ROOT, show, useSession } from "../helpers/cli.js";
 
 interface AuditRecord {
   id: string;
@@ -50,7 +38,7 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, tim
 }
 
 describe.each(MODES)("audit trail (%s)", (mode) => {
-  let s: Session;
+  const s = useSession(mode);
   let jdoeEnv: Env;
   let otherEnv: Env;
   const ids: Record<string, string> = {};
@@ -71,11 +59,9 @@ describe.each(MODES)("audit trail (%s)", (mode) => {
   }
 
   beforeAll(async () => {
-    s = await initAndLogin(mode);
     jdoeEnv = await s.newConfig("jdoe");
     otherEnv = await s.newConfig("other");
-  }, 120_000);
-  afterAll(async () => s?.close());
+  });
 
   interface Scenario {
     name: string;
@@ -480,14 +466,10 @@ describe.each(MODES)("audit trail (%s)", (mode) => {
 });
 
 describe("audit tail --follow against a remote server", () => {
-  let s: Session;
+  const s = useSession("remote");
   let child: ChildProcess | undefined;
-  beforeAll(async () => {
-    s = await initAndLogin("remote");
-  }, 120_000);
   afterAll(async () => {
     if (child && child.exitCode === null) child.kill("SIGKILL");
-    await s?.close();
   });
 
   const codes = (stdout: string) =>

@@ -4,16 +4,15 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  apiToken,
   bizctl,
   errorOf,
-  initDataDir,
   json,
-  makeSandbox,
-  PASSWORD,
   type RunningServer,
-  type Sandbox,
   show,
   startServer,
+  useServer,
+  useSession,
 } from "../helpers/cli.js";
 import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
 
@@ -31,16 +30,6 @@ const unprivileged = asRoot ? ["setpriv", "--bounding-set=-dac_override"] : [];
 const NO_SETPRIV = "it runs as root and setpriv (util-linux) is not installed";
 if (!canDropOverride && !process.env.CI) console.warn(`the unwritable-directory backup test is skipped: ${NO_SETPRIV}`);
 
-async function loginOver(url: string): Promise<string> {
-  const response = await fetch(`${url}/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ userName: "admin", password: PASSWORD }),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { token: string }).token;
-}
-
 // events near the 16 KiB cap of customFields, so that the database spans hundreds of pages
 const PADDING = "x".repeat(8_000);
 
@@ -54,25 +43,15 @@ async function createEvent(url: string, token: string, code: string): Promise<vo
 }
 
 describe("server backup while a server writes (SQLite, WAL)", () => {
-  let sandbox: Sandbox;
-  let server: RunningServer | undefined;
+  const s = useServer({ login: false });
   let restored: RunningServer | undefined;
-
-  beforeAll(async () => {
-    sandbox = await makeSandbox();
-    await initDataDir(sandbox.env);
-    server = await startServer(sandbox.dataDir, { env: sandbox.env });
-  });
-
   afterAll(async () => {
-    await server?.stop();
     await restored?.stop();
-    await sandbox?.remove();
   });
 
   it("holds every event acknowledged before it started, passes integrity_check, and serves again", async () => {
-    const url = server!.url;
-    const token = await loginOver(url);
+    const url = s.server.url;
+    const token = await apiToken(s.server);
     for (let i = 0; i < 200; i += 1) await createEvent(url, token, `SEED-${i}`);
 
     // two writers keep going for the whole run of the backup command
@@ -88,11 +67,11 @@ describe("server backup while a server writes (SQLite, WAL)", () => {
     const writers = [writer("A"), writer("B")];
     while (acknowledged.length < 20) await new Promise((done) => setTimeout(done, 20));
 
-    const file = join(sandbox.root, "backups", "bizctl.db");
-    await mkdir(join(sandbox.root, "backups"));
+    const file = join(s.sandbox.root, "backups", "bizctl.db");
+    await mkdir(join(s.sandbox.root, "backups"));
     const startedAt = Date.now();
     const before = new Set(acknowledged.filter((a) => a.at < startedAt).map((a) => a.code));
-    const backup = await bizctl(["server", "backup", file], { env: sandbox.env });
+    const backup = await bizctl(["server", "backup", file], { env: s.sandbox.env });
     const endedAt = Date.now();
     writing = false;
     await Promise.all(writers);
@@ -102,12 +81,12 @@ describe("server backup while a server writes (SQLite, WAL)", () => {
     expect(during.length, "writes acknowledged while the backup ran").toBeGreaterThan(0);
     const result = json(backup);
     expect(result).toMatchObject({ file, pages: expect.any(Number), signingKeys: "files" });
-    expect(result.keysDir).toBe(join(sandbox.dataDir, "keys"));
+    expect(result.keysDir).toBe(join(s.sandbox.dataDir, "keys"));
     expect(result.pages).toBeGreaterThan(200);
     const info = await stat(file);
     expect(result.size).toBe(info.size);
     expect(info.mode & 0o777).toBe(0o600);
-    expect(await readdir(join(sandbox.root, "backups")), "no temporary file left behind").toEqual(["bizctl.db"]);
+    expect(await readdir(join(s.sandbox.root, "backups")), "no temporary file left behind").toEqual(["bizctl.db"]);
     expect(backup.stderr).toMatch(/Backed up .*bizctl\.db to .*\(\d+ bytes, \d+ pages\)/);
     expect(backup.stderr).toContain("back up that folder too");
 
@@ -124,23 +103,26 @@ describe("server backup while a server writes (SQLite, WAL)", () => {
     }
 
     // a restore: a copy of the data dir (it holds the key files) served from the backup file
-    const copy = join(sandbox.root, "restored");
-    await cp(sandbox.dataDir, copy, { recursive: true });
-    restored = await startServer(copy, { env: { ...sandbox.env, BIZCTL_DATA_DIR: copy }, args: ["--database", file] });
+    const copy = join(s.sandbox.root, "restored");
+    await cp(s.sandbox.dataDir, copy, { recursive: true });
+    restored = await startServer(copy, {
+      env: { ...s.sandbox.env, BIZCTL_DATA_DIR: copy },
+      args: ["--database", file],
+    });
     const oldToken = await fetch(`${restored.url}/api/crm/v1/events/SEED-0`, {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(oldToken.status, "a token of the original server").toBe(200);
     const page = await fetch(`${restored.url}/api/crm/v1/events?pagesize=1&fields=code`, {
-      headers: { authorization: `Bearer ${await loginOver(restored.url)}` },
+      headers: { authorization: `Bearer ${await apiToken(restored)}` },
     });
     expect(((await page.json()) as { total: number }).total).toBeGreaterThanOrEqual(200 + before.size);
   });
 
   it("replaces an existing FILE with --force", async () => {
-    const file = join(sandbox.root, "forced.db");
+    const file = join(s.sandbox.root, "forced.db");
     await writeFile(file, "old");
-    const result = await bizctl(["server", "backup", "--force", file], { env: sandbox.env });
+    const result = await bizctl(["server", "backup", "--force", file], { env: s.sandbox.env });
     expect(result.exitCode, show(result)).toBe(0);
     expect(json(result).size).toBe((await stat(file)).size);
     const db = new Database(file, { readonly: true });
@@ -153,20 +135,17 @@ describe("server backup while a server writes (SQLite, WAL)", () => {
 });
 
 describe("server backup refuses", () => {
-  let sandbox: Sandbox;
+  const s = useSession("embedded", { login: false });
   let postgres: { url: string; drop: () => Promise<void> } | undefined;
 
   beforeAll(async () => {
-    sandbox = await makeSandbox();
-    await initDataDir(sandbox.env);
-    await writeFile(join(sandbox.root, "taken.db"), "keep me");
-    await writeFile(join(sandbox.root, "a-file"), "");
+    await writeFile(join(s.sandbox.root, "taken.db"), "keep me");
+    await writeFile(join(s.sandbox.root, "a-file"), "");
     postgres = await createTestDatabase();
   });
 
   afterAll(async () => {
     await postgres?.drop();
-    await sandbox?.remove();
   });
 
   const cases: {
@@ -212,27 +191,27 @@ describe("server backup refuses", () => {
   ];
 
   it.each(cases)("$name: exit 2, a message, nothing written", async ({ args, env, message, hint }) => {
-    const database = await stat(join(sandbox.dataDir, "bizctl.db"));
-    const result = await bizctl(["server", "backup", ...args(sandbox.root)], {
-      env: { ...sandbox.env, ...env?.() },
+    const database = await stat(join(s.sandbox.dataDir, "bizctl.db"));
+    const result = await bizctl(["server", "backup", ...args(s.sandbox.root)], {
+      env: { ...s.sandbox.env, ...env?.() },
     });
     expect(result.exitCode, show(result)).toBe(2);
     expect(result.stdout).toBe("");
     const error = errorOf(result);
     expect(error.message).toMatch(message);
     if (hint) expect(error.hint).toMatch(hint);
-    expect(await readFile(join(sandbox.root, "taken.db"), "utf8")).toBe("keep me");
-    expect((await readdir(sandbox.root)).sort()).toEqual(["a-file", "data", "taken.db"]);
-    const after = await stat(join(sandbox.dataDir, "bizctl.db"));
+    expect(await readFile(join(s.sandbox.root, "taken.db"), "utf8")).toBe("keep me");
+    expect((await readdir(s.sandbox.root)).sort()).toEqual(["a-file", "data", "taken.db"]);
+    const after = await stat(join(s.sandbox.dataDir, "bizctl.db"));
     expect([after.ino, after.size], "the same file, not replaced").toEqual([database.ino, database.size]);
   });
 
   it.skipIf(!canDropOverride)("a directory this user cannot write: exit 2, nothing left in it", async () => {
-    const readOnly = join(sandbox.root, "read-only");
+    const readOnly = join(s.sandbox.root, "read-only");
     await mkdir(readOnly, { mode: 0o555 });
     try {
       const result = await bizctl(["server", "backup", join(readOnly, "b.db")], {
-        env: sandbox.env,
+        env: s.sandbox.env,
         via: unprivileged,
       });
       expect(result.exitCode, show(result)).toBe(2);

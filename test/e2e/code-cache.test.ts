@@ -1,8 +1,8 @@
 import { type Stats, statSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type CliResult, json, MODES, type Session, show, useSession } from "../helpers/cli.js";
 
 /**
  * The code cache (src/code-cache.ts): written after a command whose bundles had none, taken by
@@ -29,9 +29,8 @@ const ndjson = (prefix: string, count: number) =>
   ).join("");
 
 describe.each(MODES)("code cache, %s", (mode) => {
-  let s: Session;
+  const s = useSession(mode);
   beforeAll(async () => {
-    s = await initAndLogin(mode);
     s.env.XDG_CACHE_HOME = cacheHome(s);
     ok(
       await s.run([
@@ -46,7 +45,6 @@ describe.each(MODES)("code cache, %s", (mode) => {
       ]),
     );
   });
-  afterAll(async () => s?.close());
 
   const bundles = mode === "embedded" ? ["cli", "server"] : ["cli"];
 
@@ -98,12 +96,10 @@ describe.each(MODES)("code cache, %s", (mode) => {
 });
 
 describe("code cache settings", () => {
-  let s: Session;
+  const s = useSession("embedded");
   beforeAll(async () => {
-    s = await initAndLogin("embedded");
     s.env.XDG_CACHE_HOME = cacheHome(s);
   });
-  afterAll(async () => s?.close());
 
   it("NODE_DISABLE_COMPILE_CACHE=1 writes no cache", async () => {
     await rm(cacheDir(s), { recursive: true, force: true });

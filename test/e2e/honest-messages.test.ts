@@ -1,27 +1,22 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   closedPort,
   errorOf,
   httpJson,
-  initAndLogin,
   login,
   MODES,
   makeSandbox,
-  type Session,
   show,
   startServer,
+  useSession,
 } from "../helpers/cli.js";
 
 /** What a failure says matches what happened (issue "honest messages"). */
 describe.each(MODES)("honest messages (%s)", (mode) => {
-  let s: Session;
-  beforeAll(async () => {
-    s = await initAndLogin(mode);
-  });
-  afterAll(async () => s?.close());
+  const s = useSession(mode);
 
   const numbers = [
     { args: ["events", "list", "--page-size", "abc"], message: "--page-size must be a whole number from 1 to 100" },
@@ -105,11 +100,7 @@ describe.each(MODES)("honest messages (%s)", (mode) => {
 });
 
 describe("honest messages about the credential, the rate limit and a write cut off", () => {
-  let s: Session;
-  beforeAll(async () => {
-    s = await initAndLogin("remote");
-  });
-  afterAll(async () => s?.close());
+  const s = useSession("remote");
 
   it("a refused BIZCTL_TOKEN is blamed, not the login", async () => {
     const other = await s.newConfig("token-source");

@@ -1,17 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type Env,
-  errorOf,
-  initAndLogin,
-  json,
-  MODES,
-  type RunningServer,
-  type Session,
-  show,
-  startServer,
-} from "../helpers/cli.js";
+import { type Env, errorOf, json, MODES, type RunningServer, show, startServer, useSession } from "../helpers/cli.js";
 
 /**
  * The quotas of atomic event imports through the binary: a user holds at most two imports open
@@ -22,11 +12,7 @@ import {
 const IMPORTS = "/api/crm/v1/events/imports";
 
 describe.each(MODES)("atomic import quotas (%s)", (mode) => {
-  let s: Session;
-  beforeAll(async () => {
-    s = await initAndLogin(mode);
-  });
-  afterAll(async () => s?.close());
+  const s = useSession(mode);
 
   it("refuses a third open import (exit 6, quota_exceeded), and takes one once another is aborted", async () => {
     const open = async () => s.run(["api", "POST", IMPORTS, "--data", "{}"]);
@@ -50,11 +36,10 @@ describe.each(MODES)("atomic import quotas (%s)", (mode) => {
 });
 
 describe.each(MODES)("an atomic import beyond the items quota (%s)", (mode) => {
-  let s: Session;
+  const s = useSession("embedded", { login: false });
   let server: RunningServer | undefined;
   let env: Env;
   beforeAll(async () => {
-    s = await initAndLogin("embedded", { login: false });
     env = await s.newConfig("importer");
     if (mode === "remote") {
       server = await startServer(s.sandbox.dataDir, { env: s.env, args: ["--import-max-items", "5"] });
@@ -68,7 +53,6 @@ describe.each(MODES)("an atomic import beyond the items quota (%s)", (mode) => {
   });
   afterAll(async () => {
     await server?.stop();
-    await s?.close();
   });
 
   it("stops with exit 6 naming the setting, writes nothing, and leaves no import open", async () => {

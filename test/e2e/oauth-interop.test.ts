@@ -14,15 +14,15 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  apiToken,
   bizctl,
   json,
-  makeSandbox,
   PASSWORD,
   ROOT,
   type RunningServer,
-  type Sandbox,
   show,
   startServer,
+  useServer,
 } from "../helpers/cli.js";
 
 const CLIENT = join(ROOT, "test", "fixtures", "oauth_client.py");
@@ -47,28 +47,17 @@ describe("OAuth 1.0a interoperability with oauthlib (python3-requests-oauthlib)"
   });
 
   describe.skipIf(!python)("against a real server", () => {
-    let sandbox: Sandbox;
-    let server: RunningServer;
+    const s = useServer({ login: false });
+    /** the server of the PLAINTEXT test, started with --allow-plaintext-over-http */
+    let plaintext: RunningServer | undefined;
     let bearer: string;
     let consumer: { key: string; secret: string };
     /** a consumer registered with an RSA public key, and the path of its private key */
     let rsaConsumer: { key: string; privateKeyFile: string; publicKeyFile: string };
 
     beforeAll(async () => {
-      sandbox = await makeSandbox();
-      const init = await bizctl(["server", "init", "--admin-user", "admin", "--password-stdin"], {
-        env: sandbox.env,
-        input: `${PASSWORD}\n`,
-      });
-      expect(init.exitCode, show(init)).toBe(0);
-      server = await startServer(sandbox.dataDir, { env: sandbox.env });
-      const login = await fetch(`${server.url}/auth/login`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ userName: "admin", password: PASSWORD }),
-      });
-      bearer = ((await login.json()) as { token: string }).token;
-      const created = await fetch(`${server.url}/Resources`, {
+      bearer = await apiToken(s.server);
+      const created = await fetch(`${s.server.url}/Resources`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
         body: JSON.stringify({ resourceType: "OAuthConsumer", name: "oauthlib" }),
@@ -76,11 +65,11 @@ describe("OAuth 1.0a interoperability with oauthlib (python3-requests-oauthlib)"
       const body = (await created.json()) as { consumerKey: string; consumerSecret: string };
       consumer = { key: body.consumerKey, secret: body.consumerSecret };
       const keys = generateKeyPairSync("rsa", { modulusLength: 2048 });
-      const privateKeyFile = join(sandbox.root, "consumer.pem");
-      const publicKeyFile = join(sandbox.root, "consumer.pub.pem");
+      const privateKeyFile = join(s.sandbox.root, "consumer.pem");
+      const publicKeyFile = join(s.sandbox.root, "consumer.pub.pem");
       await writeFile(privateKeyFile, keys.privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
       await writeFile(publicKeyFile, keys.publicKey.export({ type: "spki", format: "pem" }));
-      const rsaCreated = await fetch(`${server.url}/Resources`, {
+      const rsaCreated = await fetch(`${s.server.url}/Resources`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
         body: JSON.stringify({
@@ -99,7 +88,7 @@ describe("OAuth 1.0a interoperability with oauthlib (python3-requests-oauthlib)"
         { code: "WEB-1", name: "Webinar", type: "webinar", startsAt: "2027-04-01T10:00:00Z" },
         { code: "MEET-1", name: "Meeting", type: "meeting", startsAt: "2027-04-02T10:00:00Z" },
       ]) {
-        const response = await fetch(`${server.url}/api/crm/v1/events/`, {
+        const response = await fetch(`${s.server.url}/api/crm/v1/events/`, {
           method: "POST",
           headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
           body: JSON.stringify(event),
@@ -108,12 +97,11 @@ describe("OAuth 1.0a interoperability with oauthlib (python3-requests-oauthlib)"
       }
     });
     afterAll(async () => {
-      await server?.stop();
-      await sandbox?.remove();
+      await plaintext?.stop();
     });
 
     it.each(["HMAC-SHA1", "HMAC-SHA256"])("runs the three legs and signed calls with %s", async (method) => {
-      const result = await execa(python!, [CLIENT, server.url, consumer.key, method], {
+      const result = await execa(python!, [CLIENT, s.server.url, consumer.key, method], {
         input: `${consumer.secret}\n${bearer}\n`,
         reject: false,
         timeout: 30_000,
@@ -139,7 +127,7 @@ describe("OAuth 1.0a interoperability with oauthlib (python3-requests-oauthlib)"
     });
 
     it("runs the three legs and signed calls with RSA-SHA1 (SIGNATURE_RSA); another key is 401", async () => {
-      const result = await execa(python!, [CLIENT, server.url, rsaConsumer.key, "RSA-SHA1"], {
+      const result = await execa(python!, [CLIENT, s.server.url, rsaConsumer.key, "RSA-SHA1"], {
         input: `${rsaConsumer.privateKeyFile}\n${bearer}\n`,
         reject: false,
         timeout: 60_000,
@@ -159,17 +147,23 @@ describe("OAuth 1.0a interoperability with oauthlib (python3-requests-oauthlib)"
     });
 
     it("the CLI signs with RSA-SHA1 too: consumers create --public-key-file, flow and call --private-key-file", async () => {
-      const profile = await bizctl(["profile", "add", "rsa", "--server", server.url, "--use"], { env: sandbox.env });
+      const profile = await s.run(["profile", "add", "rsa", "--server", s.server.url, "--use"]);
       expect(profile.exitCode, show(profile)).toBe(0);
       const logged = await bizctl(["auth", "login", "--user", "admin", "--password-stdin"], {
-        env: sandbox.env,
+        env: s.env,
         input: `${PASSWORD}\n`,
       });
       expect(logged.exitCode, show(logged)).toBe(0);
-      const created = await bizctl(
-        ["oauth", "consumers", "create", "--name", "cli-rsa", "--public-key-file", rsaConsumer.publicKeyFile, "--json"],
-        { env: sandbox.env },
-      );
+      const created = await s.run([
+        "oauth",
+        "consumers",
+        "create",
+        "--name",
+        "cli-rsa",
+        "--public-key-file",
+        rsaConsumer.publicKeyFile,
+        "--json",
+      ]);
       expect(created.exitCode, show(created)).toBe(0);
       const key = json<{ consumerKey: string; signatureMethod: string }>(created);
       expect(key.signatureMethod).toBe("RSA-SHA1");
@@ -177,36 +171,33 @@ describe("OAuth 1.0a interoperability with oauthlib (python3-requests-oauthlib)"
       const noKey = await bizctl(
         ["oauth", "flow", "--consumer-key", key.consumerKey, "--signature-method", "RSA-SHA1"],
         {
-          env: sandbox.env,
+          env: s.env,
         },
       );
       expect(noKey.exitCode, show(noKey)).toBe(2);
       expect(noKey.stderr).toContain("--private-key-file");
-      const flow = await bizctl(
-        [
-          "oauth",
-          "flow",
-          "--consumer-key",
-          key.consumerKey,
-          "--signature-method",
-          "RSA-SHA1",
-          "--private-key-file",
-          rsaConsumer.privateKeyFile,
-        ],
-        { env: sandbox.env },
-      );
+      const flow = await s.run([
+        "oauth",
+        "flow",
+        "--consumer-key",
+        key.consumerKey,
+        "--signature-method",
+        "RSA-SHA1",
+        "--private-key-file",
+        rsaConsumer.privateKeyFile,
+      ]);
       expect(flow.exitCode, show(flow)).toBe(0);
-      const call = await bizctl(["oauth", "call", "GET", "/api/crm/v1/events?pagesize=1"], { env: sandbox.env });
+      const call = await s.run(["oauth", "call", "GET", "/api/crm/v1/events?pagesize=1"]);
       expect(call.exitCode, show(call)).toBe(0);
       // HMAC for this consumer is refused
       const hmac = await bizctl(["oauth", "call", "GET", "/api/crm/v1/events", "--signature-method", "HMAC-SHA1"], {
-        env: sandbox.env,
+        env: s.env,
       });
       expect(hmac.exitCode, show(hmac)).toBe(4);
     });
 
     it("PLAINTEXT is refused over plain HTTP, and works with --allow-plaintext-over-http", async () => {
-      const refused = await execa(python!, [CLIENT, server.url, consumer.key, "PLAINTEXT"], {
+      const refused = await execa(python!, [CLIENT, s.server.url, consumer.key, "PLAINTEXT"], {
         input: `${consumer.secret}\n${bearer}\n`,
         reject: false,
         timeout: 30_000,
@@ -214,15 +205,10 @@ describe("OAuth 1.0a interoperability with oauthlib (python3-requests-oauthlib)"
       expect(refused.exitCode).not.toBe(0);
       expect(String(refused.stderr)).toMatch(/400|PLAINTEXT/);
 
-      await server.stop();
-      server = await startServer(sandbox.dataDir, { env: sandbox.env, args: ["--allow-plaintext-over-http"] });
-      const login = await fetch(`${server.url}/auth/login`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ userName: "admin", password: PASSWORD }),
-      });
-      const token = ((await login.json()) as { token: string }).token;
-      const result = await execa(python!, [CLIENT, server.url, consumer.key, "PLAINTEXT"], {
+      await s.server.stop();
+      plaintext = await startServer(s.sandbox.dataDir, { env: s.env, args: ["--allow-plaintext-over-http"] });
+      const token = await apiToken(plaintext);
+      const result = await execa(python!, [CLIENT, plaintext.url, consumer.key, "PLAINTEXT"], {
         input: `${consumer.secret}\n${token}\n`,
         reject: false,
         timeout: 30_000,

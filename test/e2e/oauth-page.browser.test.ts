@@ -7,26 +7,15 @@
  * the events as the user. Needs `npm run build` first. Screenshots go to test-artifacts/
  * (oauth-login, oauth-wrong-password, oauth-oob, oauth-denied-oob, oauth-error-*, oauth-password-change).
  */
-import { mkdir } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../helpers/browser.js";
-import {
-  bizctl,
-  makeSandbox,
-  PASSWORD,
-  ROOT,
-  type RunningServer,
-  type Sandbox,
-  show,
-  startServer,
-} from "../helpers/cli.js";
+import { useChromium } from "../helpers/browser.js";
+import { apiToken, PASSWORD, useServer } from "../helpers/cli.js";
 import { authHeader, type Credentials, parseFormBody, signer } from "../helpers/oauth.js";
 
-const ARTIFACTS = join(ROOT, "test-artifacts");
 const MEMBER = { userName: "mia.member", password: "a long member passphrase 314" };
 const NEWCOMER = { userName: "nils.new", password: "a temporary passphrase 2718" };
 
@@ -66,15 +55,13 @@ async function startPartner(): Promise<Partner> {
 }
 
 describe("the OAuth authorization page in a real browser (chromium)", () => {
-  let sandbox: Sandbox;
-  let server: RunningServer;
+  const s = useServer({ login: false });
+  const chromium = useChromium();
   let partner: Partner;
-  let browser: Browser;
   let consumer: { key: string; secret: string };
-  const consoleLog: string[] = [];
 
   async function api(method: string, path: string, body?: unknown, bearer?: string): Promise<Response> {
-    return fetch(`${server.url}${path}`, {
+    return fetch(`${s.server.url}${path}`, {
       method,
       headers: {
         ...(body !== undefined && { "content-type": "application/json" }),
@@ -84,22 +71,10 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
     });
   }
 
-  async function loginToken(userName: string, password: string): Promise<string> {
-    const response = await api("POST", "/auth/login", { userName, password });
-    expect(response.status).toBe(200);
-    return ((await response.json()) as { token: string }).token;
-  }
+  const loginToken = (userName: string, password: string) => apiToken(s.server, userName, password);
 
   beforeAll(async () => {
-    await mkdir(ARTIFACTS, { recursive: true });
     partner = await startPartner();
-    sandbox = await makeSandbox();
-    const init = await bizctl(["server", "init", "--admin-user", "admin", "--password-stdin"], {
-      env: sandbox.env,
-      input: `${PASSWORD}\n`,
-    });
-    if (init.exitCode !== 0) throw new Error(`server init failed: ${show(init)}`);
-    server = await startServer(sandbox.dataDir, { env: sandbox.env });
     const admin = await loginToken("admin", PASSWORD);
     const created = await api(
       "POST",
@@ -136,20 +111,16 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
       admin,
     );
     expect(event.status).toBe(201);
-    browser = await launchChromium();
   });
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
     await partner?.close();
-    await sandbox?.remove();
   });
 
   // ------------------------------------------------------------------------------------------
   // the partner's side: signed requests with oauth-1.0a over real HTTP
 
   async function signedPost(data: Record<string, string>, token?: Credentials): Promise<Response> {
-    const url = `${server.url}/oAuth`;
+    const url = `${s.server.url}/oAuth`;
     return fetch(url, {
       method: "POST",
       headers: { authorization: authHeader(signer(consumer), { method: "POST", url, data }, token) },
@@ -171,19 +142,17 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
   }
 
   async function eventsAs(access: Credentials): Promise<Response> {
-    const url = `${server.url}/api/crm/v1/events`;
+    const url = `${s.server.url}/api/crm/v1/events`;
     return fetch(url, { headers: { authorization: authHeader(signer(consumer), { method: "GET", url }, access) } });
   }
 
   // ------------------------------------------------------------------------------------------
   // the user's side: the browser
 
-  const authorizeUrl = (temp: Credentials) => `${server.url}/oAuth/?oauth_token=${temp.token}`;
+  const authorizeUrl = (temp: Credentials) => `${s.server.url}/oAuth/?oauth_token=${temp.token}`;
 
   async function openPage(temp: Credentials, status = 200): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 800, height: 640 } });
-    page.on("console", (message) => consoleLog.push(`${message.type()}: ${message.text()}`));
-    page.on("pageerror", (error) => consoleLog.push(`pageerror: ${error.message}`));
+    const page = await chromium.newPage({ width: 800, height: 640 });
     const response = await page.goto(authorizeUrl(temp));
     expect(response?.status()).toBe(status);
     return page;
@@ -196,7 +165,7 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
     await page.getByRole("button", { name: decision }).click();
   }
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const shot = chromium.shot;
 
   it("signs in, approves, lands on the callback with a verifier; the partner reads the events as the user", async () => {
     const temp = await temporary();
@@ -218,8 +187,8 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
     const events = await eventsAs(access);
     expect(events.status).toBe(200);
     expect(((await events.json()) as { data: { code: string }[] }).data.map((e) => e.code)).toEqual(["WEB-1"]);
-    const identity = await fetch(`${server.url}/oAuth`, {
-      headers: { authorization: authHeader(signer(consumer), { method: "GET", url: `${server.url}/oAuth` }, access) },
+    const identity = await fetch(`${s.server.url}/oAuth`, {
+      headers: { authorization: authHeader(signer(consumer), { method: "GET", url: `${s.server.url}/oAuth` }, access) },
     });
     expect(await identity.json()).toMatchObject({ user: { userName: MEMBER.userName } });
   });
@@ -282,7 +251,7 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
     await signIn(page, MEMBER);
     expect((await answered).status()).toBe(400);
     await expect.poll(() => page.locator("h1").textContent()).toBe("This form cannot be sent again");
-    expect(page.url().startsWith(server.url)).toBe(true);
+    expect(page.url().startsWith(s.server.url)).toBe(true);
     await shot(page, "oauth-error-replayed-form");
     await page.close();
   });
@@ -307,7 +276,7 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
     await signIn(page, NEWCOMER);
     await expect.poll(() => page.locator("h1").textContent()).toBe("Change your password first");
     await shot(page, "oauth-password-change");
-    expect(page.url().startsWith(server.url)).toBe(true);
+    expect(page.url().startsWith(s.server.url)).toBe(true);
     await page.close();
   });
 
@@ -321,7 +290,7 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
 
   it("answers an expired temporary token with a page (400), never a redirect", async () => {
     const temp = await temporary();
-    const db = new Database(join(sandbox.dataDir, "bizctl.db"));
+    const db = new Database(join(s.sandbox.dataDir, "bizctl.db"));
     try {
       db.prepare("update oauth_temporary_credentials set expires_at = ? where token = ?").run(
         new Date(Date.now() - 1000).toISOString(),
@@ -332,7 +301,7 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
     }
     const page = await openPage(temp, 400);
     expect(await page.locator("h1").textContent()).toBe("This authorization link cannot be used");
-    expect(page.url().startsWith(server.url)).toBe(true);
+    expect(page.url().startsWith(s.server.url)).toBe(true);
     await shot(page, "oauth-error-expired");
     await page.close();
   });
@@ -340,7 +309,8 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
   it("refuses to be shown inside a frame (CSP frame-ancestors 'none')", async () => {
     const temp = await temporary();
     partner.frameOf(authorizeUrl(temp));
-    const page = await browser.newPage();
+    // not a page of chromium.newPage(): the violation it provokes is the point here
+    const page = await chromium.browser.newPage();
     const messages: string[] = [];
     page.on("console", (message) => messages.push(message.text()));
     await page.goto(`${partner.origin}/frame`);
@@ -351,8 +321,6 @@ describe("the OAuth authorization page in a real browser (chromium)", () => {
   });
 
   it("ran without a CSP violation or a script error on its own pages", () => {
-    expect(consoleLog.filter((line) => /content security policy|violates|refused to|pageerror/i.test(line))).toEqual(
-      [],
-    );
+    expect(chromium.problems()).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { createServer, request as forward, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bizctl, type Env, initAndLogin, json, login, PASSWORD, type Session, show } from "../helpers/cli.js";
+import { bizctl, type Env, json, login, PASSWORD, show, useSession } from "../helpers/cli.js";
 
 interface Gateway {
   url: string;
@@ -66,12 +66,11 @@ const nonceOf = (header: string) => /oauth_nonce="([^"]+)"/.exec(header)?.[1];
 const signatureOf = (header: string) => /oauth_signature="([^"]+)"/.exec(header)?.[1];
 
 describe("oauth call retries (remote, through a gateway that answers 503 after passing the request on)", () => {
-  let s: Session;
+  const s = useSession("remote");
   let gateway: Gateway;
   let env: Env;
 
   beforeAll(async () => {
-    s = await initAndLogin("remote");
     gateway = await startGateway(s.server!.url);
     env = await s.newConfig("gateway");
     const added = await bizctl(["profile", "add", "g", "--server", gateway.url, "--use"], { env });
@@ -89,7 +88,6 @@ describe("oauth call retries (remote, through a gateway that answers 503 after p
   }, 180_000);
   afterAll(async () => {
     await gateway?.close();
-    await s?.close();
   });
 
   it.each([

@@ -2,18 +2,8 @@ import { spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  bizctl,
-  initDataDir,
-  makeSandbox,
-  PASSWORD,
-  ROOT,
-  type RunningServer,
-  type Sandbox,
-  show,
-  startServer,
-} from "../helpers/cli.js";
+import { describe, expect, it } from "vitest";
+import { bizctl, PASSWORD, ROOT, show, useServer } from "../helpers/cli.js";
 
 /**
  * Many CLI processes writing profiles into one config dir at once: each reads the file, changes
@@ -35,34 +25,23 @@ const readConfig = (configDir: string): ConfigFile =>
 const modeOf = (file: string) => (statSync(file).mode & 0o777).toString(8);
 
 describe("the profile file under concurrent writers", () => {
-  let sandbox: Sandbox;
-  let server: RunningServer;
-
-  beforeAll(async () => {
-    sandbox = await makeSandbox();
-    await initDataDir(sandbox.env);
-    server = await startServer(sandbox.dataDir, { env: sandbox.env, args: ["--login-rate-limit", "1000"] });
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-    await sandbox?.remove();
-  });
+  const s = useServer({ login: false, serverArgs: ["--login-rate-limit", "1000"] });
 
   it(`${WRITERS} concurrent 'profile add' and 'auth login' runs leave a valid 0600 file holding every profile`, async () => {
     // the logins go to profiles that exist before: each login adds its token to its own profile
     const logins = Array.from({ length: WRITERS / 2 }, (_, i) => `login-${i}`);
     const adds = Array.from({ length: WRITERS / 2 }, (_, i) => `added-${i}`);
     for (const name of logins) {
-      const added = await bizctl(["profile", "add", name, "--server", server.url], { env: sandbox.env });
+      const added = await bizctl(["profile", "add", name, "--server", s.server.url], { env: s.env });
       expect(added.exitCode, show(added)).toBe(0);
     }
     const runs = await Promise.all([
       ...adds.map((name) =>
-        bizctl(["profile", "add", name, "--server", server.url], { env: sandbox.env, timeoutMs: SLOW }),
+        bizctl(["profile", "add", name, "--server", s.server.url], { env: s.env, timeoutMs: SLOW }),
       ),
       ...logins.map((name) =>
         bizctl(["--profile", name, "auth", "login", "--user", "admin", "--password-stdin"], {
-          env: sandbox.env,
+          env: s.env,
           input: `${PASSWORD}\n`,
           timeoutMs: SLOW,
         }),
@@ -70,18 +49,18 @@ describe("the profile file under concurrent writers", () => {
     ]);
     for (const run of runs) expect(run.exitCode, show(run)).toBe(0);
 
-    const file = join(sandbox.configDir, "config.json");
+    const file = join(s.sandbox.configDir, "config.json");
     expect(modeOf(file)).toBe("600");
-    const config = readConfig(sandbox.configDir);
-    const missing = adds.filter((name) => config.profiles[name]?.server !== server.url);
+    const config = readConfig(s.sandbox.configDir);
+    const missing = adds.filter((name) => config.profiles[name]?.server !== s.server.url);
     const loggedOut = logins.filter((name) => typeof config.profiles[name]?.auth?.token !== "string");
     expect({ missing, loggedOut }).toEqual({ missing: [], loggedOut: [] });
   }, 240_000);
 
   it("a lock left by a killed process is taken over, and the write goes through", async () => {
     // a config dir of its own: nothing of the test above (a run it timed out) is left in it
-    const configDir = join(sandbox.root, "config-killed");
-    const env = { ...sandbox.env, BIZCTL_CONFIG_DIR: configDir };
+    const configDir = join(s.sandbox.root, "config-killed");
+    const env = { ...s.env, BIZCTL_CONFIG_DIR: configDir };
     await mkdir(configDir, { recursive: true });
     // a process that takes the profile file's lock as the CLI does (proper-lockfile's lock
     // directory beside the file), and is killed holding it
@@ -106,8 +85,8 @@ describe("the profile file under concurrent writers", () => {
     holder.kill("SIGKILL");
     await exited;
 
-    const added = await bizctl(["profile", "add", "after-kill", "--server", server.url], { env });
+    const added = await bizctl(["profile", "add", "after-kill", "--server", s.server.url], { env });
     expect(added.exitCode, show(added)).toBe(0);
-    expect(readConfig(configDir).profiles["after-kill"]?.server).toBe(server.url);
+    expect(readConfig(configDir).profiles["after-kill"]?.server).toBe(s.server.url);
   }, 60_000);
 });

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorOf, initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
+import { describe, expect, it } from "vitest";
+import { errorOf, json, MODES, show, useSession } from "../helpers/cli.js";
 import { inTerminal } from "../helpers/pty.js";
 
 /** Issue 15 part 8: a prompt checks the answer against the contract's schema and asks again, keeping the text. */
 
 describe.each(MODES)("prompts check each answer (%s)", (mode) => {
-  let s: Session;
-  beforeAll(async () => {
-    s = await initAndLogin(mode);
-  });
-  afterAll(async () => s?.close());
+  const s = useSession(mode);
 
   it("on a terminal, 'tomorrow' is refused at the prompt and the typed text is kept to fix", async () => {
     const result = await inTerminal(

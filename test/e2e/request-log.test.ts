@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bizctl, makeSandbox, PASSWORD, type Sandbox, show, startServer } from "../helpers/cli.js";
+import { describe, expect, it } from "vitest";
+import { apiToken, bizctl, logLinesOf, show, startServer, useSession } from "../helpers/cli.js";
 
 /**
  * `server start` writes its log asynchronously (the request line must not block the event loop):
@@ -13,29 +13,11 @@ interface RequestLine {
 }
 
 describe("server start: the request log under SIGTERM", () => {
-  let sandbox: Sandbox;
-
-  beforeAll(async () => {
-    sandbox = await makeSandbox();
-    const init = await bizctl(["server", "init", "--admin-user", "admin", "--password-stdin"], {
-      env: sandbox.env,
-      input: `${PASSWORD}\n`,
-    });
-    expect(init.exitCode, show(init)).toBe(0);
-  }, 60_000);
-  afterAll(async () => {
-    await sandbox?.remove();
-  });
+  const s = useSession("embedded", { login: false });
 
   it("has one line per request, none lost, when stopped right after the last answer", async () => {
-    const server = await startServer(sandbox.dataDir, { env: sandbox.env });
-    const login = await fetch(`${server.url}/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ userName: "admin", password: PASSWORD }),
-    });
-    expect(login.status).toBe(200);
-    const { token } = (await login.json()) as { token: string };
+    const server = await startServer(s.sandbox.dataDir, { env: s.sandbox.env });
+    const token = await apiToken(server);
     const N = 400;
     // in concurrent batches, so that lines pile up in the buffer while a write is in flight
     for (let start = 0; start < N; start += 50) {
@@ -54,12 +36,7 @@ describe("server start: the request log under SIGTERM", () => {
     }
     expect(await server.stop()).toBe(0);
 
-    const lines = server
-      .logs()
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as RequestLine)
-      .filter((line) => line.msg === "request completed");
+    const lines = logLinesOf<RequestLine>(server).filter((line) => line.msg === "request completed");
     const numbered = lines
       .map((line) => /[?&]n=(\d+)/.exec(line.req?.url ?? "")?.[1])
       .filter((n) => n !== undefined)
@@ -84,24 +61,21 @@ describe("server start: the request log under SIGTERM", () => {
   ])(
     "BIZCTL_TRUST_PROXY=$value logs the client as $logged",
     async ({ value, logged }) => {
-      const server = await startServer(sandbox.dataDir, { env: { ...sandbox.env, BIZCTL_TRUST_PROXY: value } });
+      const server = await startServer(s.sandbox.dataDir, { env: { ...s.sandbox.env, BIZCTL_TRUST_PROXY: value } });
       const response = await fetch(`${server.url}/health?probe`, { headers: { "x-forwarded-for": "203.0.113.7" } });
       expect(response.status).toBe(200);
       expect(await server.stop()).toBe(0);
-      const line = server
-        .logs()
-        .split("\n")
-        .filter((text) => text.startsWith("{"))
-        .map((text) => JSON.parse(text) as RequestLine)
-        .find((entry) => entry.msg === "request completed" && entry.req?.url === "/health?probe");
+      const line = logLinesOf<RequestLine>(server).find(
+        (entry) => entry.msg === "request completed" && entry.req?.url === "/health?probe",
+      );
       expect(line?.req?.remoteAddress, server.logs()).toBe(logged);
     },
     60_000,
   );
 
   it("refuses a BIZCTL_TRUST_PROXY that is not a list of addresses (exit 2)", async () => {
-    const started = await bizctl(["server", "start", "--port", "0", "--data-dir", sandbox.dataDir], {
-      env: { ...sandbox.env, BIZCTL_TRUST_PROXY: "maybe" },
+    const started = await bizctl(["server", "start", "--port", "0", "--data-dir", s.sandbox.dataDir], {
+      env: { ...s.sandbox.env, BIZCTL_TRUST_PROXY: "maybe" },
     });
     expect(started.exitCode, show(started)).toBe(2);
     expect(started.stderr).toContain("'maybe' is not an IP address or CIDR range");

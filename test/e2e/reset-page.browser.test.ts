@@ -4,58 +4,26 @@
  * Needs `npm run build` first. Run it alone with `npx vitest run test/e2e/reset-page.browser.test.ts`
  * (or `npx vitest run browser`). Screenshots go to test-artifacts/ (reset-form, reset-success, reset-used).
  */
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../helpers/browser.js";
-import {
-  bizctl,
-  makeSandbox,
-  PASSWORD,
-  ROOT,
-  type RunningServer,
-  type Sandbox,
-  show,
-  startServer,
-} from "../helpers/cli.js";
-import { resetLinkOf, type SmtpSink, startSmtpSink } from "../helpers/mail.js";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { useChromium } from "../helpers/browser.js";
+import { useServer } from "../helpers/cli.js";
+import { resetLinkOf, useSmtpSink } from "../helpers/mail.js";
 
-const ARTIFACTS = join(ROOT, "test-artifacts");
 const NEW_PASSWORD = "purple elephants dance at midnight 7";
 
 describe("the reset page in a real browser (chromium)", () => {
-  let smtp: SmtpSink;
-  let sandbox: Sandbox;
-  let server: RunningServer;
-  let browser: Browser;
-  /** every console message and page error of every page, for the CSP check */
-  const consoleLog: string[] = [];
-
-  beforeAll(async () => {
-    await mkdir(ARTIFACTS, { recursive: true });
-    smtp = await startSmtpSink();
-    sandbox = await makeSandbox();
-    const init = await bizctl(
-      ["server", "init", "--admin-user", "admin", "--admin-email", "admin@example.com", "--password-stdin"],
-      { env: sandbox.env, input: `${PASSWORD}\n` },
-    );
-    if (init.exitCode !== 0) throw new Error(`server init failed: ${show(init)}`);
-    // no --public-url: links are built from the address the server listens on
-    server = await startServer(sandbox.dataDir, { env: sandbox.env, args: ["--smtp-url", smtp.url] });
-    browser = await launchChromium();
+  const smtp = useSmtpSink();
+  // no --public-url: links are built from the address the server listens on
+  const s = useServer({
+    login: false,
+    initArgs: ["--admin-email", "admin@example.com"],
+    serverArgs: () => ["--smtp-url", smtp.url],
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await smtp?.close();
-    await sandbox?.remove();
-  });
+  const chromium = useChromium();
 
   async function openPage(link: string): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
-    page.on("console", (message) => consoleLog.push(`${message.type()}: ${message.text()}`));
-    page.on("pageerror", (error) => consoleLog.push(`pageerror: ${error.message}`));
+    const page = await chromium.newPage({ width: 800, height: 600 });
     const response = await page.goto(link);
     expect(response?.status()).toBe(200);
     await expect.poll(() => page.title()).toMatch(/new password/i);
@@ -72,7 +40,7 @@ describe("the reset page in a real browser (chromium)", () => {
   const result = (page: Page) => page.locator("#result");
 
   it("sets the password from the e-mailed link, then refuses the used link", async () => {
-    const renew = await fetch(`${server.url}/renewPassword`, {
+    const renew = await fetch(`${s.server.url}/renewPassword`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ userName: "admin" }),
@@ -80,10 +48,10 @@ describe("the reset page in a real browser (chromium)", () => {
     expect(renew.status).toBe(202);
     const mail = await smtp.waitFor((m) => m.rcptTo.includes("admin@example.com"));
     const { link, base, token } = resetLinkOf(mail);
-    expect(base).toBe(server.url);
+    expect(base).toBe(s.server.url);
 
     const page = await openPage(link);
-    await page.screenshot({ path: join(ARTIFACTS, "reset-form.png"), fullPage: true });
+    await chromium.shot(page, "reset-form");
     // the page's own checks: two different entries, then a password the policy refuses
     await submit(page, NEW_PASSWORD, `${NEW_PASSWORD}!`);
     await expect.poll(() => result(page).textContent()).toBe("The two passwords differ.");
@@ -98,10 +66,10 @@ describe("the reset page in a real browser (chromium)", () => {
       "Your password was changed. You can now log in with it; every earlier session has ended.",
     );
     expect(await page.locator("form").isHidden()).toBe(true);
-    await page.screenshot({ path: join(ARTIFACTS, "reset-success.png"), fullPage: true });
+    await chromium.shot(page, "reset-success");
     await page.close();
 
-    const loggedIn = await fetch(`${server.url}/auth/login`, {
+    const loggedIn = await fetch(`${s.server.url}/auth/login`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ userName: "admin", password: NEW_PASSWORD }),
@@ -114,15 +82,13 @@ describe("the reset page in a real browser (chromium)", () => {
     const failure = await result(again).textContent();
     expect(failure).toContain("cannot be used");
     expect(failure).toMatch(/ask for a new reset e-mail/i);
-    await again.screenshot({ path: join(ARTIFACTS, "reset-used.png"), fullPage: true });
+    await chromium.shot(again, "reset-used");
     await again.close();
 
     // the server logged the page's address with the token masked
-    expect(server.logs()).toContain("/resetPassword?token=***");
-    expect(server.logs()).not.toContain(token);
+    expect(s.server.logs()).toContain("/resetPassword?token=***");
+    expect(s.server.logs()).not.toContain(token);
     // the inline script and style ran under their nonce: no CSP violation, no script error
-    expect(consoleLog.filter((line) => /content security policy|violates|refused to|pageerror/i.test(line))).toEqual(
-      [],
-    );
+    expect(chromium.problems()).toEqual([]);
   });
 });

@@ -3,16 +3,15 @@
  * real binary, embedded and against a server: operations from flags and from a file, refusals with
  * their exit codes, and SCIM error bodies read as the CLI reads any problem.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorOf, initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { errorOf, json, MODES, show, useSession } from "../helpers/cli.js";
 
 const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 
 describe.each(MODES)("resources patch and /Users (%s)", (mode) => {
-  let s: Session;
+  const s = useSession(mode);
   let id: string;
   beforeAll(async () => {
-    s = await initAndLogin(mode);
     const created = await s.run([
       "users",
       "create",
@@ -26,7 +25,6 @@ describe.each(MODES)("resources patch and /Users (%s)", (mode) => {
     expect(created.exitCode, show(created)).toBe(0);
     id = json(created).id;
   }, 120_000);
-  afterAll(async () => s?.close());
 
   it.each([
     ["a boolean", ["--op", "replace:active=false"], (u: Record<string, unknown>) => expect(u.active).toBe(false)],

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Env, initAndLogin, login, MODES, type Session, show } from "../helpers/cli.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Env, login, MODES, show, useSession } from "../helpers/cli.js";
 import { inTerminal } from "../helpers/pty.js";
 
 /**
@@ -15,7 +15,7 @@ const USER_NEW_PASSWORD = "copper kettle glacier 5520 willow";
 const EMAIL = "jdoe@example.com";
 
 describe.each(MODES)("the support flow in a terminal (%s)", (mode) => {
-  let s: Session;
+  const s = useSession(mode);
   let support: Env;
   let user: Env;
 
@@ -33,7 +33,6 @@ describe.each(MODES)("the support flow in a terminal (%s)", (mode) => {
   }
 
   beforeAll(async () => {
-    s = await initAndLogin(mode);
     support = await account("helpdesk", "support", "helpdesk@example.com", SUPPORT_PASSWORD);
     user = await account("jdoe", "member", EMAIL, USER_PASSWORD);
     // five wrong passwords lock the account
@@ -42,7 +41,6 @@ describe.each(MODES)("the support flow in a terminal (%s)", (mode) => {
       expect(wrong.exitCode, show(wrong)).not.toBe(0);
     }
   }, 300_000);
-  afterAll(async () => s?.close());
 
   it("finds the locked user by e-mail, unlocks it, sets a temporary password; the user must choose a new one", async () => {
     // 1. find the user by e-mail, and 2. see that it is locked

@@ -3,19 +3,9 @@
  * terminal (a real pseudo-terminal) none of those bytes reach the screen, in tables, JSON,
  * YAML, error lines and prompts; piped, the data comes back exactly as stored.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import {
-  bizctl,
-  type CliResult,
-  errorOf,
-  initAndLogin,
-  json,
-  MODES,
-  makeSandbox,
-  type Session,
-  show,
-} from "../helpers/cli.js";
+import { bizctl, type CliResult, errorOf, json, MODES, makeSandbox, show, useSession } from "../helpers/cli.js";
 import { inTerminal, type PtyResult } from "../helpers/pty.js";
 
 /** ESC of a CSI that clears the screen, BEL, a CSI that recolours, an OSC that sets the title, C1 CSI, C1 OSC … ST */
@@ -44,11 +34,10 @@ function expectCleanRun(result: PtyResult, exitCode = 0): void {
 }
 
 describe.each(MODES)("terminal safety (%s)", (mode) => {
-  let s: Session;
+  const s = useSession(mode);
   let roomId: string;
 
   beforeAll(async () => {
-    s = await initAndLogin(mode);
     const event = { code: "EVIL-1", name: HOSTILE, startsAt: "2027-01-10T09:00:00Z", location: HOSTILE };
     const created = await s.run(["events", "create", "--file", "-"], { input: JSON.stringify(event) });
     expect(created.exitCode, show(created)).toBe(0);
@@ -66,7 +55,6 @@ describe.each(MODES)("terminal safety (%s)", (mode) => {
     ]);
     expect(user.exitCode, show(user)).toBe(0);
   });
-  afterAll(async () => s?.close());
 
   describe("piped, the data is exact", () => {
     it("events get --json returns the name exactly as stored", async () => {
@@ -185,11 +173,7 @@ describe.each(MODES)("terminal safety (%s)", (mode) => {
 });
 
 describe.each(MODES)("a userName is an identifier: no control characters (%s)", (mode) => {
-  let s: Session;
-  beforeAll(async () => {
-    s = await initAndLogin(mode);
-  });
-  afterAll(async () => s?.close());
+  const s = useSession(mode);
 
   it("users create refuses one with exit 7, and creates nothing", async () => {
     const result = await s.run(["users", "create", "--user-name", "mal\u001b[2Jlory", "--no-password"]);

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { json, MODES, show, useSession } from "../helpers/cli.js";
 
 /**
  * `--verbose` through the binary: embedded, the server's own log is written to the process's
@@ -7,9 +7,8 @@ import { initAndLogin, json, MODES, type Session, show } from "../helpers/cli.js
  * from that log.
  */
 describe.each(MODES)("--verbose (%s)", (mode) => {
-  let s: Session;
+  const s = useSession(mode);
   beforeAll(async () => {
-    s = await initAndLogin(mode);
     const created = await s.run([
       "events",
       "create",
@@ -23,7 +22,6 @@ describe.each(MODES)("--verbose (%s)", (mode) => {
     ]);
     expect(created.exitCode, show(created)).toBe(0);
   });
-  afterAll(async () => s?.close());
 
   it("traces each call on stderr with the token masked", async () => {
     const token = (await s.run(["auth", "token"])).stdout.trim();

@@ -1,16 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  bearerHeader,
-  bizctl,
-  httpJson,
-  initDataDir,
-  makeSandbox,
-  PASSWORD,
-  type RunningServer,
-  type Sandbox,
-  show,
-  startServer,
-} from "../helpers/cli.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { apiToken, bearerHeader, httpJson, logLinesOf, type RunningServer, useServer } from "../helpers/cli.js";
 
 /** `server start --workers 2` on SQLite: one port, two processes, a dead worker replaced, a drained stop. */
 
@@ -19,12 +8,7 @@ interface LogLine {
   workerPid?: number;
 }
 
-const logLines = (server: RunningServer): LogLine[] =>
-  server
-    .logs()
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as LogLine);
+const logLines = (server: RunningServer) => logLinesOf<LogLine>(server);
 /** the workers that have been listening, in order */
 const workerPids = (server: RunningServer) =>
   logLines(server)
@@ -48,31 +32,18 @@ async function waitFor(condition: () => boolean, ms: number): Promise<void> {
 }
 
 describe("server start --workers 2", () => {
-  let sandbox: Sandbox;
-  let server: RunningServer;
+  const s = useServer({ login: false, serverArgs: ["--workers", "2"] });
   let token: string;
 
   const call = (method: string, path: string, body?: unknown) =>
-    httpJson(server, method, path, body, bearerHeader(token));
+    httpJson(s.server, method, path, body, bearerHeader(token));
 
   beforeAll(async () => {
-    sandbox = await makeSandbox();
-    const init = await bizctl(["server", "init", "--admin-user", "admin", "--password-stdin"], {
-      env: sandbox.env,
-      input: `${PASSWORD}\n`,
-    });
-    expect(init.exitCode, show(init)).toBe(0);
-    server = await startServer(sandbox.dataDir, { env: sandbox.env, args: ["--workers", "2"] });
-    const login = await httpJson(server, "POST", "/auth/login", { userName: "admin", password: PASSWORD });
-    token = ((await login.json()) as { token: string }).token;
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-    await sandbox?.remove();
+    token = await apiToken(s.server);
   });
 
   it("runs two workers behind one port, and concurrent writes on SQLite never fail", async () => {
-    expect(workerPids(server)).toHaveLength(2);
+    expect(workerPids(s.server)).toHaveLength(2);
     const statuses: number[] = [];
     for (let batch = 0; batch < 4; batch++) {
       const responses = await Promise.all(
@@ -86,40 +57,35 @@ describe("server start --workers 2", () => {
       );
       statuses.push(...responses.map((r) => r.status));
     }
-    expect(statuses.filter((s) => s !== 201)).toEqual([]);
+    expect(statuses.filter((status) => status !== 201)).toEqual([]);
     const list = (await (await call("GET", "/api/crm/v1/events?pagesize=1")).json()) as { total: number };
     expect(list.total).toBe(120);
   });
 
   it("replaces a worker killed with SIGKILL while requests go on", async () => {
-    const [victim] = workerPids(server);
+    const [victim] = workerPids(s.server);
     process.kill(victim!, "SIGKILL");
-    await waitFor(() => workerPids(server).length === 3, 20_000);
-    expect(logLines(server).some((l) => l.msg === "worker died; replacing it" && l.workerPid === victim)).toBe(true);
+    await waitFor(() => workerPids(s.server).length === 3, 20_000);
+    expect(logLines(s.server).some((l) => l.msg === "worker died; replacing it" && l.workerPid === victim)).toBe(true);
     const statuses = await Promise.all(Array.from({ length: 20 }, () => call("GET", "/auth/isLogged")));
     expect(statuses.map((r) => r.status)).toEqual(Array(20).fill(200));
   }, 30_000);
 
   it("SIGTERM drains every worker and exits 0", async () => {
-    const pids = workerPids(server).filter(alive);
+    const pids = workerPids(s.server).filter(alive);
     expect(pids).toHaveLength(2);
-    expect(await server.stop()).toBe(0);
+    expect(await s.server.stop()).toBe(0);
     await waitFor(() => pids.every((pid) => !alive(pid)), 10_000);
-    expect(logLines(server).filter((l) => l.msg === "shutting down")).toHaveLength(2);
+    expect(logLines(s.server).filter((l) => l.msg === "shutting down")).toHaveLength(2);
   }, 30_000);
 });
 
 describe("server start, a single process", () => {
+  const s = useServer({ login: false });
+
   it("drains and exits 0 when a second SIGTERM follows the first (systemd and a primary both send one)", async () => {
-    const sandbox = await makeSandbox();
-    try {
-      await initDataDir(sandbox.env);
-      const server = await startServer(sandbox.dataDir, { env: sandbox.env });
-      server.process.kill("SIGTERM");
-      server.process.kill("SIGTERM");
-      expect(await server.stop()).toBe(0);
-    } finally {
-      await sandbox.remove();
-    }
+    s.server.process.kill("SIGTERM");
+    s.server.process.kill("SIGTERM");
+    expect(await s.server.stop()).toBe(0);
   });
 });

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
+import { afterAll, beforeAll } from "vitest";
 
 export const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 export const BIN = join(ROOT, "bin", "bizctl.js");
@@ -209,6 +210,15 @@ export function startServer(dataDir: string, options: { env?: Env; args?: string
   });
 }
 
+/** The JSON lines (pino) a server has logged so far, parsed; its other output is left out. */
+export function logLinesOf<T = Record<string, unknown>>(server: RunningServer): T[] {
+  return server
+    .logs()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as T);
+}
+
 /** A port nothing listens on (bound, then released). */
 export async function closedPort(): Promise<number> {
   const server = createServer();
@@ -283,8 +293,23 @@ export interface SessionOptions<O extends RunOptions = RunOptions> {
   login?: boolean;
   /** what runs the commands (default: the binary) */
   runner?: Runner<O>;
-  /** another store than the sandbox's SQLite file: flags of `server init` and `server start`, their environment */
-  storage?: { args: string[]; env?: Env; drop(): Promise<void> };
+  /**
+   * another store than the sandbox's SQLite file: flags of `server init` and `server start`, their
+   * environment; as a function, made for the new sandbox before `server init`
+   */
+  storage?: Storage | ((sandbox: Sandbox) => Promise<Storage>);
+  /** more flags of `server init` (after --admin-user and --password-stdin) */
+  initArgs?: string[];
+  /** runs after `server init`, before the server starts and the login */
+  afterInit?: (sandbox: Sandbox) => Promise<void>;
+  /** more flags of `server start` (remote mode); a function is called when the server starts */
+  serverArgs?: string[] | (() => string[] | Promise<string[]>);
+}
+
+export interface Storage {
+  args: string[];
+  env?: Env;
+  drop(): Promise<void>;
 }
 
 /**
@@ -298,18 +323,24 @@ export async function initAndLogin<O extends RunOptions = RunOptions>(
 ): Promise<Session<O>> {
   const { userName = ADMIN, password = PASSWORD } = options;
   const runner = (options.runner ?? bizctl) as Runner<O>;
-  const { storage } = options;
   const made = await makeSandbox();
-  const sandbox = { ...made, env: { ...made.env, ...storage?.env } };
+  let storage: Storage | undefined;
   const removeAll = async () => {
-    await sandbox.remove();
+    await made.remove();
     await storage?.drop();
   };
   let server: RunningServer | undefined;
   try {
+    storage = typeof options.storage === "function" ? await options.storage(made) : options.storage;
+    const sandbox = { ...made, env: { ...made.env, ...storage?.env } };
     const args = storage?.args ?? [];
-    const { id: userId } = await initDataDir(sandbox.env, args, { userName, password, runner: runner as Runner });
-    server = mode === "remote" ? await startServer(sandbox.dataDir, { env: sandbox.env, args }) : undefined;
+    const init = { userName, password, runner: runner as Runner };
+    const { id: userId } = await initDataDir(sandbox.env, [...args, ...(options.initArgs ?? [])], init);
+    await options.afterInit?.(sandbox);
+    if (mode === "remote") {
+      const serverArgs = typeof options.serverArgs === "function" ? await options.serverArgs() : options.serverArgs;
+      server = await startServer(sandbox.dataDir, { env: sandbox.env, args: [...args, ...(serverArgs ?? [])] });
+    }
     const running = server;
     const session: Session<O> = {
       mode,
@@ -345,6 +376,37 @@ export async function initAndLogin<O extends RunOptions = RunOptions>(
     await removeAll();
     throw error;
   }
+}
+
+/**
+ * initAndLogin() in a beforeAll of the describe block it is called in, and its close() in an
+ * afterAll: the session returned is filled in once that beforeAll has run.
+ */
+export function useSession<O extends RunOptions = RunOptions>(
+  mode: Mode = "embedded",
+  options: SessionOptions<O> = {},
+): Session<O> {
+  const session = {} as Session<O>;
+  beforeAll(async () => {
+    Object.assign(session, await initAndLogin(mode, options));
+  }, 120_000);
+  afterAll(async () => {
+    await session.close?.();
+  });
+  return session;
+}
+
+/** useSession() in remote mode: an installation with its server started. */
+export function useServer(options: SessionOptions = {}): Session & { server: RunningServer } {
+  return useSession("remote", options) as Session & { server: RunningServer };
+}
+
+/** The bearer token of a login over HTTP (`POST /auth/login`), no CLI involved. */
+export async function apiToken(server: { url: string }, userName = ADMIN, password = PASSWORD): Promise<string> {
+  const response = await httpJson(server, "POST", "/auth/login", { userName, password });
+  if (response.status !== 200)
+    throw new Error(`login of ${userName} answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { token: string }).token;
 }
 
 /** A JSON request to a running server, with a Bearer token when given (real HTTP, no client of ours). */

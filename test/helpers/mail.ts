@@ -6,6 +6,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
+import { afterAll, beforeAll } from "vitest";
 
 export type { ParsedMail };
 
@@ -161,4 +162,16 @@ export async function requestResetToken(
   const newest = mine.at(-1);
   if (!newest) throw new Error(`no reset e-mail to ${who.email} in the outbox`);
   return resetLinkOf(newest).token;
+}
+
+/** startSmtpSink() in a beforeAll of the describe block it is called in, closed in its afterAll. */
+export function useSmtpSink(): SmtpSink {
+  const sink = {} as SmtpSink;
+  beforeAll(async () => {
+    Object.assign(sink, await startSmtpSink());
+  });
+  afterAll(async () => {
+    await sink.close?.();
+  });
+  return sink;
 }
