@@ -74,6 +74,19 @@ describe("HTTP methods and conditional requests (RFC 9110)", () => {
     }
   });
 
+  it.each([
+    { body: "a type nothing parses", type: "application/xml", text: "<x/>" },
+    { body: "malformed JSON", type: "application/json", text: "{" },
+    { body: "a malformed media type", type: "application/", text: "{}" },
+  ])("answers a path that is not routed with 404 whatever its body: $body", async ({ type, text }) => {
+    const response = await send("POST", "/no/such/path", { "content-type": type }, text);
+    problemOf(
+      { statusCode: response.status, headers: Object.fromEntries(response.headers), body: await response.text() },
+      404,
+      "not_found",
+    );
+  });
+
   it("answers HEAD as GET without the body", async () => {
     const get = await send("GET", EVENT);
     const head = await send("HEAD", EVENT);

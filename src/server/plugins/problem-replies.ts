@@ -92,6 +92,9 @@ function toProblem(error: FastifyError & { validationContext?: string }, scim: b
 /** Every failure leaves as an RFC 9457 problem document (a SCIM error on a SCIM endpoint); nothing leaks a stack trace. */
 export function installProblemHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // a path no route serves is 404 whatever its body: the body (of a type nothing parses, too
+    // large, malformed) is read before the not-found handler runs, but nothing would ever use it
+    if (request.is404) return sendNotFound(request, reply);
     const problem = toProblem(error, followsScim(request));
     if (problem) return sendProblem(reply, request, problem);
     request.log.error({ err: error }, "unhandled error");
@@ -101,11 +104,13 @@ export function installProblemHandling(app: FastifyInstance): void {
       new ProblemError("internal_error", "The server failed; the request id identifies it in the logs."),
     );
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
-      reply,
-      request,
-      new ProblemError("not_found", `No route for ${request.method} ${request.url.split("?")[0]}.`),
-    ),
+  app.setNotFoundHandler(sendNotFound);
+}
+
+function sendNotFound(request: FastifyRequest, reply: FastifyReply) {
+  return sendProblem(
+    reply,
+    request,
+    new ProblemError("not_found", `No route for ${request.method} ${request.url.split("?")[0]}.`),
   );
 }
