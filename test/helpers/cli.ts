@@ -3,13 +3,14 @@
  * directories with a clean environment, and starts real servers on ephemeral ports.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll } from "vitest";
+import { recordedAnswersOutside } from "./openapi-check.js";
 
 export const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 export const BIN = join(ROOT, "bin", "bizctl.js");
@@ -166,10 +167,29 @@ export interface RunningServer {
 
 const LISTENING = /bizctl server listening on (http:\/\/127\.0\.0\.1:\d+)/;
 
+/** Loaded into each server process: it records the answers the server sends (answer-recorder.mjs). */
+const ANSWER_RECORDER = pathToFileURL(join(ROOT, "test", "helpers", "answer-recorder.mjs")).href;
+let answerLogs = 0;
+
+/**
+ * Holds the answers a server process recorded to /openapi.json, as the in-process test servers'
+ * answers are held (openapi-check.ts): throws, naming each, when one is outside it.
+ */
+async function assertAnswersDocumented(answerLog: string): Promise<void> {
+  const text = await readFile(answerLog, "utf8").catch(() => "");
+  await rm(answerLog, { force: true });
+  const problems = await recordedAnswersOutside(text);
+  if (problems.length > 0) {
+    throw new Error(`answers of the server outside the OpenAPI document:\n${problems.map((p) => `- ${p}`).join("\n")}`);
+  }
+}
+
 export function startServer(dataDir: string, options: { env?: Env; args?: string[] } = {}): Promise<RunningServer> {
-  const child = spawn("node", [BIN, "server", "start", "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])], {
+  const answerLog = join(tmpdir(), `bizctl-answers-${process.pid}-${++answerLogs}.jsonl`);
+  const args = ["--import", ANSWER_RECORDER, BIN, "server", "start", "--port", "0", "--data-dir", dataDir];
+  const child = spawn("node", [...args, ...(options.args ?? [])], {
     cwd: ROOT,
-    env: options.env ?? cleanEnv({ HOME: dataDir }),
+    env: { ...(options.env ?? cleanEnv({ HOME: dataDir })), BIZCTL_TEST_ANSWER_LOG: answerLog },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -198,7 +218,9 @@ export function startServer(dataDir: string, options: { env?: Env; args?: string
           logs: () => stdout + stderr,
           stop: async () => {
             if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-            return exited;
+            const code = await exited;
+            await assertAnswersDocumented(answerLog);
+            return code;
           },
         });
       }

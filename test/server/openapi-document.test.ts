@@ -14,7 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS, type ErrorCode } from "../../src/contract/errors.js";
 import { allRoutes } from "../../src/contract/index.js";
 import { ROOT } from "../helpers/cli.js";
-import { checkAnswers, OpenApiChecker, type OpenApiDocument } from "../helpers/openapi-check.js";
+import {
+  checkAnswers,
+  OpenApiChecker,
+  type OpenApiDocument,
+  recordedAnswersOutside,
+} from "../helpers/openapi-check.js";
 import { bearer, loginToken, startTestServer, type TestServer } from "../helpers/server.js";
 
 const PUBLIC_URL = "https://bizctl.test/api";
@@ -269,5 +274,41 @@ describe("the answer checker the server tests run", () => {
       if (listing !== undefined) process.env.OPENAPI_CHECK_LOG = listing;
       await app.close();
     }
+  });
+
+  it("fails the teardown of an app whose socket sent an answer outside its document", async () => {
+    const app = Fastify();
+    app.decorate("swagger", () => ({
+      openapi: "3.1.0",
+      info: { title: "t", version: "1" },
+      paths: { "/thing": { get: { operationId: "thing", responses: { "200": { description: "ok" } } } } },
+    }));
+    app.get("/thing", async (_request, reply) => reply.status(Number(_request.headers["x-status"] ?? 200)).send());
+    const listing = process.env.OPENAPI_CHECK_LOG;
+    delete process.env.OPENAPI_CHECK_LOG;
+    try {
+      const answers = checkAnswers(app);
+      const url = await app.listen({ port: 0, host: "127.0.0.1" });
+      expect((await fetch(`${url}/thing`)).status).toBe(200);
+      answers.assertSocketAnswersDocumented();
+      expect((await fetch(`${url}/thing`, { headers: { "x-status": "409" } })).status).toBe(409);
+      expect(() => answers.assertSocketAnswersDocumented()).toThrow(/thing does not document status 409/);
+    } finally {
+      if (listing !== undefined) process.env.OPENAPI_CHECK_LOG = listing;
+      await app.close();
+    }
+  });
+
+  it("names the answers a server process recorded that the document does not describe", async () => {
+    const health = { method: "GET", url: "/health", headers: { "content-type": "application/json" } };
+    const recorded = [
+      { ...health, status: 200, body: '{"status":"ok"}', cut: false },
+      // an absolute-form target is read as its path; a body too long to keep is not checked
+      { ...health, url: "http://elsewhere.example/health", status: 200, body: "", cut: true },
+      { ...health, status: 201, body: '{"status":"ok"}', cut: false },
+    ];
+    const problems = await recordedAnswersOutside(recorded.map((line) => JSON.stringify(line)).join("\n"));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/does not document status 201/);
   });
 });
