@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll } from "vitest";
-import { recordedAnswersOutside } from "./openapi-check.js";
+import { prepareRecordedAnswersCheck, recordedAnswersOutside } from "./openapi-check.js";
 
 export const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 export const BIN = join(ROOT, "bin", "bizctl.js");
@@ -185,6 +185,7 @@ async function assertAnswersDocumented(answerLog: string): Promise<void> {
 }
 
 export function startServer(dataDir: string, options: { env?: Env; args?: string[] } = {}): Promise<RunningServer> {
+  prepareRecordedAnswersCheck();
   const answerLog = join(tmpdir(), `bizctl-answers-${process.pid}-${++answerLogs}.jsonl`);
   const args = ["--import", ANSWER_RECORDER, BIN, "server", "start", "--port", "0", "--data-dir", dataDir];
   const child = spawn("node", [...args, ...(options.args ?? [])], {

@@ -410,6 +410,16 @@ function documentOfThisBuild(): Promise<string> {
 }
 
 /**
+ * Builds the document of this build now, in the background, so that a check at a server's stop
+ * (whose time some tests bound) does not wait for it.
+ */
+export function prepareRecordedAnswersCheck(): void {
+  documentOfThisBuild().catch(() => {
+    // the check itself reports a build that fails
+  });
+}
+
+/**
  * The answers a server process recorded (answer-recorder.mjs) that the document does not
  * describe; a body cut for its size is checked without it.
  */
