@@ -7,11 +7,9 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ADMIN,
-  bizctl,
   type CliResult,
   type Env,
   errorOf,
-  initAndLogin,
   json,
   login,
   MODES,
@@ -24,11 +22,13 @@ import {
   startServer,
   transcript,
 } from "../helpers/cli.js";
+import { type InProcessSession, inProcessSession, runInProcess } from "../helpers/in-process.js";
 import { outboxReader, recipientsOf, type SmtpSink, startSmtpSink } from "../helpers/mail.js";
 import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
 
 /**
- * `users import` and `users export` through the real binary: CSV as spreadsheets write it, NDJSON,
+ * `users import` and `users export` through the commands, in this process (servers are real
+ * processes): CSV as spreadsheets write it, NDJSON,
  * bad lines reported by line number, password hashes from other systems (made by independent
  * tools) that log in and become argon2id, and invitations that reach a real SMTP server.
  */
@@ -46,7 +46,7 @@ async function importFile(run: Session["run"], dir: string, name: string, conten
 const failuresOf = (result: CliResult): Failure[] => (result.stdout.trim() ? json<Failure[]>(result) : []);
 
 describe.each(MODES)("users import and export (%s)", (mode) => {
-  let s: Session;
+  let s: InProcessSession;
 
   async function userNamed(userName: string): Promise<Record<string, Json> | undefined> {
     const found = await s.run(["users", "list", "--filter", `userName eq "${userName}"`, "--json"]);
@@ -55,7 +55,7 @@ describe.each(MODES)("users import and export (%s)", (mode) => {
   }
 
   beforeAll(async () => {
-    s = await initAndLogin(mode);
+    s = await inProcessSession(mode);
   }, 60_000);
   afterAll(async () => s?.close());
 
@@ -285,7 +285,7 @@ async function install(store: Store, serverArgs: string[] = []): Promise<Install
   const database = store.startsWith("PostgreSQL") ? await createTestDatabase() : undefined;
   const storage = database ? ["--database", database.url] : [];
   const env = database ? { ...sandbox.env, BIZCTL_SECRET_KEY: TEST_SECRET_KEY } : sandbox.env;
-  const init = await bizctl(["server", "init", "--admin-user", ADMIN, "--password-stdin", ...storage], {
+  const init = await runInProcess(["server", "init", "--admin-user", ADMIN, "--password-stdin", ...storage], {
     env,
     input: `${PASSWORD}\n`,
   });
@@ -294,10 +294,10 @@ async function install(store: Store, serverArgs: string[] = []): Promise<Install
     ? await startServer(sandbox.dataDir, { env, args: [...storage, ...serverArgs] })
     : undefined;
   if (server) {
-    const added = await bizctl(["profile", "add", "r", "--server", server.url, "--use"], { env });
+    const added = await runInProcess(["profile", "add", "r", "--server", server.url, "--use"], { env });
     if (added.exitCode !== 0) throw new Error(show(added));
   }
-  const logged = await login(env, ADMIN, PASSWORD);
+  const logged = await login(env, ADMIN, PASSWORD, undefined, runInProcess);
   if (logged.exitCode !== 0) throw new Error(show(logged));
   const query =
     "select c.password_hash as h from credentials c join resources r on r.id = c.user_id where r.user_name_key = $1";
@@ -346,7 +346,7 @@ describe.each(STORES)("imported password hashes (%s)", (store) => {
       { userName: "migrated-argon", tool: "argon2id, other parameters", hash: await ours },
     ];
     const csv = `userName,emails[0].value,passwordHash\n${rows.map((r) => `${r.userName},${r.userName}@example.com,"${r.hash}"`).join("\n")}\nclear,clear@example.com,${OLD_PASSWORD}\n`;
-    const run = (args: string[]) => bizctl(args, { env: inst.env });
+    const run = (args: string[]) => runInProcess(args, { env: inst.env });
     const result = await importFile(run, inst.sandbox.root, "migrated.csv", csv);
     expect(result.exitCode, show(result)).toBe(7);
     const [failure] = failuresOf(result);
@@ -362,26 +362,28 @@ describe.each(STORES)("imported password hashes (%s)", (store) => {
       expect(await inst.passwordHash(userName), tool).toBe(hash);
       const userEnv = { ...inst.env, BIZCTL_CONFIG_DIR: join(inst.sandbox.root, `cfg-${userName}`) };
       if (inst.server) {
-        const added = await bizctl(["profile", "add", "r", "--server", inst.server.url, "--use"], { env: userEnv });
+        const added = await runInProcess(["profile", "add", "r", "--server", inst.server.url, "--use"], {
+          env: userEnv,
+        });
         expect(added.exitCode).toBe(0);
       }
-      const wrong = await login(userEnv, userName, `${OLD_PASSWORD}x`);
+      const wrong = await login(userEnv, userName, `${OLD_PASSWORD}x`, undefined, runInProcess);
       expect(wrong.exitCode, show(wrong)).toBe(4);
       expect(await inst.passwordHash(userName), "a failed login leaves the hash").toBe(hash);
-      const right = await login(userEnv, userName, OLD_PASSWORD);
+      const right = await login(userEnv, userName, OLD_PASSWORD, undefined, runInProcess);
       expect(right.exitCode, `${tool}: ${show(right)}`).toBe(0);
       // the password is the user's own: no change is asked
       expect(right.stderr).not.toMatch(/must change/i);
       const stored = await inst.passwordHash(userName);
       expect(stored, tool).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
       expect(await argon2.verify(stored!, OLD_PASSWORD)).toBe(true);
-      const again = await login(userEnv, userName, OLD_PASSWORD);
+      const again = await login(userEnv, userName, OLD_PASSWORD, undefined, runInProcess);
       expect(again.exitCode, show(again)).toBe(0);
     },
   );
 
   it("never returns, exports or logs the hash, and refuses it on PUT", async () => {
-    const run = (args: string[], input?: string) => bizctl(args, { env: inst.env, ...(input && { input }) });
+    const run = (args: string[], input?: string) => runInProcess(args, { env: inst.env, ...(input && { input }) });
     const got = await run(["users", "get", "migrated0", "--json"]);
     expect(got.exitCode).toBe(0);
     expect(json(got)).not.toHaveProperty("passwordHash");
@@ -419,7 +421,7 @@ describe.each(STORES)("users import --invite (%s)", (store) => {
     // a user who brings its password hash has a password: it is not invited
     const [{ hash }] = foreignHashes();
     const csv = `userName,emails[0].value,passwordHash\ninv1,inv1@example.com,\ninv2,inv2@example.com,\nnomail,,\ninv3,inv3@example.com,\nhashed,hashed@example.com,${hash}\n`;
-    const run = (args: string[]) => bizctl(args, { env: inst.env });
+    const run = (args: string[]) => runInProcess(args, { env: inst.env });
     const result = await importFile(run, inst.sandbox.root, "invite.csv", csv, ["--invite", "--batch-size", "4"]);
     expect(result.exitCode, show(result)).toBe(6);
     expect(result.stderr).toContain("Imported 5 of 5 user(s), 3 invited");
