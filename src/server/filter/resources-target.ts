@@ -157,8 +157,13 @@ export function resourceSortKeys(path: string[], nowIso: string): RawBuilder<unk
   if (column) return [column.text];
   const state = new Map(Object.entries(accountColumns(nowIso))).get(key);
   if (state) return [state.kind === "n" ? state.num : state.text];
-  return [
-    sql`(select min(s.num_value) from resource_values s where s.resource_id = r.id and s.path in (${sql.join(candidatePaths(key))}))`,
-    sql`(select min(s.text_value) from resource_values s where s.resource_id = r.id and s.path in (${sql.join(candidatePaths(key))}))`,
-  ];
+  const number = sql`(select min(s.num_value) from resource_values s where s.resource_id = r.id and s.path in (${sql.join(candidatePaths(key))}))`;
+  const text = sql`(select min(s.text_value) from resource_values s where s.resource_id = r.id and s.path in (${sql.join(candidatePaths(key))}))`;
+  if (key === "username") {
+    // A User's userName is also its column user_name_key, lower-cased as text_value is: Users sort
+    // on it without a look-up per row (at 100,000 Users, the look-ups gave no first page in 60 s);
+    // a resource of another type that holds a userName still sorts on its value.
+    return [sql`(case when r.user_name_key is null then ${number} end)`, sql`coalesce(r.user_name_key, ${text})`];
+  }
+  return [number, text];
 }
