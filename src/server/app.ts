@@ -6,6 +6,7 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
   type FastifyServerOptions,
+  type HTTPMethods,
   LogController,
 } from "fastify";
 import type { DestinationStream } from "pino";
@@ -20,7 +21,7 @@ import { clientErrorHandler } from "./plugins/client-errors.js";
 import { installConditionalGet } from "./plugins/conditional-get.js";
 import { installJsonBodies } from "./plugins/json-bodies.js";
 import { lazySchemaController } from "./plugins/lazy-compilers.js";
-import { installProblemHandling, sendProblem } from "./plugins/problem-replies.js";
+import { installProblemHandling, sendNotFound, sendProblem } from "./plugins/problem-replies.js";
 import { installRateLimits, type RateLimitStore } from "./plugins/rate-limits.js";
 import { aimsAtScimEndpoint } from "./plugins/scim-wire.js";
 import { installSecurityHeaders, setSecurityHeaders } from "./plugins/security-headers.js";
@@ -248,6 +249,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   }
   let listenUrl: string | undefined;
   let logger: FastifyBaseLogger | undefined;
+  let servesPath: (method: string, path: string) => boolean = () => true;
   const log = () => {
     if (!logger) throw new Error("logger used before the app was built");
     return logger;
@@ -309,6 +311,12 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     // errors Fastify meets before routing (a malformed URL) leave as problem documents too
     frameworkErrors: (error, request, reply) => {
       setSecurityHeaders(request, reply);
+      // a malformed escape stops the router before it looks the path up; a path no route serves
+      // is 404 whatever else is wrong with the request, as it is for a body
+      const path = request.url.split("?")[0] ?? "";
+      if (error.code === "FST_ERR_BAD_URL" && !servesPath(request.method, path.replace(/%(?![0-9a-f]{2})/gi, "%25"))) {
+        return sendNotFound(request, reply);
+      }
       return sendProblem(
         reply,
         request,
@@ -335,6 +343,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
       : options.compileSchemasOnFirstUse && { schemaController: lazySchemaController() as never }),
   });
   logger = app.log;
+  servesPath = (method, path) => app.findRoute({ method: method as HTTPMethods, url: path }) !== null;
   app.decorate("services", services);
   app.decorate("useListenUrl", (url: string) => {
     listenUrl = url;

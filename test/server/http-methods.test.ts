@@ -87,6 +87,23 @@ describe("HTTP methods and conditional requests (RFC 9110)", () => {
     );
   });
 
+  it.each([
+    { path: "/no/such/%ZZ", status: 404, code: "not_found" },
+    { path: "/sessions/%ZZ", status: 404, code: "not_found" },
+    { path: "/api/crm/v1/events/%ZZ", status: 400, code: "validation_failed" },
+    { path: "/Resources/%ZZ", status: 400, code: "validation_failed" },
+  ])(
+    "answers a malformed escape in $path with $status: a path no route serves is not found",
+    async ({ path, status, code }) => {
+      const response = await send("DELETE", path);
+      problemOf(
+        { statusCode: response.status, headers: Object.fromEntries(response.headers), body: await response.text() },
+        status,
+        code,
+      );
+    },
+  );
+
   it("answers HEAD as GET without the body", async () => {
     const get = await send("GET", EVENT);
     const head = await send("HEAD", EVENT);

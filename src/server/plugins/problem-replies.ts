@@ -107,7 +107,7 @@ export function installProblemHandling(app: FastifyInstance): void {
   app.setNotFoundHandler(sendNotFound);
 }
 
-function sendNotFound(request: FastifyRequest, reply: FastifyReply) {
+export function sendNotFound(request: FastifyRequest, reply: FastifyReply) {
   return sendProblem(
     reply,
     request,
