@@ -150,20 +150,34 @@ export function resourcesTargetAt(nowIso: string): FilterTarget {
   };
 }
 
-/** Sort keys for `sortby`: a column when the attribute has one, else its smallest number, then its smallest text. */
-export function resourceSortKeys(path: string[], nowIso: string): RawBuilder<unknown>[] {
+/** The order of a list: its keys, and whether they are never null and tell every two rows apart. */
+export interface SortOrder {
+  keys: RawBuilder<unknown>[];
+  unique: boolean;
+}
+
+/**
+ * Sort keys for `sortby`: a column when the attribute has one, else its smallest number, then its
+ * smallest text. `usersOnly`: the list holds Users alone (`resourcetypes=User`).
+ */
+export function resourceSortKeys(path: string[], nowIso: string, usersOnly: boolean): SortOrder {
   const key = path.join(".");
   const column = COLUMNS.get(key);
-  if (column) return [column.text];
+  if (column) return { keys: [column.text], unique: false };
   const state = new Map(Object.entries(accountColumns(nowIso))).get(key);
-  if (state) return [state.kind === "n" ? state.num : state.text];
+  if (state) return { keys: [state.kind === "n" ? state.num : state.text], unique: false };
+  // A User's userName is also its column user_name_key, unique, lower-cased as text_value is:
+  // a list of Users alone walks the (resource_type, user_name_key) index and stops at the page
+  if (key === "username" && usersOnly) return { keys: [sql`r.user_name_key`], unique: true };
   const number = sql`(select min(s.num_value) from resource_values s where s.resource_id = r.id and s.path in (${sql.join(candidatePaths(key))}))`;
   const text = sql`(select min(s.text_value) from resource_values s where s.resource_id = r.id and s.path in (${sql.join(candidatePaths(key))}))`;
   if (key === "username") {
-    // A User's userName is also its column user_name_key, lower-cased as text_value is: Users sort
-    // on it without a look-up per row (at 100,000 Users, the look-ups gave no first page in 60 s);
-    // a resource of another type that holds a userName still sorts on its value.
-    return [sql`(case when r.user_name_key is null then ${number} end)`, sql`coalesce(r.user_name_key, ${text})`];
+    // among other types, a User still sorts on its column, not a look-up per row; a resource of
+    // another type that holds a userName sorts on its value
+    return {
+      keys: [sql`(case when r.user_name_key is null then ${number} end)`, sql`coalesce(r.user_name_key, ${text})`],
+      unique: false,
+    };
   }
-  return [number, text];
+  return { keys: [number, text], unique: false };
 }

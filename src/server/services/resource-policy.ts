@@ -159,6 +159,12 @@ export function assertCan(
   );
 }
 
+/** Whether the caller may read every resource of these types (of every type when none are named). */
+export function readsAllOf(principal: Principal, types: readonly string[] | undefined): boolean {
+  const kinds: ResourceKind[] = types?.length ? types.map(kindOf) : ["User", "OAuthConsumer", "custom"];
+  return kinds.every((kind) => principal.roles.some((role) => POLICY[kind].read.includes(role)));
+}
+
 /** The SQL condition over `resources r` that keeps what the caller may read. */
 export function readableCondition(principal: Principal): RawBuilder<unknown> {
   const readers = (kind: ResourceKind) => principal.roles.some((role) => POLICY[kind].read.includes(role));

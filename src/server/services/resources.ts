@@ -31,7 +31,7 @@ import {
   typeOf,
 } from "./resource-bodies.js";
 import { parseListQuery, parseReadQuery } from "./resource-list-query.js";
-import { assertCan, readableCondition } from "./resource-policy.js";
+import { assertCan, readableCondition, readsAllOf } from "./resource-policy.js";
 import { toRepresentation } from "./resource-representation.js";
 import type { Principal, ServiceContext } from "./service-context.js";
 import { planUserReplacement, type Replacement, type UserBody } from "./user-replacement.js";
@@ -51,15 +51,16 @@ export async function listResources(ctx: ServiceContext, principal: Principal, q
     ?.slice(parsed.sortBy.lastIndexOf(":") + 1)
     .split(".")
     .map((p) => p.toLowerCase());
-  const orderBy = sortPath
-    ? resourceSortKeys(sortPath, nowIso).map((expression) => ({ expression, descending: parsed.descending }))
-    : [];
+  const usersOnly = parsed.types?.length === 1 && parsed.types[0] === "User";
+  const order = sortPath && { ...resourceSortKeys(sortPath, nowIso, usersOnly), descending: parsed.descending };
   const { rows, total } = await repo.listResources(ctx.store.db, {
     nowIso,
     where,
-    orderBy,
+    ...(order && { order }),
     offset: parsed.startIndex - 1,
     limit: parsed.count,
+    // without a filter, what the caller may read of these types is all of them, or a count
+    ...(!parsed.filter && readsAllOf(principal, parsed.types) && { wholeTypes: parsed.types ?? [] }),
   });
   return {
     schemas: [SCHEMA_URN.listResponse],

@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
+import { type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, sql } from "kysely";
 import type { ResourcesTable, ResourceValuesTable, Schema } from "./schema.js";
 
 export type ResourceRow = Selectable<ResourcesTable>;
@@ -129,24 +129,60 @@ export async function findResource(
 export interface ListOptions {
   nowIso: string;
   where: RawBuilder<unknown>;
-  orderBy: { expression: RawBuilder<unknown>; descending: boolean }[];
+  /** without one, the order of ids; `unique` keys need no tie-break and hold no null */
+  order?: { keys: RawBuilder<unknown>[]; descending: boolean; unique: boolean };
   offset: number;
   limit: number;
+  /**
+   * The types `where` selects every resource of, when it is only that: the total is their kept
+   * count, not a count of the rows (all types when the array is empty)
+   */
+  wholeTypes?: readonly string[];
+}
+
+/** The number of resources of these types (of all types when none are named), from the trigger-kept counts. */
+export async function countOfTypes(db: Kysely<Schema>, types: readonly string[]): Promise<number> {
+  let query = db.selectFrom("resource_type_count").select((eb) => eb.fn.sum<number | string | null>("n").as("n"));
+  if (types.length) query = query.where("resource_type", "in", types);
+  const row = await query.executeTakeFirstOrThrow();
+  return Number(row.n ?? 0);
+}
+
+async function countWhere(db: Kysely<Schema>, where: RawBuilder<unknown>): Promise<number> {
+  const row = await db
+    .selectFrom("resources as r")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where(where as RawBuilder<boolean>)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export async function listResources(db: Kysely<Schema>, options: ListOptions) {
-  const total = await db
+  const total = options.wholeTypes ? await countOfTypes(db, options.wholeTypes) : await countWhere(db, options.where);
+  if (options.limit === 0) return { rows: [] as ResourceWithLogin[], total };
+  const ordered = <DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>) => {
+    const order = options.order;
+    for (const key of order?.keys ?? []) {
+      query = query.orderBy(key, (ob) => {
+        const direction = order?.descending ? ob.desc() : ob.asc();
+        // NULLS FIRST/LAST where no key is null would keep SQLite from reading an index in order
+        if (order?.unique) return direction;
+        return order?.descending ? direction.nullsFirst() : direction.nullsLast();
+      });
+    }
+    return order?.unique ? query : query.orderBy(sql.ref("r.id"));
+  };
+  // The page's ids first, then the account state of those rows alone: computed in one query,
+  // PostgreSQL worked out the state of every row an OFFSET skipped (180 ms at 20,000 Users)
+  const page = db
     .selectFrom("resources as r")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .select("r.id")
     .where(options.where as RawBuilder<boolean>)
-    .executeTakeFirstOrThrow();
-  if (options.limit === 0) return { rows: [] as ResourceWithLogin[], total: Number(total.n) };
-  let query = withAccount(db, options.nowIso).where(options.where as RawBuilder<boolean>);
-  for (const key of options.orderBy) {
-    query = query.orderBy(key.expression, (ob) => (key.descending ? ob.desc().nullsFirst() : ob.asc().nullsLast()));
-  }
-  const rows = await query.orderBy("r.id").limit(options.limit).offset(options.offset).execute();
-  return { rows, total: Number(total.n) };
+    .$call(ordered)
+    .limit(options.limit)
+    .offset(options.offset);
+  const rows = await withAccount(db, options.nowIso).where("r.id", "in", page).$call(ordered).execute();
+  return { rows, total };
 }
 
 export async function saveSecret(db: Kysely<Schema>, resourceId: string, secret: string): Promise<void> {

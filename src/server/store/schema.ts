@@ -207,6 +207,7 @@ export interface Schema {
   mail_queue: MailQueueTable;
   events_count: EventsCountTable;
   events_type_count: EventsTypeCountTable;
+  resource_type_count: ResourceTypeCountTable;
   oauth_page_forms: OAuthPageFormsTable;
   event_imports: EventImportsTable;
   event_import_items: EventImportItemsTable;
@@ -245,6 +246,13 @@ export interface EventsCountTable {
 /** Per lower(type), slots whose sum is the number of events of that type, kept by triggers like events_count. */
 export interface EventsTypeCountTable {
   type_key: string;
+  slot: number;
+  n: number;
+}
+
+/** Per resource type, slots whose sum is the number of resources of that type, kept by triggers like events_count. */
+export interface ResourceTypeCountTable {
+  resource_type: string;
   slot: number;
   n: number;
 }

@@ -20,6 +20,7 @@ import { linksMadeWhenSent } from "./0020-links-made-when-sent.js";
 import { eventImportVisibility } from "./0021-event-import-visibility.js";
 import { lastFailedLogin } from "./0022-last-failed-login.js";
 import { externalIdUnique } from "./0023-external-id-unique.js";
+import { resourceTypeCount } from "./0024-resource-type-count.js";
 
 /**
  * Every migration, under the name kysely_migration records for it (which never changes: a renamed
@@ -49,4 +50,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0021_event_import_visibility": eventImportVisibility,
   "0022_last_failed_login": lastFailedLogin,
   "0023_external_id_unique": externalIdUnique,
+  "0024_resource_type_count": resourceTypeCount,
 };
