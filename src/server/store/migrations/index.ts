@@ -21,6 +21,7 @@ import { eventImportVisibility } from "./0021-event-import-visibility.js";
 import { lastFailedLogin } from "./0022-last-failed-login.js";
 import { externalIdUnique } from "./0023-external-id-unique.js";
 import { resourceTypeCount } from "./0024-resource-type-count.js";
+import { valuePrefixIndex } from "./0025-value-prefix-index.js";
 
 /**
  * Every migration, under the name kysely_migration records for it (which never changes: a renamed
@@ -51,4 +52,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0022_last_failed_login": lastFailedLogin,
   "0023_external_id_unique": externalIdUnique,
   "0024_resource_type_count": resourceTypeCount,
+  "0025_value_prefix_index": valuePrefixIndex,
 };
