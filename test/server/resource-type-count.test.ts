@@ -7,10 +7,12 @@
  */
 import { rm } from "node:fs/promises";
 import { sql } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BULK_URN } from "../../src/contract/bulk.js";
 import { openStore } from "../../src/server/store/database.js";
 import { migrateTo, migrateToLatest } from "../../src/server/store/migrator.js";
-import { createTestDatabase, STORES } from "../helpers/postgres.js";
+import { createTestDatabase, STORES, TEST_SECRET_KEY } from "../helpers/postgres.js";
 import { createResource, makeDataDir, type SignedIn, useTestServer } from "../helpers/server.js";
 
 describe.each(STORES)("resource totals and orders on %s", (_store, start) => {
@@ -138,5 +140,41 @@ describe.each(["sqlite", "postgres"] as const)("migration 0024 on %s", (dialect)
       ["Room", 2],
       ["User", 1],
     ]);
+  });
+});
+
+describe("the planner's statistics of the resources on PostgreSQL", () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let client: pg.Client;
+  afterAll(async () => {
+    await client?.end();
+    await database?.drop();
+  });
+  const server = useTestServer(async () => {
+    database = await createTestDatabase();
+    client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    return { secretKey: TEST_SECRET_KEY, databaseUrl: database.url };
+  });
+
+  const plannedRows = async () =>
+    Number((await client.query("select reltuples from pg_class where oid = 'resources'::regclass")).rows[0].reltuples);
+  const bulkOfUsers = async (prefix: string, count: number) => {
+    const Operations = Array.from({ length: count }, (_, i) => ({
+      method: "POST",
+      path: "/Resources",
+      bulkId: `${prefix}${i}`,
+      data: { resourceType: "User", userName: `${prefix}.${i}` },
+    }));
+    const answer = await server.call("POST", "/Bulk", { schemas: [BULK_URN.request], Operations });
+    expect(answer.statusCode, answer.body).toBe(200);
+  };
+
+  it("are gathered again once a bulk request has grown them by a tenth and 50 rows, not after every request", async () => {
+    await bulkOfUsers("grown", 60);
+    const after = await plannedRows();
+    expect(after).toBe(61);
+    await bulkOfUsers("few", 3);
+    expect(await plannedRows()).toBe(after);
   });
 });

@@ -4,6 +4,7 @@ import { RESOURCES_PATH } from "../../contract/resources.js";
 import { PatchRequest } from "../../contract/scim.js";
 import { USERS_PATH } from "../../contract/scim-users.js";
 import { invalid, ProblemError } from "../problem-error.js";
+import { refreshStatisticsAfterGrowth } from "../store/resources-repo.js";
 import { sendInvitation } from "./invitations.js";
 import { type PatchRequest as PatchRequestBody, patchResource } from "./resource-patch.js";
 import { createResource, deleteResource, replaceResource } from "./resources.js";
@@ -312,6 +313,10 @@ export async function runBulk(
         }),
       ),
     );
+  }
+  // an import sends its users in many requests: the planner learns of them as they come
+  if (results.some((result) => result?.status === "201")) {
+    await refreshStatisticsAfterGrowth(ctx.store.db, ctx.store.dialect);
   }
   return {
     schemas: [BULK_URN.response],

@@ -148,6 +148,25 @@ export async function countOfTypes(db: Kysely<Schema>, types: readonly string[])
   return Number(row.n ?? 0);
 }
 
+/**
+ * PostgreSQL plans from the statistics its autovacuum gathers now and then. Gathered when the
+ * directory was small, they keep it reading a list of 100,000 Users as if it held a few hundred:
+ * a page deep in the default order sorted every User on disk (280 ms) instead of walking the
+ * index. Once the resources have grown past what the planner last saw by autovacuum's own
+ * measure (50 rows and a tenth), their statistics are gathered again: a sample, not a scan.
+ * SQLite's planner needs none (it has no statistics until ANALYZE is run).
+ */
+export async function refreshStatisticsAfterGrowth(db: Kysely<Schema>, dialect: "sqlite" | "postgres"): Promise<void> {
+  if (dialect !== "postgres") return;
+  const planned = await sql<{
+    n: number;
+  }>`select reltuples as n from pg_class where oid = 'resources'::regclass`.execute(db);
+  const seen = Math.max(Number(planned.rows[0]?.n ?? 0), 0);
+  if ((await countOfTypes(db, [])) > seen * 1.1 + 50) {
+    await sql`analyze resources, resource_values, credentials`.execute(db);
+  }
+}
+
 async function countWhere(db: Kysely<Schema>, where: RawBuilder<unknown>): Promise<number> {
   const row = await db
     .selectFrom("resources as r")
