@@ -22,6 +22,7 @@ import { lastFailedLogin } from "./0022-last-failed-login.js";
 import { externalIdUnique } from "./0023-external-id-unique.js";
 import { resourceTypeCount } from "./0024-resource-type-count.js";
 import { valuePrefixIndex } from "./0025-value-prefix-index.js";
+import { valueTrigramIndex } from "./0026-value-trigram-index.js";
 
 /**
  * Every migration, under the name kysely_migration records for it (which never changes: a renamed
@@ -53,4 +54,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0023_external_id_unique": externalIdUnique,
   "0024_resource_type_count": resourceTypeCount,
   "0025_value_prefix_index": valuePrefixIndex,
+  "0026_value_trigram_index": valueTrigramIndex,
 };
