@@ -3,7 +3,9 @@
  * README's quick-start data (an admin, the event KICKOFF, a user jdoe), in both modes. Each
  * example runs through bash with the real binary on PATH as `bizctl`, on its own copy of the
  * seeded sandbox (and, remote, its own server on that copy), so examples that delete or create
- * do not depend on the order they run in.
+ * do not depend on the order they run in. That server is the app listening on a loopback port in
+ * the test's process (serveDataDir): the subject here is the CLI, which runs as a real process;
+ * `server start` as a process is tested where it is the subject.
  */
 import { chmod, cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -19,12 +21,11 @@ import {
   type Mode,
   makeSandbox,
   PASSWORD,
-  type RunningServer,
   type Sandbox,
   type Session,
   show,
-  startServer,
 } from "../helpers/cli.js";
+import { type ListeningApp, serveDataDir } from "../helpers/server.js";
 
 const program = await buildProgram(processIO());
 
@@ -117,7 +118,7 @@ describe("the examples list", () => {
   });
 });
 
-/** A few at a time: each run starts node (and, remote, a server) on 2 shared cores. */
+/** A few at a time: each run starts node (and, remote, an app in this process) on 2 shared cores. */
 function limiter(size: number) {
   let active = 0;
   const waiting: (() => void)[] = [];
@@ -210,10 +211,10 @@ describe.each(MODES)("every --help example works as written (%s)", (mode: Mode) 
       if (line === undefined) return; // a placeholder the reader fills in (checked above)
       await slot(async () => {
         const sandbox = await makeSandbox();
-        let server: RunningServer | undefined;
+        let server: ListeningApp | undefined;
         try {
           await cp(template.sandbox.root, sandbox.root, { recursive: true });
-          if (mode === "remote") server = await startServer(sandbox.dataDir, { env: sandbox.env });
+          if (mode === "remote") server = await serveDataDir(sandbox.dataDir);
           const file = join(sandbox.configDir, "config.json");
           const config = (await readFile(file, "utf8")).replaceAll(template.sandbox.root, sandbox.root);
           await writeFile(file, server ? config.replaceAll(template.server!.url, server.url) : config);
@@ -236,7 +237,7 @@ describe.each(MODES)("every --help example works as written (%s)", (mode: Mode) 
           expect(result.exitCode, report).toBe(0);
           expect(String(result.stderr), report).not.toMatch(/error|command not found|No such file/i);
         } finally {
-          await server?.stop();
+          await server?.close();
           await rm(sandbox.root, { recursive: true, force: true });
         }
       });

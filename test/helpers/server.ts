@@ -77,6 +77,46 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   }
 }
 
+/** An app listening on a loopback port, in this process. */
+export interface ListeningApp {
+  url: string;
+  /** closes the app; throws when an answer it sent is outside the OpenAPI document */
+  close(): Promise<void>;
+}
+
+/**
+ * A data dir that `server init` prepared, served over real HTTP on an ephemeral loopback port in
+ * this process, with what `server start` gives the app when no flag is set (an uninitialised dir
+ * is refused; the mail queue and the audit pruning run): for tests whose subject is a client of
+ * the server, not the server's process. Every answer it sends is held to /openapi.json, as a
+ * spawned server's are. Routes compile their schemas when first used, as the embedded CLI's do:
+ * a test serves a few requests per app.
+ */
+export async function serveDataDir(dataDir: string): Promise<ListeningApp> {
+  const app = await buildApp({
+    dataDir,
+    log: false,
+    requireInitialised: true,
+    mailSenderLoop: true,
+    compileSchemasOnFirstUse: true,
+  });
+  try {
+    const answers = checkAnswers(app);
+    const url = await app.listen({ port: 0, host: "127.0.0.1" });
+    app.useListenUrl(url);
+    return {
+      url,
+      close: async () => {
+        await app.close();
+        answers.assertSocketAnswersDocumented();
+      },
+    };
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+}
+
 /** How a suite starts its server: startTestServer (SQLite) or startPostgresTestServer. */
 export type StartServer = (options?: TestServerOptions) => Promise<TestServer>;
 
