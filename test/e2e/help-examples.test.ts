@@ -25,6 +25,7 @@ import {
   type Session,
   show,
 } from "../helpers/cli.js";
+import { runInProcess } from "../helpers/in-process.js";
 import { type ListeningApp, serveDataDir } from "../helpers/server.js";
 
 const program = await buildProgram(processIO());
@@ -140,7 +141,8 @@ describe.each(MODES)("every --help example works as written (%s)", (mode: Mode) 
   let shim: string;
 
   beforeAll(async () => {
-    template = await initAndLogin(mode);
+    // the seed is not the subject: its commands run in this process (the examples run the binary)
+    template = await initAndLogin(mode, { runner: runInProcess });
     const run = async (args: string[]) => {
       const result = await template.run(args);
       if (result.exitCode !== 0) throw new Error(show(result));
