@@ -3,12 +3,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ADMIN,
-  bizctl,
   type Env,
   errorOf,
   json,
   leaksOf,
-  login,
+  login as loginWith,
   MODES,
   makeSandbox,
   PASSWORD,
@@ -17,6 +16,17 @@ import {
   show,
   startServer,
 } from "../helpers/cli.js";
+import { runInProcess } from "../helpers/in-process.js";
+
+/**
+ * `server init` and the first login, and the commands on a data dir that was never initialised,
+ * run in this process (remote: against a real `server start` process). That `server start`
+ * itself refuses such a data dir: test/e2e/start-uninitialised.test.ts.
+ */
+
+/** `auth login --password-stdin`, in this process. */
+const login = (env: Env, userName: string, password: string, extraLine?: string) =>
+  loginWith(env, userName, password, extraLine, runInProcess);
 
 interface Fresh {
   sandbox: Sandbox;
@@ -36,7 +46,7 @@ describe.each(MODES)("server init and the first login (%s)", (mode) => {
   async function fresh(): Promise<Fresh> {
     const sandbox = await makeSandbox();
     cleanups.push(() => sandbox.remove());
-    const init = await bizctl(["server", "init", "--admin-user", ADMIN], { env: sandbox.env });
+    const init = await runInProcess(["server", "init", "--admin-user", ADMIN], { env: sandbox.env });
     expect(init.exitCode, show(init)).toBe(0);
     const printed = json(init);
     expect(printed).toMatchObject({ userName: ADMIN, dataDir: sandbox.dataDir });
@@ -46,7 +56,7 @@ describe.each(MODES)("server init and the first login (%s)", (mode) => {
     if (mode === "remote") {
       server = await startServer(sandbox.dataDir, { env: sandbox.env });
       cleanups.push(() => server!.stop());
-      const added = await bizctl(["profile", "add", "r", "--server", server.url, "--use"], { env: sandbox.env });
+      const added = await runInProcess(["profile", "add", "r", "--server", server.url, "--use"], { env: sandbox.env });
       expect(added.exitCode, show(added)).toBe(0);
     }
     return { sandbox, env: sandbox.env, server, oneTimePassword: printed.oneTimePassword };
@@ -55,7 +65,7 @@ describe.each(MODES)("server init and the first login (%s)", (mode) => {
   it("prints a one-time password once (JSON when piped) and refuses a second init with exit 6", async () => {
     const sandbox = await makeSandbox();
     cleanups.push(() => sandbox.remove());
-    const init = await bizctl(["server", "init", "--admin-user", ADMIN], { env: sandbox.env });
+    const init = await runInProcess(["server", "init", "--admin-user", ADMIN], { env: sandbox.env });
     expect(init.exitCode, show(init)).toBe(0);
     const printed = json(init);
     expect(Object.keys(printed).sort()).toEqual(["dataDir", "id", "oneTimePassword", "userName"]);
@@ -65,12 +75,12 @@ describe.each(MODES)("server init and the first login (%s)", (mode) => {
     expect(init.stderr).not.toContain(printed.oneTimePassword);
     oneTimePasswords.push(printed.oneTimePassword);
 
-    const again = await bizctl(["server", "init", "--admin-user", "someone"], { env: sandbox.env });
+    const again = await runInProcess(["server", "init", "--admin-user", "someone"], { env: sandbox.env });
     expect(again.exitCode, show(again)).toBe(6);
     expect(again.stdout).toBe("");
     expect(errorOf(again)).toMatchObject({ code: "conflict", exitCode: 6 });
     // and --password-stdin does not get around it
-    const withPassword = await bizctl(["server", "init", "--password-stdin"], {
+    const withPassword = await runInProcess(["server", "init", "--password-stdin"], {
       env: sandbox.env,
       input: `${PASSWORD}\n`,
     });
@@ -83,10 +93,10 @@ describe.each(MODES)("server init and the first login (%s)", (mode) => {
     expect(first.exitCode, show(first)).toBe(0);
     expect(json(first)).toMatchObject({ user: ADMIN, roles: ["admin"], firstLogin: false });
 
-    const list = await bizctl(["events", "list"], { env });
+    const list = await runInProcess(["events", "list"], { env });
     expect(list.exitCode, show(list)).toBe(0);
     expect(json(list)).toEqual([]);
-    const firstLogin = await bizctl(["auth", "first-login"], { env });
+    const firstLogin = await runInProcess(["auth", "first-login"], { env });
     expect(firstLogin.exitCode, show(firstLogin)).toBe(0);
     expect(json(firstLogin)).toMatchObject({ firstLogin: false });
 
@@ -106,29 +116,32 @@ describe.each(MODES)("server init and the first login (%s)", (mode) => {
     expect(json(first)).toMatchObject({ user: ADMIN, firstLogin: true });
     expect(first.stderr).toMatch(/change-password/);
 
-    const list = await bizctl(["events", "list"], { env });
+    const list = await runInProcess(["events", "list"], { env });
     expect(list.exitCode, show(list)).toBe(5);
     expect(errorOf(list)).toMatchObject({ code: "password_change_required", status: 403, exitCode: 5 });
-    const create = await bizctl(["events", "create", "--set", "name=x", "--set", "startsAt=2027-01-01T00:00:00Z"], {
-      env,
-    });
+    const create = await runInProcess(
+      ["events", "create", "--set", "name=x", "--set", "startsAt=2027-01-01T00:00:00Z"],
+      {
+        env,
+      },
+    );
     expect(create.exitCode, show(create)).toBe(5);
 
     // isLogged and isFirstLogin stay open
-    const firstLogin = await bizctl(["auth", "first-login"], { env });
+    const firstLogin = await runInProcess(["auth", "first-login"], { env });
     expect(firstLogin.exitCode, show(firstLogin)).toBe(0);
     expect(json(firstLogin)).toMatchObject({ firstLogin: true });
-    const status = await bizctl(["auth", "status", "--json"], { env });
+    const status = await runInProcess(["auth", "status", "--json"], { env });
     expect(status.exitCode, show(status)).toBe(0);
 
-    const change = await bizctl(["auth", "change-password", "--password-stdin"], {
+    const change = await runInProcess(["auth", "change-password", "--password-stdin"], {
       env,
       input: `${oneTimePassword}\n${PASSWORD}\n`,
     });
     expect(change.exitCode, show(change)).toBe(0);
-    const after = await bizctl(["events", "list"], { env });
+    const after = await runInProcess(["events", "list"], { env });
     expect(after.exitCode, show(after)).toBe(0);
-    const cleared = await bizctl(["auth", "first-login"], { env });
+    const cleared = await runInProcess(["auth", "first-login"], { env });
     expect(json(cleared)).toMatchObject({ firstLogin: false });
   });
 
@@ -145,7 +158,7 @@ describe("a data dir that was never initialised", () => {
   const lab = () => join(sandbox.root, "my lab");
   beforeAll(async () => {
     sandbox = await makeSandbox();
-    const added = await bizctl(["profile", "add", "lab", "--server", "embedded", "--data-dir", lab()], {
+    const added = await runInProcess(["profile", "add", "lab", "--server", "embedded", "--data-dir", lab()], {
       env: sandbox.env,
     });
     expect(added.exitCode, show(added)).toBe(0);
@@ -182,7 +195,7 @@ describe("a data dir that was never initialised", () => {
 
   it.each(scenarios)("$name refuses (exit 2), names the dir and says server init; nothing is created", async (c) => {
     const env = c.token ? { ...sandbox.env, BIZCTL_TOKEN: "a.b.c" } : sandbox.env;
-    const result = await bizctl(c.args, { env, input: c.input });
+    const result = await runInProcess(c.args, { env, input: c.input });
     expect(result.exitCode, show(result)).toBe(2);
     expect(result.stdout).toBe("");
     const dir = join(sandbox.root, c.dir);
@@ -195,39 +208,32 @@ describe("a data dir that was never initialised", () => {
     expect(existsSync(dir)).toBe(false);
   });
 
-  it("server start refuses too, and a database without users counts as never initialised", async () => {
-    const start = await bizctl(["server", "start", "--port", "0"], { env: sandbox.env });
-    expect(start.exitCode, show(start)).toBe(2);
-    expect(errorOf(start)).toMatchObject({ code: "not_initialised", hint: expect.stringContaining("server init") });
-    expect(existsSync(sandbox.dataDir)).toBe(false);
-
+  it("a database without users counts as never initialised", async () => {
     // what an older bizctl left behind: a database file (and keys), but no user
     mkdirSync(sandbox.dataDir);
     writeFileSync(join(sandbox.dataDir, "bizctl.db"), "");
-    for (const args of [["server", "start", "--port", "0"], login]) {
-      const result = await bizctl(args, { env: sandbox.env, input: `${PASSWORD}\n` });
-      expect(result.exitCode, show(result)).toBe(2);
-      expect(errorOf(result).message).toBe(`The data dir ${sandbox.dataDir} was never initialised: it has no users.`);
-    }
+    const result = await runInProcess(login, { env: sandbox.env, input: `${PASSWORD}\n` });
+    expect(result.exitCode, show(result)).toBe(2);
+    expect(errorOf(result).message).toBe(`The data dir ${sandbox.dataDir} was never initialised: it has no users.`);
     // server init is the one command that takes it, and then the rest work
-    const init = await bizctl(["server", "init", "--admin-user", ADMIN, "--password-stdin"], {
+    const init = await runInProcess(["server", "init", "--admin-user", ADMIN, "--password-stdin"], {
       env: sandbox.env,
       input: `${PASSWORD}\n`,
     });
     expect(init.exitCode, show(init)).toBe(0);
-    const loggedIn = await bizctl(login, { env: sandbox.env, input: `${PASSWORD}\n` });
+    const loggedIn = await runInProcess(login, { env: sandbox.env, input: `${PASSWORD}\n` });
     expect(loggedIn.exitCode, show(loggedIn)).toBe(0);
   });
 
   it("auth logout on a data dir that has gone forgets the token and warns (exit 0)", async () => {
     const env = { ...sandbox.env, BIZCTL_DATA_DIR: join(sandbox.root, "gone") };
     // logged in on the data dir of the test above, then pointed at one that does not exist
-    const logout = await bizctl(["auth", "logout"], { env });
+    const logout = await runInProcess(["auth", "logout"], { env });
     expect(logout.exitCode, show(logout)).toBe(0);
     expect(logout.stderr).toMatch(
       /^warning: forgot the token of profile 'default'.*was never initialised.*may still be live/,
     );
-    const status = await bizctl(["auth", "status"], { env: sandbox.env });
+    const status = await runInProcess(["auth", "status"], { env: sandbox.env });
     expect(status.exitCode, show(status)).toBe(4);
   });
 });
