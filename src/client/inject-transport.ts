@@ -1,3 +1,4 @@
+import { setImmediate as afterPendingCallbacks } from "node:timers/promises";
 import {
   attemptHeaders,
   flattenHeaders,
@@ -31,6 +32,11 @@ export class InjectTransport implements Transport {
       headers: attemptHeaders(request),
       ...(request.body !== undefined && { payload: request.body }),
     });
+    // Each answer leaves callbacks in the event loop's check phase (the stream ends of the fake
+    // socket), and they hold the answer. In-process, on SQLite, nothing else needs the event loop:
+    // a command that sends request after request (an export) never reached that phase, and held
+    // every answer until it ended (221 MB of buffers at 300,000 events). Let them run.
+    await afterPendingCallbacks();
     return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
   }
 
