@@ -14,6 +14,11 @@ export interface ValueColumns {
   num: RawBuilder<unknown>;
   /** the stored text keeps its case (ids, timestamps): the literal is not lower-cased either */
   caseExact?: boolean;
+  /**
+   * Told the text a `co` or `ew` comparison looks for (a LIKE with a leading wildcard, which no
+   * btree answers), so that the target may read the rows that contain it from an index of its own
+   */
+  onContains?: (text: string) => void;
 }
 
 /**
@@ -61,15 +66,19 @@ function compare(op: Comparison, value: ValueColumns, literal: Literal): Conditi
   }
   if (typeof literal !== "string") throw invalidFilter(`'${op}' cannot compare with null.`);
   const text = value.caseExact ? literal : literal.toLowerCase();
+  const containing = (like: Condition) => {
+    value.onContains?.(text);
+    return sql`(${kindIs("s")} and ${like})`;
+  };
   switch (op) {
     case "eq":
       return sql`(${kindIs("s")} and ${value.text} = ${text})`;
     case "co":
-      return sql`(${kindIs("s")} and ${value.text} like ${`%${escapeLike(text)}%`} escape '\\')`;
+      return containing(sql`${value.text} like ${`%${escapeLike(text)}%`} escape '\\'`);
     case "sw":
       return sql`(${kindIs("s")} and ${value.text} like ${`${escapeLike(text)}%`} escape '\\')`;
     case "ew":
-      return sql`(${kindIs("s")} and ${value.text} like ${`%${escapeLike(text)}`} escape '\\')`;
+      return containing(sql`${value.text} like ${`%${escapeLike(text)}`} escape '\\'`);
     default: {
       const operator = { gt: ">", ge: ">=", lt: "<", le: "<=" }[op];
       return sql`(${kindIs("s")} and ${value.text} ${sql.raw(operator)} ${text})`;

@@ -3,6 +3,8 @@ import { SCHEMA_URN } from "../../contract/resources.js";
 import { INVITED } from "../store/resources-repo.js";
 import { type Condition, type FilterTarget, invalidFilter, type Literal, type ValueColumns } from "./compile.js";
 
+type Dialect = "sqlite" | "postgres";
+
 /**
  * Attributes kept in columns of `resources r` (indexed); the others are looked up in
  * resource_values. Maps, here and for the account state: an attribute path from a request is a
@@ -76,6 +78,19 @@ const valueColumns = (alias: string): ValueColumns => ({
   num: sql.ref(`${alias}.num_value`),
 });
 
+/**
+ * Where `some` reads the values of a comparison from: all of resource_values, or on SQLite, for a
+ * `co` or `ew` of three characters or more, only the rows its FTS5 trigram index (migration 0027)
+ * says contain the text, case-insensitively, as the LIKE then decides. CROSS JOIN makes SQLite
+ * read the index first: by its own estimates it would rather walk every value of the path.
+ * PostgreSQL's planner reads its trigram index (0026) for the LIKE itself.
+ */
+function valueSource(dialect: Dialect, contained: string | undefined) {
+  if (dialect !== "sqlite" || contained === undefined || [...contained].length < 3) return sql`resource_values v`;
+  const phrase = `"${contained.replaceAll('"', '""')}"`;
+  return sql`resource_values_trigram cross join resource_values v on v.id = resource_values_trigram.rowid and resource_values_trigram match ${phrase}`;
+}
+
 /** `emails co "x"` on a multi-valued complex attribute means its `value` sub-attribute. */
 const candidatePaths = (path: string) => [path, `${path}.value`];
 
@@ -95,8 +110,8 @@ function schemasHave(predicate: (value: ValueColumns) => Condition): Condition {
   return sql`((r.resource_type = 'User' and (${predicate(urn(SCHEMA_URN.user))} or ${predicate(urn(SCHEMA_URN.enterpriseUser))})) or (r.resource_type = 'OAuthConsumer' and ${predicate(urn(SCHEMA_URN.oauthConsumer))}) or (r.resource_type not in ('User', 'OAuthConsumer') and ${predicate(constant(sql`lower(${SCHEMA_URN.custom("")} || r.resource_type)`))}))`;
 }
 
-/** The filter target of resources at the time of a request (account state depends on it). */
-export function resourcesTargetAt(nowIso: string): FilterTarget {
+/** The filter target of resources at the time of a request (account state depends on it), on a store. */
+export function resourcesTargetAt(nowIso: string, dialect: Dialect): FilterTarget {
   const account = new Map(Object.entries(accountColumns(nowIso)));
   return {
     normalize(path, literal): Literal {
@@ -117,7 +132,9 @@ export function resourcesTargetAt(nowIso: string): FilterTarget {
         const column = COLUMNS.get(key) ?? account.get(key);
         if (column) return predicate(column);
         if (key === "schemas") return schemasHave(predicate);
-        return sql`r.id in (select v.resource_id from resource_values v where v.path in (${sql.join(candidatePaths(key))}) and v.kind <> 'e' and ${predicate(valueColumns("v"))})`;
+        let contained: string | undefined;
+        const condition = predicate({ ...valueColumns("v"), onContains: (text) => (contained = text) });
+        return sql`r.id in (select v.resource_id from ${valueSource(dialect, contained)} where v.path in (${sql.join(candidatePaths(key))}) and v.kind <> 'e' and ${condition})`;
       }
       const inner = `${elementScope.arrayPath}.${key}`;
       const paths = key === "value" ? [inner, elementScope.arrayPath] : [inner];

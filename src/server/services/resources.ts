@@ -45,7 +45,7 @@ export async function listResources(ctx: ServiceContext, principal: Principal, q
   const conditions: RawBuilder<unknown>[] = [readableCondition(principal)];
   if (parsed.types?.length) conditions.push(sql`r.resource_type in (${sql.join(parsed.types)})`);
   const nowIso = ctx.clock().toISOString();
-  if (parsed.filter) conditions.push(compileFilter(parsed.filter, resourcesTargetAt(nowIso)));
+  if (parsed.filter) conditions.push(compileFilter(parsed.filter, resourcesTargetAt(nowIso, ctx.store.dialect)));
   const where = sql`${sql.join(conditions, sql` and `)}`;
   const sortPath = parsed.sortBy
     ?.slice(parsed.sortBy.lastIndexOf(":") + 1)

@@ -23,6 +23,7 @@ import { externalIdUnique } from "./0023-external-id-unique.js";
 import { resourceTypeCount } from "./0024-resource-type-count.js";
 import { valuePrefixIndex } from "./0025-value-prefix-index.js";
 import { valueTrigramIndex } from "./0026-value-trigram-index.js";
+import { valueTrigramSearch } from "./0027-value-trigram-search.js";
 
 /**
  * Every migration, under the name kysely_migration records for it (which never changes: a renamed
@@ -55,4 +56,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0024_resource_type_count": resourceTypeCount,
   "0025_value_prefix_index": valuePrefixIndex,
   "0026_value_trigram_index": valueTrigramIndex,
+  "0027_value_trigram_search": valueTrigramSearch,
 };
