@@ -7,7 +7,7 @@
 //   1. measures/startup.mjs         CLI start-up against `node -e 0`
 //   2. measures/throughput.mjs      the server's hot path (event read, /auth/isLogged, /health) against bare Fastify
 //   3. measures/imports.mjs         start-up breakdown: packages and the CLI bundle's chunks
-//   4. measures/filters.mjs         resource filters at 1 000 and 100 000 users (bench/filters.mts, in-process)
+//   4. measures/user-reads.mjs      User list reads at 1 000 and 100 000 users, SQLite and PostgreSQL (in-process)
 //   5. measures/renew-password.mjs  enumeration timing: renewPassword existing against unknown user, login
 //                                   unknown user against wrong password, each with the request after it
 //   6. measures/oauth.mjs           OAuth-signed against Bearer throughput on the event read
@@ -45,7 +45,6 @@ import { summary } from "./lib/report.mjs";
 import { setUp } from "./lib/setup.mjs";
 import { measureAudit } from "./measures/audit.mjs";
 import { measureEventsImport } from "./measures/events-import.mjs";
-import { measureFilters } from "./measures/filters.mjs";
 import { measureImportCommit } from "./measures/import-commit.mjs";
 import { measureImports } from "./measures/imports.mjs";
 import { measureJsonServer } from "./measures/json-server.mjs";
@@ -54,6 +53,7 @@ import { measureOAuth } from "./measures/oauth.mjs";
 import { measureRenewPassword } from "./measures/renew-password.mjs";
 import { measureStartup } from "./measures/startup.mjs";
 import { measureThroughput } from "./measures/throughput.mjs";
+import { measureUserReads } from "./measures/user-reads.mjs";
 import { measureUsersImport } from "./measures/users-import.mjs";
 import { measureWorkers } from "./measures/workers.mjs";
 
@@ -68,7 +68,7 @@ await harness(
     const startup = wanted("startup") || wanted("imports") ? await measureStartup(setup) : undefined;
     if (wanted("throughput")) await measureThroughput(setup, workDir);
     if (wanted("imports")) await measureImports(setup, startup);
-    if (wanted("filters")) await measureFilters(setup, workDir);
+    if (wanted("user-reads")) await measureUserReads(setup, workDir);
     if (wanted("renew-password")) await measureRenewPassword(setup, workDir);
     if (wanted("oauth")) await measureOAuth(setup);
     if (wanted("workers")) await measureWorkers(setup, workDir);

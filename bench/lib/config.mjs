@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const BIN = join(ROOT, "bin", "bizctl.js");
 export const BARE_SERVER = join(ROOT, "bench", "bare-server.mjs");
-export const FILTERS_SCRIPT = join(ROOT, "bench", "filters.mts");
+export const USER_READS_SCRIPT = join(ROOT, "bench", "user-reads.mts");
 export const NODE = process.execPath;
 export const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 

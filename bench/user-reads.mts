@@ -1,23 +1,27 @@
-// Section 4 of `npm run bench` (bench/run.mjs starts it as `node --import tsx bench/filters.mts DATA_DIR`):
-// server-side time of GET /Resources?filter=... at a small and a large number of users, in-process.
+// Section 4 of `npm run bench` (bench/run.mjs starts it as
+// `node --import tsx bench/user-reads.mts DATA_DIR [POSTGRES_URL]`): server-side time of the User
+// list reads an admin, a support person and an identity provider make, at a small and a large
+// number of users, in-process, on SQLite (the file in DATA_DIR) or on the PostgreSQL database given.
 //
-// The app is built from the TypeScript sources (buildApp, log: false) on DATA_DIR, the first admin is
-// created, and users are seeded straight into the store, in one transaction per batch, with the rows
-// the server's own createResource writes (the resources row, its indexed values, a password-less
-// credential). The users are user-00000 … user-99999 (for 100 000), seeded in two phases: first every
-// `stride`-th one (user-xxx21 for 1 000 of 100 000), measured, then all the others, measured again.
-// So the looked-up user exists at both sizes and the co filter finds the same 10 users at both sizes:
-// only the amount of data around them changes.
+// The app is built from the TypeScript sources (buildApp, log: false), the first admin is created,
+// and users are seeded straight into the store, in one transaction per batch, with the rows the
+// server's own createResource writes (the resources row, its indexed values, a password-less
+// credential); then, as the /Bulk requests of a users import do, the planner's statistics are
+// refreshed when the resources have grown (PostgreSQL). The users are user-00000 … user-99999
+// (for 100 000), seeded in two phases: first every `stride`-th one (user-xxx21 for 1 000 of
+// 100 000), measured, then all the others, measured again. So the looked-up user exists at both
+// sizes and the co filter finds the same 10 users at both sizes; every 100th user is inactive.
+// Only the amount of data around them changes.
 //
 // Each measure is the median wall time of app.inject() (the whole Fastify pipeline: routing,
 // Bearer authentication, validation, the SQL, serialisation; no socket) over N sequential requests
 // after a warm-up. It prints progress on stderr and one JSON object on stdout, which run.mjs reports.
 //
 // Knobs: BENCH_FILTER_USERS (100000) the large size, BENCH_FILTER_SMALL (1000) the small one,
-//   BENCH_FILTER_EQ (200) and BENCH_FILTER_CO (30) measured requests per filter and size.
+//   BENCH_FILTER_REQUESTS (100) measured requests per read and size.
 import { buildApp } from "../src/server/app.js";
 import { createFirstAdmin } from "../src/server/services/first-admin.js";
-import { insertResource } from "../src/server/store/resources-repo.js";
+import { insertResource, refreshStatisticsAfterGrowth } from "../src/server/store/resources-repo.js";
 import { saveCredential } from "../src/server/store/users-repo.js";
 
 function knob(name: string, fallback: number): number {
@@ -26,14 +30,14 @@ function knob(name: string, fallback: number): number {
 }
 const LARGE = knob("BENCH_FILTER_USERS", 100_000);
 const SMALL = Math.min(knob("BENCH_FILTER_SMALL", 1_000), LARGE);
-const EQ_REQUESTS = knob("BENCH_FILTER_EQ", 200);
-const CO_REQUESTS = knob("BENCH_FILTER_CO", 30);
+const REQUESTS = knob("BENCH_FILTER_REQUESTS", 100);
+const WARMUPS = 5;
 const PASSWORD = "correct horse battery staple 42";
 /** users per transaction: one transaction for the small phase, a few for the large one */
 const BATCH = 25_000;
 
-const dataDir = process.argv[2];
-if (!dataDir) throw new Error("usage: node --import tsx bench/filters.mts DATA_DIR");
+const [dataDir, databaseUrl] = process.argv.slice(2);
+if (!dataDir) throw new Error("usage: node --import tsx bench/user-reads.mts DATA_DIR [POSTGRES_URL]");
 const progress = (message: string) => process.stderr.write(`… ${message}\n`);
 
 const stride = Math.floor(LARGE / SMALL);
@@ -44,14 +48,40 @@ const nameOf = (index: number) => `user-${String(index).padStart(width, "0")}`;
 const inFirstPhase = (index: number) => index % stride === offset && index < stride * SMALL;
 const target = Math.floor(0.54321 * SMALL) * stride + offset; // 54321 for 1 000 of 100 000
 const targetName = nameOf(target);
-const coLiteral = `${targetName.slice(-4)}@`;
+const isActive = (index: number) => Math.floor(index / stride) % 100 !== 7;
 
-const FILTERS = [
-  { key: "eq", filter: `userName eq "${targetName}"`, requests: EQ_REQUESTS, warmups: 20 },
-  { key: "co", filter: `emails.value co "${coLiteral}"`, requests: CO_REQUESTS, warmups: 3 },
-] as const;
+interface Read {
+  key: string;
+  /** the query string after `/Resources?`; `size` is the number of users seeded */
+  query: (size: number) => string;
+  /** totalResults expected at `size` users, when it is known in advance */
+  expect?: (size: number) => number;
+}
 
-const app = await buildApp({ dataDir, log: false });
+const users = "resourcetypes=User";
+const filter = (text: string) => `${users}&filter=${encodeURIComponent(text)}`;
+const READS: Read[] = [
+  { key: "page 1, sortBy=userName ascending", query: () => `${users}&sortby=userName&sortorder=ascending&count=20` },
+  { key: "page 1, sortBy=userName descending", query: () => `${users}&sortby=userName&sortorder=descending&count=20` },
+  { key: `userName eq "${targetName}"`, query: () => filter(`userName eq "${targetName}"`), expect: () => 1 },
+  { key: `userName sw "${targetName.slice(0, -2)}"`, query: () => filter(`userName sw "${targetName.slice(0, -2)}"`) },
+  {
+    key: `emails eq "${targetName}@example.com"`,
+    query: () => filter(`emails eq "${targetName}@example.com"`),
+    expect: () => 1,
+  },
+  { key: `emails co "${targetName.slice(-4)}@"`, query: () => filter(`emails co "${targetName.slice(-4)}@"`) },
+  { key: `externalId eq "ext-${target}"`, query: () => filter(`externalId eq "ext-${target}"`), expect: () => 1 },
+  { key: "active eq false", query: () => filter("active eq false") },
+  { key: "count=0 (the total only)", query: () => `${users}&count=0`, expect: (size) => size },
+  { key: "a page near the end", query: (size) => `${users}&startindex=${Math.max(1, size - 100)}&count=20` },
+];
+
+const app = await buildApp({
+  dataDir,
+  log: false,
+  ...(databaseUrl ? { databaseUrl, secretKey: Buffer.alloc(32, 11).toString("base64") } : {}),
+});
 try {
   await createFirstAdmin(app.services, { userName: "admin", password: PASSWORD, temporary: false });
   const login = await app.inject({
@@ -75,15 +105,16 @@ try {
           const id = crypto.randomUUID();
           const attributes = {
             userName,
+            externalId: `ext-${index}`,
             displayName: `User ${index}`,
-            active: true,
+            active: isActive(index),
             roles: [{ value: "member" }],
             emails: [{ value: `${userName}@example.com`, type: "work" }],
           };
           await insertResource(trx, {
             id,
             resource_type: "User",
-            external_id: null,
+            external_id: attributes.externalId,
             display_name: attributes.displayName,
             user_name_key: userName.toLowerCase(),
             attributes: JSON.stringify(attributes),
@@ -95,16 +126,18 @@ try {
         }
       });
     }
+    // what a users import's /Bulk requests do after their creates
+    await refreshStatisticsAfterGrowth(db, app.services.store.dialect);
     return (performance.now() - started) / 1000;
   }
 
   async function measure(size: number) {
-    const results: Record<string, { medianMs: number; p90Ms: number; requests: number; totalResults: number }> = {};
-    for (const f of FILTERS) {
-      const url = `/Resources?filter=${encodeURIComponent(f.filter)}`;
+    const results: Record<string, { medianMs: number; p90Ms: number; totalResults: number }> = {};
+    for (const read of READS) {
+      const url = `/Resources?${read.query(size)}`;
       const times: number[] = [];
       let totalResults = -1;
-      for (let i = 0; i < f.warmups + f.requests; i++) {
+      for (let i = 0; i < WARMUPS + REQUESTS; i++) {
         const started = performance.now();
         const response = await app.inject({ method: "GET", url, headers: { authorization } });
         const elapsed = performance.now() - started;
@@ -114,15 +147,16 @@ try {
           );
         }
         if (i === 0) totalResults = (response.json() as { totalResults: number }).totalResults;
-        if (i >= f.warmups) times.push(elapsed);
+        if (i >= WARMUPS) times.push(elapsed);
       }
-      if (f.key === "eq" && totalResults !== 1) {
-        throw new Error(`${f.filter} found ${totalResults} users at ${size} users, expected exactly 1`);
+      const expected = read.expect?.(size);
+      if (expected !== undefined && totalResults !== expected) {
+        throw new Error(`${read.key} found ${totalResults} users at ${size} users, expected ${expected}`);
       }
-      if (f.key === "co" && totalResults < 1) throw new Error(`${f.filter} found no user at ${size} users`);
+      if (totalResults < 1) throw new Error(`${read.key} found no user at ${size} users`);
       times.sort((a, b) => a - b);
       const q = (p: number) => times[Math.min(times.length - 1, Math.floor((times.length - 1) * p))]!;
-      results[f.key] = { medianMs: q(0.5), p90Ms: q(0.9), requests: f.requests, totalResults };
+      results[read.key] = { medianMs: q(0.5), p90Ms: q(0.9), totalResults };
     }
     return results;
   }
@@ -131,14 +165,14 @@ try {
   const rest: number[] = [];
   for (let index = 0; index < LARGE; index++) (inFirstPhase(index) ? first : rest).push(index);
 
-  progress(`filters: seeding ${first.length} users`);
+  progress(`user reads: seeding ${first.length} users`);
   const seedSmall = await seed(first);
-  progress(`filters: measuring at ${first.length + 1} users`);
-  const small = await measure(first.length);
-  progress(`filters: seeding ${rest.length} more users`);
+  progress(`user reads: measuring at ${first.length + 1} users`);
+  const small = await measure(first.length + 1);
+  progress(`user reads: seeding ${rest.length} more users`);
   const seedLarge = await seed(rest);
-  progress(`filters: measuring at ${LARGE + 1} users`);
-  const large = await measure(LARGE);
+  progress(`user reads: measuring at ${LARGE + 1} users`);
+  const large = await measure(LARGE + 1);
 
   const counts = await db
     .selectFrom("resources")
@@ -150,11 +184,12 @@ try {
     .executeTakeFirstOrThrow();
   process.stdout.write(
     `${JSON.stringify({
+      store: app.services.store.dialect,
       sizes: { small: first.length, large: LARGE },
       resources: Number(counts.n),
       resourceValues: Number(values.n),
       seedSeconds: { small: seedSmall, large: seedLarge },
-      filters: FILTERS.map((f) => ({ key: f.key, filter: f.filter, small: small[f.key], large: large[f.key] })),
+      reads: READS.map((r) => ({ key: r.key, small: small[r.key], large: large[r.key] })),
     })}\n`,
   );
 } finally {
