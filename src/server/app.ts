@@ -13,6 +13,7 @@ import type { DestinationStream } from "pino";
 import { PROBLEM_CONTENT_TYPE, Problem } from "../contract/errors.js";
 import { ScimError } from "../contract/scim.js";
 import { NotInitialisedError } from "./configuration-error.js";
+import { routablePath } from "./http/routable-path.js";
 import { createMailer } from "./mail/mailer.js";
 import { installOpenApi } from "./openapi.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
@@ -313,8 +314,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
       setSecurityHeaders(request, reply);
       // a malformed escape stops the router before it looks the path up; a path no route serves
       // is 404 whatever else is wrong with the request, as it is for a body
-      const path = request.url.split("?")[0] ?? "";
-      if (error.code === "FST_ERR_BAD_URL" && !servesPath(request.method, path.replace(/%(?![0-9a-f]{2})/gi, "%25"))) {
+      if (error.code === "FST_ERR_BAD_URL" && !servesPath(request.method, routablePath(request.url))) {
         return sendNotFound(request, reply);
       }
       return sendProblem(

@@ -90,6 +90,8 @@ describe("HTTP methods and conditional requests (RFC 9110)", () => {
   it.each([
     { path: "/no/such/%ZZ", status: 404, code: "not_found" },
     { path: "/sessions/%ZZ", status: 404, code: "not_found" },
+    { path: "/sessions/%C0%BC", status: 404, code: "not_found" },
+    { path: "/Resources/x/sessions/%C0%BC", status: 400, code: "validation_failed" },
     { path: "/api/crm/v1/events/%ZZ", status: 400, code: "validation_failed" },
     { path: "/Resources/%ZZ", status: 400, code: "validation_failed" },
   ])(
