@@ -6,7 +6,7 @@ export const valueTrigramIndex: Migration = {
     // read every e-mail of the directory (740 ms at 100,000 Users; 1.2 ms through a trigram
     // index). On PostgreSQL, pg_trgm's GIN index answers it, where the role that migrates may
     // create the extension (it is trusted: the database's owner may); elsewhere the migration
-    // goes on without it, and docs/operations.md says how a superuser adds it. SQLite has none.
+    // goes on without it, and docs/operations.md says how a superuser adds it. SQLite: 0027.
     if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
     await sql`savepoint trigram`.execute(db);
     try {
