@@ -3,17 +3,14 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, type CliResult, errorOf, json, PASSWORD, show, startServer } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
-import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
+import { event, IMPORT_STORES, importSession, ndjson } from "../helpers/events-import.js";
+import type { InProcessSession } from "../helpers/in-process.js";
 
 /**
  * `events import` streamed in batches, through the command in this process: SQLite embedded, and
  * real `server start` processes on SQLite and PostgreSQL. An import whose process is killed
  * half-way runs the binary: test/e2e/events-import-killed.test.ts.
  */
-
-type Store = "sqlite embedded" | "sqlite remote" | "postgresql remote";
-const STORES: Store[] = ["sqlite embedded", "sqlite remote", "postgresql remote"];
 
 interface Failure {
   line: number;
@@ -30,24 +27,10 @@ interface Report {
   failures: Failure[];
 }
 
-/** A session on PostgreSQL: a database of its own, `server init` and `server start` on it. */
-async function postgresSession(): Promise<InProcessSession> {
-  const database = await createTestDatabase();
-  return inProcessSession("remote", {
-    storage: { args: ["--database", database.url], env: { BIZCTL_SECRET_KEY: TEST_SECRET_KEY }, drop: database.drop },
-  });
-}
-
-const event = (code: string, name = `Event ${code}`) => ({ code, name, startsAt: "2027-05-01T09:00:00Z" });
-const ndjson = (...lines: unknown[]) => lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n");
-
-describe.each(STORES)("events import, streamed in batches (%s)", (store) => {
+describe.each(IMPORT_STORES)("events import, streamed in batches (%s)", (store) => {
   let s: InProcessSession;
   beforeAll(async () => {
-    s =
-      store === "postgresql remote"
-        ? await postgresSession()
-        : await inProcessSession(store === "sqlite embedded" ? "embedded" : "remote");
+    s = await importSession(store);
   }, 60_000);
   afterAll(async () => s?.close());
 

@@ -3,8 +3,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, json, ROOT, show } from "../helpers/cli.js";
-import { type InProcessSession, inProcessSession } from "../helpers/in-process.js";
-import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
+import { event, IMPORT_STORES, importSession, ndjson } from "../helpers/events-import.js";
+import type { InProcessSession } from "../helpers/in-process.js";
 
 /**
  * An `events import` process killed with SIGKILL half-way leaves whole batches behind, and the
@@ -13,27 +13,10 @@ import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
  * this process (test/commands/events-bulk-import.test.ts has the rest of the import's behaviour).
  */
 
-type Store = "sqlite embedded" | "sqlite remote" | "postgresql remote";
-const STORES: Store[] = ["sqlite embedded", "sqlite remote", "postgresql remote"];
-
-/** A session on PostgreSQL: a database of its own, `server init` and `server start` on it. */
-async function postgresSession(): Promise<InProcessSession> {
-  const database = await createTestDatabase();
-  return inProcessSession("remote", {
-    storage: { args: ["--database", database.url], env: { BIZCTL_SECRET_KEY: TEST_SECRET_KEY }, drop: database.drop },
-  });
-}
-
-const event = (code: string, name = `Event ${code}`) => ({ code, name, startsAt: "2027-05-01T09:00:00Z" });
-const ndjson = (...lines: unknown[]) => lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n");
-
-describe.each(STORES)("events import killed half-way (%s)", (store) => {
+describe.each(IMPORT_STORES)("events import killed half-way (%s)", (store) => {
   let s: InProcessSession;
   beforeAll(async () => {
-    s =
-      store === "postgresql remote"
-        ? await postgresSession()
-        : await inProcessSession(store === "sqlite embedded" ? "embedded" : "remote");
+    s = await importSession(store);
   }, 60_000);
   afterAll(async () => s?.close());
 

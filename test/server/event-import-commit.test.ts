@@ -215,6 +215,37 @@ describe.each(STORES)("atomic imports on %s", (_store, start) => {
     expect((await rawCounts()).hidden).toBe(0);
   });
 
+  it("an offset page never shows a hidden row, and shows the same rows once none is hidden", async () => {
+    const p = prefix();
+    const member = await freshMember();
+    const id = await openImport(member);
+    const db = server.app.services.store.db;
+    const visible = codes(p, 3);
+    for (const [i, code] of visible.entries()) {
+      expect((await admin("POST", EVENTS, event(code, { startsAt: `1990-01-0${i + 2}T00:00:00Z` }))).statusCode).toBe(
+        201,
+      );
+    }
+    // the earliest of all: were it shown, every page by offset would move by one
+    await sql`insert into events (code_key, code, name, starts_at, created_at, updated_at, version, import_id)
+      values (${`${p}-hidden`.toLowerCase()}, ${`${p}-hidden`}, 'x', '1990-01-01T00:00:00.000Z', '2027-01-01', '2027-01-01', 1, ${id})`.execute(
+      db,
+    );
+    const byOffset = async () => {
+      const seen: string[] = [];
+      for (const page of [1, 2, 3]) {
+        const listed = await admin("GET", `${EVENTS}?order=startsAt&pagesize=1&page=${page}`);
+        expect(listed.statusCode, listed.body).toBe(200);
+        seen.push(...(listed.json() as { data: { code: string }[] }).data.map((e) => e.code));
+      }
+      return seen;
+    };
+    expect(await byOffset()).toEqual(visible);
+    await sql`delete from events where import_id = ${id}`.execute(db);
+    expect(await byOffset()).toEqual(visible);
+    await member("DELETE", `${IMPORTS}/${id}`);
+  });
+
   it("gives up a commit that died half-way: its hidden rows go at the next import", async () => {
     const p = prefix();
     const member = await freshMember();

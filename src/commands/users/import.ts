@@ -84,9 +84,15 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
     batchOperations = 0;
     batchBytes = 0;
     let data: { Operations: { bulkId?: string; status: string; response?: unknown }[] };
+    // the creates first, then the invitations: consecutive creates share a commit on the server
+    const operations = sent.flatMap((p) => p.operations);
+    const invitation = (operation: Operation) => operation.path.endsWith("/invitation");
     try {
       ({ data } = await client.call(bulk.bulk, {
-        body: { schemas: [bulk.BULK_URN.request], Operations: sent.flatMap((p) => p.operations) },
+        body: {
+          schemas: [bulk.BULK_URN.request],
+          Operations: [...operations.filter((o) => !invitation(o)), ...operations.filter(invitation)],
+        },
       }));
     } catch (error) {
       // a refused request (a line too large for one, a session that ended) fails its lines, told;

@@ -10,6 +10,7 @@ import { type PatchRequest as PatchRequestBody, patchResource } from "./resource
 import { createResource, deleteResource, replaceResource } from "./resources.js";
 import { createUser, deleteUser, patchUser, replaceUser } from "./scim-users.js";
 import type { Principal, ServiceContext } from "./service-context.js";
+import { SharedCommits } from "./shared-commits.js";
 
 type Attributes = Record<string, unknown>;
 
@@ -152,6 +153,13 @@ function patchOf(operation: BulkOperation): PatchRequestBody {
   return operation.data;
 }
 
+/** A create without a password (hashing one would hold a shared transaction open). */
+function sharesCommit(operation: BulkOperation): boolean {
+  if (operation.method.toUpperCase() !== "POST" || !/^\/(Resources|Users)$/.test(operation.path)) return false;
+  const data = operation.data;
+  return data !== null && typeof data === "object" && !("password" in data);
+}
+
 /** One operation, exactly as its single request would run it. */
 async function execute(ctx: ServiceContext, principal: Principal, operation: BulkOperation): Promise<BulkResult> {
   const method = operation.method.toUpperCase();
@@ -235,9 +243,9 @@ function assertRequest(schemas: string[], operations: BulkOperation[]): void {
 /**
  * POST /Bulk (RFC 7644 section 3.7). Operations run in the order given, except that one waits
  * for the operations whose bulkId it refers to; one that refers to a bulkId that failed, that no
- * operation declares, or that belongs to a cycle fails with 409. Each operation is its own
- * transaction, with the validation and the authorization of its single request: a bulk request
- * is not atomic. With failOnErrors, processing stops at that many failures and the operations
+ * operation declares, or that belongs to a cycle fails with 409. Each operation has the
+ * validation, the authorization and the outcome of its single request: a bulk request is not
+ * atomic (consecutive creates share a commit, shared-commits.ts, but not their failures). With failOnErrors, processing stops at that many failures and the operations
  * not run are absent from the answer.
  */
 export async function runBulk(
@@ -261,58 +269,65 @@ export async function runBulk(
     }
   };
   let waiting = operations.map((operation, index) => ({ operation, index, refs: referencesOf(operation) }));
-  let progressed = true;
-  while (waiting.length > 0 && progressed && !stopped()) {
-    progressed = false;
-    const next: typeof waiting = [];
+  const commits = new SharedCommits(ctx);
+  try {
+    let progressed = true;
+    while (waiting.length > 0 && progressed && !stopped()) {
+      progressed = false;
+      const next: typeof waiting = [];
+      for (const item of waiting) {
+        if (stopped()) break;
+        const unresolvable = [...item.refs].find((ref) => failedIds.has(ref) || !declared.has(ref));
+        if (unresolvable !== undefined) {
+          const why = failedIds.has(unresolvable) ? "its operation failed" : "no operation of this request declares it";
+          record(
+            item.index,
+            item.operation,
+            failure(
+              item.operation,
+              new ProblemError("conflict", `The bulkId '${unresolvable}' cannot be resolved: ${why}.`, {
+                scimType: "invalidValue",
+              }),
+            ),
+          );
+          progressed = true;
+        } else if ([...item.refs].every((ref) => ids.has(ref))) {
+          let result: BulkResult;
+          try {
+            const operation = resolved(item.operation, ids);
+            result = await execute(await commits.contextFor(sharesCommit(operation)), principal, operation);
+          } catch (error) {
+            if (!(error instanceof ProblemError)) throw error;
+            result = failure(item.operation, error);
+          }
+          record(item.index, item.operation, result);
+          if (result.status === "201" && item.operation.bulkId !== undefined && result.location) {
+            ids.set(item.operation.bulkId, result.location.slice(result.location.lastIndexOf("/") + 1));
+          }
+          progressed = true;
+        } else {
+          next.push(item);
+        }
+      }
+      waiting = progressed ? next : waiting;
+    }
+    // what is still waiting refers, through others, to itself
     for (const item of waiting) {
       if (stopped()) break;
-      const unresolvable = [...item.refs].find((ref) => failedIds.has(ref) || !declared.has(ref));
-      if (unresolvable !== undefined) {
-        const why = failedIds.has(unresolvable) ? "its operation failed" : "no operation of this request declares it";
-        record(
-          item.index,
-          item.operation,
-          failure(
-            item.operation,
-            new ProblemError("conflict", `The bulkId '${unresolvable}' cannot be resolved: ${why}.`, {
-              scimType: "invalidValue",
-            }),
-          ),
-        );
-        progressed = true;
-      } else if ([...item.refs].every((ref) => ids.has(ref))) {
-        let result: BulkResult;
-        try {
-          result = await execute(ctx, principal, resolved(item.operation, ids));
-        } catch (error) {
-          if (!(error instanceof ProblemError)) throw error;
-          result = failure(item.operation, error);
-        }
-        record(item.index, item.operation, result);
-        if (result.status === "201" && item.operation.bulkId !== undefined && result.location) {
-          ids.set(item.operation.bulkId, result.location.slice(result.location.lastIndexOf("/") + 1));
-        }
-        progressed = true;
-      } else {
-        next.push(item);
-      }
-    }
-    waiting = progressed ? next : waiting;
-  }
-  // what is still waiting refers, through others, to itself
-  for (const item of waiting) {
-    if (stopped()) break;
-    record(
-      item.index,
-      item.operation,
-      failure(
+      record(
+        item.index,
         item.operation,
-        new ProblemError("conflict", "Its bulkId references form a cycle, which this server cannot resolve.", {
-          scimType: "invalidValue",
-        }),
-      ),
-    );
+        failure(
+          item.operation,
+          new ProblemError("conflict", "Its bulkId references form a cycle, which this server cannot resolve.", {
+            scimType: "invalidValue",
+          }),
+        ),
+      );
+    }
+    await commits.commit();
+  } finally {
+    await commits.abandon();
   }
   // an import sends its users in many requests: the planner learns of them as they come
   if (results.some((result) => result?.status === "201")) {

@@ -217,12 +217,16 @@ export async function listEvents(ctx: ServiceContext, query: ListQuery) {
   }
   const page = resumed?.page ?? pageParam;
   // one row more than the page tells whether a next page exists
-  const rows = await repo.listEvents(db, {
-    where,
-    sort,
-    limit: pagesize + 1,
-    ...(resumed ? { after: resumed.after } : { offset: (page - 1) * pagesize }),
-  });
+  const rows = await repo.listEvents(
+    db,
+    {
+      where,
+      sort,
+      limit: pagesize + 1,
+      ...(resumed ? { after: resumed.after } : { offset: (page - 1) * pagesize }),
+    },
+    ctx.store.dialect,
+  );
   const more = rows.length > pagesize;
   if (more) rows.length = pagesize;
   const last = rows[rows.length - 1];

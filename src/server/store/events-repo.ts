@@ -225,11 +225,14 @@ export interface ListOptions {
   offset?: number;
   /** keyset: the sort keys of the last row already seen */
   after?: KeyValue[];
+  /** no row is hidden (read in the same snapshot): the page need not test import_id */
+  noneHidden?: boolean;
 }
 
 /** The query of one page of rows, in the ordering `after` continues from (tests read its plan). */
 export function listEventsQuery(db: Kysely<Schema>, options: ListOptions) {
-  let query = db.selectFrom("events").selectAll().where("import_id", "is", null);
+  let query = db.selectFrom("events").selectAll();
+  if (!options.noneHidden) query = query.where("import_id", "is", null);
   if (options.where) query = query.where(options.where as RawBuilder<boolean>);
   if (options.after) query = query.where(after(options.sort, options.after));
   // a missing value sorts last in ascending order (SCIM's rule, kept for every list)
@@ -244,8 +247,37 @@ export function listEventsQuery(db: Kysely<Schema>, options: ListOptions) {
   return query.limit(options.limit);
 }
 
-export async function listEvents(db: Kysely<Schema>, options: ListOptions): Promise<EventRow[]> {
-  return listEventsQuery(db, options).execute();
+/**
+ * On SQLite an offset page steps over the rows it skips in the order's index; a condition on
+ * import_id, which no ordering index holds, makes it fetch each skipped row from the table too
+ * (page 1,000 of 100: 9 ms without it, 1.6 s with it). Rows are hidden only while an import
+ * commits, so the page first asks, in the same read transaction, whether any row is hidden at
+ * all (through the partial index on import_id), and tests import_id only if so. Indexes kept
+ * partial on `import_id is null` would spare the question, but would move their writes into
+ * the reveal, which holds SQLite's write lock (four times as long, measured at 200,000 rows).
+ * PostgreSQL fetches every skipped row from the table for its visibility anyway.
+ */
+export async function listEvents(
+  db: Kysely<Schema>,
+  options: ListOptions,
+  dialect: "sqlite" | "postgres",
+): Promise<EventRow[]> {
+  if (dialect !== "sqlite" || !options.offset) return listEventsQuery(db, options).execute();
+  return db.connection().execute(async (connection) => {
+    // deferred: a read that takes no write lock, one snapshot for both statements
+    await sql`begin`.execute(connection);
+    try {
+      const hidden = await connection
+        .selectFrom("events")
+        .select("code_key")
+        .where("import_id", "is not", null)
+        .limit(1)
+        .executeTakeFirst();
+      return await listEventsQuery(connection, { ...options, noneHidden: !hidden }).execute();
+    } finally {
+      await sql`commit`.execute(connection);
+    }
+  });
 }
 
 /**

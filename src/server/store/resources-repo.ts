@@ -30,8 +30,13 @@ export function flattenValues(document: Record<string, unknown>): ValueRow[] {
   return rows;
 }
 
-async function writeValues(db: Kysely<Schema>, id: string, attributes: Record<string, unknown>): Promise<void> {
-  await db.deleteFrom("resource_values").where("resource_id", "=", id).execute();
+async function writeValues(
+  db: Kysely<Schema>,
+  id: string,
+  attributes: Record<string, unknown>,
+  replacing = true,
+): Promise<void> {
+  if (replacing) await db.deleteFrom("resource_values").where("resource_id", "=", id).execute();
   const rows = flattenValues(attributes).map((row) => ({ ...row, resource_id: id }));
   // SQLite allows 32766 bound parameters; six per row
   for (let i = 0; i < rows.length; i += 5000) {
@@ -44,7 +49,7 @@ async function writeValues(db: Kysely<Schema>, id: string, attributes: Record<st
 
 export async function insertResource(db: Kysely<Schema>, row: ResourceRow): Promise<void> {
   await db.insertInto("resources").values(row).execute();
-  await writeValues(db, row.id, JSON.parse(row.attributes));
+  await writeValues(db, row.id, JSON.parse(row.attributes), false);
 }
 
 /** Writes only when the stored version is still `expectedVersion`. */

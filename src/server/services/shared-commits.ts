@@ -1,0 +1,47 @@
+import type { ControlledTransaction } from "kysely";
+import { savepointed } from "../store/savepoints.js";
+import type { Schema } from "../store/schema.js";
+import type { ServiceContext } from "./service-context.js";
+
+/** Creates per shared commit: the longest a run holds SQLite's one writer is about this many rows. */
+export const SHARED_COMMIT_LENGTH = 100;
+
+/**
+ * Consecutive creates of one bulk request share a transaction, each in a savepoint of it, so that
+ * an import of users pays a commit per hundred rows rather than per row (a commit rewrites every
+ * page the row touched, in the table, its indexes and the audit trail, and on PostgreSQL waits
+ * for the WAL flush). A create that fails undoes its savepoint only: every operation keeps its
+ * own outcome, as if it had run alone. Whatever is not a create, or sets a password (its hashing
+ * would hold the transaction open), commits the run first and runs on its own.
+ */
+export class SharedCommits {
+  private open?: { trx: ControlledTransaction<Schema>; ctx: ServiceContext; length: number };
+
+  constructor(private readonly ctx: ServiceContext) {}
+
+  /** The context the next operation runs in: the shared transaction's when `shared`. */
+  async contextFor(shared: boolean): Promise<ServiceContext> {
+    if (!shared || (this.open && this.open.length >= SHARED_COMMIT_LENGTH)) await this.commit();
+    if (!shared) return this.ctx;
+    if (!this.open) {
+      const trx = await this.ctx.store.db.startTransaction().execute();
+      const db = savepointed(trx);
+      this.open = { trx, ctx: { ...this.ctx, store: { ...this.ctx.store, db } }, length: 0 };
+    }
+    this.open.length++;
+    return this.open.ctx;
+  }
+
+  async commit(): Promise<void> {
+    const open = this.open;
+    this.open = undefined;
+    if (open) await open.trx.commit().execute();
+  }
+
+  /** Undoes a run left open by an unexpected failure (the request then fails as a whole). */
+  async abandon(): Promise<void> {
+    const open = this.open;
+    this.open = undefined;
+    if (open) await open.trx.rollback().execute();
+  }
+}
