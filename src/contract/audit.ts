@@ -75,7 +75,7 @@ export const listAudit = defineRoute({
   summary:
     "The audit trail, newest first: admins read every record, support all but key operations, members the records where they are the actor or the target",
   tags: ["audit"],
-  access: { roles: EVERYONE },
+  access: { roles: EVERYONE, scope: "audit:read" },
   query: AuditListQuery,
   responses: {
     200: Type.Object({

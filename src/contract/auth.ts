@@ -1,11 +1,15 @@
 import { Type } from "@sinclair/typebox";
+import { ApiTokenScopeName } from "./api-tokens.js";
 import { Timestamp, UserSummary } from "./common.js";
+import { OneTimeCode } from "./mfa.js";
 import { defineRoute, EVERYONE, STAFF } from "./route.js";
 
-export const Credentials = Type.Object(
+/** A login: the password, and for an account with a second factor its code (`otp`). */
+export const LoginRequest = Type.Object(
   {
     userName: Type.String({ minLength: 1, maxLength: 256 }),
     password: Type.String({ minLength: 1, maxLength: 4096 }),
+    otp: Type.Optional(OneTimeCode),
   },
   { additionalProperties: false },
 );
@@ -15,6 +19,11 @@ export const LoginResult = Type.Object({
   tokenType: Type.Literal("Bearer"),
   expiresAt: Timestamp,
   firstLogin: Type.Boolean(),
+  /**
+   * present (true) when the server requires a second factor of one of the user's roles
+   * (`--require-mfa`) and the account has none: until it enrolls one, the token may only enroll
+   */
+  mfaEnrollmentRequired: Type.Optional(Type.Boolean()),
   user: UserSummary,
 });
 
@@ -22,11 +31,12 @@ export const login = defineRoute({
   id: "auth.login",
   method: "POST",
   path: "/auth/login",
-  summary: "Log in with a user name and password; returns a JWT",
+  summary:
+    "Log in with a user name and password, and the code of the second factor (otp) when the account has one; returns a JWT",
   tags: ["auth"],
   access: { public: true },
-  body: Credentials,
-  errors: ["invalid_credentials", "account_locked", "service_unavailable"],
+  body: LoginRequest,
+  errors: ["invalid_credentials", "mfa_required", "invalid_otp", "account_locked", "service_unavailable"],
   responses: { 200: LoginResult },
 });
 
@@ -36,8 +46,21 @@ export const logout = defineRoute({
   path: "/auth/logout",
   summary: "Revoke the session of the presented token",
   tags: ["auth"],
-  access: { roles: EVERYONE, duringFirstLogin: true },
+  access: { roles: EVERYONE, duringFirstLogin: true, duringMfaEnrollment: true, scope: "any" },
   responses: { 204: null },
+});
+
+/**
+ * What kind of credential the caller presented, so that a client can tell a script's API token
+ * from a login (which `auth status` shows): for an API token also its id, name and scopes.
+ */
+export const PresentedCredential = Type.Object({
+  type: Type.Union([Type.Literal("session"), Type.Literal("oauth"), Type.Literal("api-token")], {
+    description: "a login's JWT (session), OAuth token credentials (oauth), or an API token (api-token)",
+  }),
+  id: Type.Optional(Type.String({ description: "the API token's id (api-token only)" })),
+  name: Type.Optional(Type.String({ description: "the API token's name (api-token only)" })),
+  scopes: Type.Optional(Type.Array(ApiTokenScopeName, { description: "the API token's scopes (api-token only)" })),
 });
 
 export const isLogged = defineRoute({
@@ -46,9 +69,14 @@ export const isLogged = defineRoute({
   path: "/auth/isLogged",
   summary: "Validate the presented credential",
   tags: ["auth"],
-  access: { roles: EVERYONE, duringFirstLogin: true },
+  access: { roles: EVERYONE, duringFirstLogin: true, duringMfaEnrollment: true, scope: "any" },
   responses: {
-    200: Type.Object({ loggedIn: Type.Literal(true), user: UserSummary, expiresAt: Timestamp }),
+    200: Type.Object({
+      loggedIn: Type.Literal(true),
+      user: UserSummary,
+      expiresAt: Timestamp,
+      credential: Type.Optional(PresentedCredential),
+    }),
   },
 });
 
@@ -60,7 +88,7 @@ export const isFirstLogin = defineRoute({
   path: "/auth/isFirstLogin",
   summary: "Whether the caller must still change a temporary password",
   tags: ["auth"],
-  access: { roles: EVERYONE, duringFirstLogin: true },
+  access: { roles: EVERYONE, duringFirstLogin: true, scope: "any" },
   responses: { 200: FirstLoginStatus },
 });
 
@@ -70,7 +98,7 @@ export const isFirstLoginOf = defineRoute({
   path: "/auth/isFirstLogin/:employeeId",
   summary: "Whether an employee must still change a temporary password (admin and support for others)",
   tags: ["auth"],
-  access: { roles: EVERYONE, duringFirstLogin: true },
+  access: { roles: EVERYONE, duringFirstLogin: true, scope: "resources:read" },
   params: Type.Object({ employeeId: Type.String({ maxLength: 128 }) }),
   errors: ["forbidden"],
   responses: { 200: FirstLoginStatus },

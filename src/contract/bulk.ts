@@ -63,7 +63,7 @@ export const bulk = defineRoute({
   summary:
     "Run many resource writes in one request (RFC 7644 section 3.7): each operation as its single request would, each in its own transaction",
   tags: ["resources"],
-  access: { roles: EVERYONE },
+  access: { roles: EVERYONE, scope: "resources:write" },
   scim: "wire",
   body: BulkRequest,
   responses: {

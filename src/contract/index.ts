@@ -1,3 +1,4 @@
+export * as apiTokens from "./api-tokens.js";
 export * as audit from "./audit.js";
 export * as auth from "./auth.js";
 export * as bulk from "./bulk.js";
@@ -5,6 +6,7 @@ export * from "./common.js";
 export * from "./errors.js";
 export * as events from "./events.js";
 export * as invitations from "./invitations.js";
+export * as mfa from "./mfa.js";
 export * as oauth from "./oauth.js";
 export * as resourcePatch from "./resource-patch.js";
 export * as resources from "./resources.js";
@@ -15,11 +17,13 @@ export * as scimUsers from "./scim-users.js";
 export * as service from "./service.js";
 export * as sessions from "./sessions.js";
 
+import { apiTokenRoutes } from "./api-tokens.js";
 import { auditRoutes } from "./audit.js";
 import { authRoutes } from "./auth.js";
 import { bulkRoutes } from "./bulk.js";
 import { eventRoutes } from "./events.js";
 import { invitationRoutes } from "./invitations.js";
+import { mfaRoutes } from "./mfa.js";
 import { oauthRoutes } from "./oauth.js";
 import { resourcePatchRoutes } from "./resource-patch.js";
 import { resourceRoutes } from "./resources.js";
@@ -38,9 +42,11 @@ export const allRoutes: readonly RouteEntry[] = [
   ...resourcePatchRoutes,
   ...oauthRoutes,
   ...sessionRoutes,
+  ...mfaRoutes,
   ...invitationRoutes,
   ...bulkRoutes,
   ...discoveryRoutes,
   ...userRoutes,
   ...auditRoutes,
+  ...apiTokenRoutes,
 ];

@@ -82,6 +82,7 @@ const endpoint = {
     "token_expired",
     "token_revoked",
     "password_change_required",
+    "mfa_enrollment_required",
     "oauth_parameter_absent",
     "oauth_callback_rejected",
     "oauth_signature_invalid",

@@ -29,10 +29,10 @@ export function honoursIfMatch(entry: RouteEntry): boolean {
 
 /**
  * Every problem code an operation can answer with, derived from what decides them: the access
- * rule (the gate that refuses a credential, a role, a temporary password or a delegated one), the
- * schemas (validation; a `filter` parameter), the method (a body, its size and media type), a
- * path parameter (what it names may not exist), `etag` (If-Match), the rate limit, and the codes
- * the entry declares itself.
+ * rule (the gate that refuses a credential, a role, a temporary password, a delegated one or an
+ * API token's scopes), the schemas (validation; a `filter` parameter), the method (a body, its
+ * size and media type), a path parameter (what it names may not exist), `etag` (If-Match), the
+ * rate limit, and the codes the entry declares itself.
  * The OpenAPI document lists these per status (ERROR_STATUS), so the two read one table.
  */
 export function operationErrors(entry: RouteEntry, facts: OperationFacts = {}): ErrorCode[] {
@@ -41,7 +41,10 @@ export function operationErrors(entry: RouteEntry, facts: OperationFacts = {}): 
   if (!access.public) {
     for (const code of CREDENTIAL_REFUSALS) codes.add(code);
     if (!access.duringFirstLogin) codes.add("password_change_required");
-    if (access.managesAccount || ROLES.some((role) => !access.roles.includes(role))) codes.add("forbidden");
+    if (!access.duringMfaEnrollment) codes.add("mfa_enrollment_required");
+    // an API token is refused what its scopes do not cover, and whatever no scope covers
+    const everyToken = access.scope === "any" && !access.managesAccount;
+    if (!everyToken || ROLES.some((role) => !access.roles.includes(role))) codes.add("forbidden");
     // the credential is looked up in the store
     codes.add("service_unavailable");
   }

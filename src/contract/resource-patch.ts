@@ -15,7 +15,7 @@ export const patchResource = defineRoute({
   path: `${RESOURCES_PATH}/:resourceId`,
   summary: "Change a resource with PATCH operations: add, replace, remove (honours If-Match)",
   tags: ["resources"],
-  access: { roles: EVERYONE },
+  access: { roles: EVERYONE, scope: "resources:write" },
   params: Type.Object({ resourceId: Type.String({ maxLength: 256 }) }),
   body: PatchRequest,
   responses: { 200: Resource },

@@ -23,6 +23,7 @@ export const USER_ACCOUNT_STATE = [
   "passwordChangedAt",
   "openSessions",
   "invited",
+  "mfaEnabled",
 ] as const;
 
 export const SCHEMA_URN = {
@@ -199,7 +200,7 @@ export const listResources = defineRoute({
   path: RESOURCES_PATH,
   summary: "List resources (SCIM ListResponse)",
   tags: ["resources"],
-  access: { roles: EVERYONE },
+  access: { roles: EVERYONE, scope: "resources:read" },
   scim: "query",
   query: ResourceListQuery,
   responses: {
@@ -219,7 +220,7 @@ export const getResource = defineRoute({
   path: `${RESOURCES_PATH}/:resourceId`,
   summary: "Read one resource",
   tags: ["resources"],
-  access: { roles: EVERYONE },
+  access: { roles: EVERYONE, scope: "resources:read" },
   etag: true,
   scim: "query",
   params: IdParams,
@@ -234,7 +235,7 @@ export const createResource = defineRoute({
   path: RESOURCES_PATH,
   summary: "Create a resource (Users by admins; a password given here is temporary)",
   tags: ["resources"],
-  access: { roles: EVERYONE },
+  access: { roles: EVERYONE, scope: "resources:write" },
   errors: ["forbidden", "conflict", "weak_password", "last_admin"],
   etag: true,
   body: ResourceInput,
@@ -247,7 +248,7 @@ export const replaceResource = defineRoute({
   path: `${RESOURCES_PATH}/:resourceId`,
   summary: "Replace a resource (honours If-Match)",
   tags: ["resources"],
-  access: { roles: EVERYONE },
+  access: { roles: EVERYONE, scope: "resources:write" },
   errors: ["forbidden", "conflict", "weak_password", "last_admin"],
   etag: true,
   params: IdParams,
@@ -261,7 +262,7 @@ export const deleteResource = defineRoute({
   path: `${RESOURCES_PATH}/:resourceId`,
   summary: "Delete a resource (honours If-Match)",
   tags: ["resources"],
-  access: { roles: EVERYONE },
+  access: { roles: EVERYONE, scope: "resources:write" },
   errors: ["forbidden", "conflict", "last_admin"],
   etag: true,
   params: IdParams,

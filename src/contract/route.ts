@@ -12,15 +12,39 @@ export type Access =
       /** a user whose temporary password is still pending may call it */
       duringFirstLogin?: boolean;
       /**
+       * a user whom `server start --require-mfa` confines to enrolling a second factor may call it
+       * (spec 1.7): the enrollment itself, and what any signed-in session needs (logout, isLogged)
+       */
+      duringMfaEnrollment?: boolean;
+      /**
        * it manages an account (sessions, passwords, OAuth grants): only a user's own login may,
        * never a credential delegated to an application, which acts on data, not on the account
        */
       managesAccount?: boolean;
+      /**
+       * The API-token scope that covers the operation (spec 1.7), checked at every request a token
+       * makes: `"any"` for what every token may call (the caller's own identity). Without one, an
+       * API token may not call the operation at all (403), whatever its scopes.
+       */
+      scope?: ApiTokenScope | "any";
     };
 
 /** The roles a User holds, the one place they are written. */
 export const ROLES = ["admin", "support", "member"] as const;
 export type Role = (typeof ROLES)[number];
+
+/**
+ * What an API token may be limited to (spec 1.7). A scope narrows what the token's owner may do,
+ * never widens it: the owner's current roles still decide every operation.
+ */
+export const API_TOKEN_SCOPES = [
+  "events:read",
+  "events:write",
+  "resources:read",
+  "resources:write",
+  "audit:read",
+] as const;
+export type ApiTokenScope = (typeof API_TOKEN_SCOPES)[number];
 
 /** Every role: any signed-in user. */
 export const EVERYONE: readonly Role[] = ROLES;

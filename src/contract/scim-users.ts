@@ -77,7 +77,9 @@ const ListResponse = Type.Object({
   Resources: Type.Array(ScimUser),
 });
 
-const users = { tags: ["users"], access: { roles: EVERYONE }, scim: "wire" } as const;
+const users = { tags: ["users"], scim: "wire" } as const;
+const reads = { roles: EVERYONE, scope: "resources:read" } as const;
+const writes = { roles: EVERYONE, scope: "resources:write" } as const;
 
 export const listUsers = defineRoute({
   id: "users.list",
@@ -85,6 +87,7 @@ export const listUsers = defineRoute({
   path: USERS_PATH,
   summary: "List Users (SCIM ListResponse): members see their own",
   ...users,
+  access: reads,
   query: UsersQuery,
   responses: { 200: ListResponse },
 });
@@ -96,6 +99,7 @@ export const getUser = defineRoute({
   path: `${USERS_PATH}/:id`,
   summary: "Read one User",
   ...users,
+  access: reads,
   params: IdParams,
   query: ProjectionQuery,
   responses: { 200: ScimUser },
@@ -109,6 +113,7 @@ export const createUser = defineRoute({
   path: USERS_PATH,
   summary: "Create a User (admins; a password given here is temporary)",
   ...users,
+  access: writes,
   body: ScimUserInput,
   responses: { 201: ScimUser },
 });
@@ -121,6 +126,7 @@ export const replaceUser = defineRoute({
   path: `${USERS_PATH}/:id`,
   summary: "Replace a User (honours If-Match)",
   ...users,
+  access: writes,
   params: IdParams,
   body: ScimUserInput,
   responses: { 200: ScimUser },
@@ -135,6 +141,7 @@ export const patchUser = defineRoute({
   summary:
     "Change a User with PATCH operations (RFC 7644 section 3.5.2): its result is written as a PUT of it would be (honours If-Match)",
   ...users,
+  access: writes,
   params: IdParams,
   body: PatchRequest,
   responses: { 200: ScimUser },
@@ -148,6 +155,7 @@ export const deleteUser = defineRoute({
   path: `${USERS_PATH}/:id`,
   summary: "Delete a User (honours If-Match)",
   ...users,
+  access: writes,
   params: IdParams,
   responses: { 204: null },
 });
@@ -159,6 +167,7 @@ export const getMe = defineRoute({
   path: ME_PATH,
   summary: "The caller's own User (RFC 7644 section 3.11)",
   ...users,
+  access: reads,
   query: ProjectionQuery,
   responses: { 200: ScimUser },
 });
@@ -171,6 +180,7 @@ export const replaceMe = defineRoute({
   path: ME_PATH,
   summary: "Replace the caller's own User, under the same rules as any User (honours If-Match)",
   ...users,
+  access: writes,
   body: ScimUserInput,
   responses: { 200: ScimUser },
 });
@@ -183,6 +193,7 @@ export const patchMe = defineRoute({
   path: ME_PATH,
   summary: "Change the caller's own User with PATCH operations, under the same rules as any User (honours If-Match)",
   ...users,
+  access: writes,
   body: PatchRequest,
   responses: { 200: ScimUser },
 });

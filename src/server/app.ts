@@ -27,11 +27,13 @@ import { installRateLimits, type RateLimitStore } from "./plugins/rate-limits.js
 import { aimsAtScimEndpoint } from "./plugins/scim-wire.js";
 import { installSecurityHeaders, setSecurityHeaders } from "./plugins/security-headers.js";
 import { ProblemError } from "./problem-error.js";
+import { apiTokenRoutes } from "./routes/api-tokens.js";
 import { auditRoutes } from "./routes/audit.js";
 import { authRoutes } from "./routes/auth.js";
 import { bulkRoutes } from "./routes/bulk.js";
 import { eventRoutes } from "./routes/events.js";
 import { invitationRoutes } from "./routes/invitations.js";
+import { mfaRoutes } from "./routes/mfa.js";
 import { oauthRoutes } from "./routes/oauth.js";
 import { resourceRoutes } from "./routes/resources.js";
 import { discoveryRoutes } from "./routes/scim-discovery.js";
@@ -44,6 +46,7 @@ import { KeyRing } from "./services/keys.js";
 import { renderLinkMail } from "./services/link-mails.js";
 import { FORGET_FAILURES_AFTER_MS } from "./services/login-backoff.js";
 import { resolveResetRequest } from "./services/recovery.js";
+import { openSealer } from "./services/sealing.js";
 import type { ServiceContext } from "./services/service-context.js";
 import { hasUsers, openStore, sqliteFile } from "./store/database.js";
 import { migrateToLatest } from "./store/migrator.js";
@@ -274,7 +277,10 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     linkBase: () => publicUrl ?? listenUrl ?? DEFAULTS.linkBase,
     resetTokenTtlSeconds: options.resetTokenTtlSeconds ?? DEFAULTS.resetTokenTtlSeconds,
     inviteTtlSeconds: options.inviteTtlSeconds ?? DEFAULTS.inviteTtlSeconds,
+    requireMfaRoles: options.requireMfaRoles ?? [],
     log,
+    // SQLite without a secret: a key file beside the signing key files (keys/), made when first needed
+    sealer: openSealer({ secretKey: options.secretKey, keyFile: join(options.dataDir, "keys", "sealing.key") }),
     mailer: createMailer({
       store,
       smtpUrl: options.smtpUrl,
@@ -398,12 +404,14 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   eventRoutes(app, services);
   resourceRoutes(app, services);
   sessionRoutes(app, services);
+  mfaRoutes(app, services);
   invitationRoutes(app, services);
   bulkRoutes(app, services);
   userRoutes(app, services);
   discoveryRoutes(app, services, { bodyLimitBytes: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes });
   oauthRoutes(app, services, { loginLimit });
   auditRoutes(app, services);
+  apiTokenRoutes(app, services);
   // the routes of registered scopes (the OAuth endpoint's) are added when they load
   await app.after();
   answerOtherMethods();

@@ -191,6 +191,9 @@ function completeOperation(operation: Json, documented: DocumentedOperation): Js
     ...(parameters.length > 0 && { parameters }),
     ...(requestBody && !operation.requestBody && { requestBody }),
     security: securityOf(entry),
+    ...(!entry.access.public &&
+      !entry.access.managesAccount &&
+      entry.access.scope && { "x-api-token-scope": entry.access.scope }),
     responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
   };
 }
@@ -227,7 +230,12 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl?
             type: "http",
             scheme: "bearer",
             bearerFormat: "JWT",
-            description: "An access token from POST /auth/login (RFC 9068 claims, verifiable with the JWKS).",
+            description:
+              "An access token from POST /auth/login (RFC 9068 claims, verifiable with the JWKS), or an API " +
+              "token for scripts from POST /auth/tokens (`bzt_` and 32 base62 characters). An API token acts " +
+              "as its owner with the owner's current roles, narrowed to its scopes: an operation it may call " +
+              "names the scope it needs in `x-api-token-scope` (`any`: every API token); operations without " +
+              "one, and those that manage an account, refuse API tokens (403 forbidden).",
           },
           oauth1: {
             type: "http",

@@ -1,4 +1,5 @@
 import type { DestinationStream } from "pino";
+import type { Role } from "../contract/route.js";
 import type { Clock, ImportQuota } from "./services/service-context.js";
 
 export interface ServerOptions {
@@ -33,6 +34,11 @@ export interface ServerOptions {
   resetTokenTtlSeconds?: number;
   /** how long an invitation link works (`--invite-ttl`) */
   inviteTtlSeconds?: number;
+  /**
+   * The roles whose holders must have a second factor (`--require-mfa`): until they enroll one,
+   * their logins may only enroll it (403 `mfa_enrollment_required` elsewhere)
+   */
+  requireMfaRoles?: readonly Role[];
   /** per-client requests per window on login and renewPassword */
   loginRateLimit?: { max: number; timeWindowMs: number };
   /**

@@ -17,8 +17,9 @@ import type { Kysely } from "kysely";
  * - the delivery state of `mail_queue`: the sender works through the queue in the background.
  *
  * And the rows a refused request may add: the audit trail records refusals (a wrong password, a
- * forbidden change) by design, so its records of a failure are left out; a record of a success
- * stays in the digest, as a refused request must never leave one.
+ * forbidden change) by design, so its records of a failure are left out, and so is the record of a
+ * back-off that a run of them starts; any other record of a success stays in the digest, as a
+ * refused request must never leave one.
  *
  * And the rows a request may sweep away: OAuth temporary credentials past their expiry (10 min),
  * with the authorization page's forms for them (they expire with them), are deleted at most once
@@ -38,7 +39,9 @@ const expiredBy = (row: Record<string, unknown>, asOf?: string) =>
   asOf !== undefined && String(normalise(row.expires_at)) < asOf;
 
 const DIGEST_ROW_EXCLUSIONS: Readonly<Record<string, (row: Record<string, unknown>, asOf?: string) => boolean>> = {
-  audit_log: (row) => row.outcome !== "success",
+  // a back-off that starts is what refused logins and codes are meant to leave behind (spec:
+  // account lockout), as the credentials columns above: its record is left out too
+  audit_log: (row) => row.outcome !== "success" || row.action === "lockout",
   oauth_temporary_credentials: expiredBy,
   oauth_page_forms: expiredBy,
 };

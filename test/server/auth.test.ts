@@ -40,7 +40,12 @@ describe("POST /auth/login", () => {
     // the token works
     const logged = await server.app.inject({ method: "GET", url: "/auth/isLogged", headers: bearer(body.token) });
     expect(logged.statusCode).toBe(200);
-    expect(logged.json()).toEqual({ loggedIn: true, user: body.user, expiresAt: body.expiresAt });
+    expect(logged.json()).toEqual({
+      loggedIn: true,
+      user: body.user,
+      expiresAt: body.expiresAt,
+      credential: { type: "session" },
+    });
   });
 
   it("answers a wrong password and an unknown user with the same 401 invalid_credentials body", async () => {

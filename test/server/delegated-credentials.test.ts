@@ -69,6 +69,12 @@ const ACCOUNT_OPERATIONS: AccountOperation[] = [
   },
   { name: "list own grants", owners: ["admin", "member"], run: (call) => call("GET", "/oauth/tokens") },
   {
+    name: "start a second factor's enrollment",
+    owners: ["admin", "member"],
+    run: (call) => call("POST", "/auth/mfa/totp"),
+  },
+  { name: "read the second factor's state", owners: ["admin", "member"], run: (call) => call("GET", "/auth/mfa/totp") },
+  {
     name: "revoke own grant",
     owners: ["admin", "member"],
     run: (call, w) => call("DELETE", `/oauth/tokens/${encodeURIComponent(w.owner.grant.token)}`),
@@ -156,6 +162,18 @@ describe.each(STORES)("delegated credentials on %s", (_store, start) => {
       const owner = await ownerOf("member");
       const response = await operation.run(owner.bearer, { server, admin, member, owner });
       expect(response.statusCode).toBeLessThan(300);
+    },
+  );
+
+  it.each([
+    ["POST", "/auth/mfa/totp/verify", { code: "123456" }],
+    ["DELETE", "/auth/mfa/totp", { password: USER_PASSWORD, code: "123456" }],
+  ] as const)(
+    "%s %s (the second factor's activation and removal) through an application: 403",
+    async (method, path, body) => {
+      const owner = await ownerOf("member");
+      const problem = problemOf(await owner.signed(method, path, body), 403, "forbidden");
+      expect(problem.detail).toMatch(/own login/);
     },
   );
 

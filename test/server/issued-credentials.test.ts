@@ -233,6 +233,7 @@ describe.each(STORES)("issued credentials on %s", (_store, start) => {
       issuer_role,
       open_sessions,
       invited,
+      mfa_enabled,
       ...plain
     } = row;
     const written = await resourcesRepo.replaceResource(

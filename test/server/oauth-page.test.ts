@@ -5,6 +5,7 @@
  * redirect, the typable oob verifier, and the Bearer approval of the CLI beside it.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { totpCode } from "../../src/server/services/totp.js";
 import {
   authHeader,
   type Credentials,
@@ -15,6 +16,7 @@ import {
   type TestConsumer,
 } from "../helpers/oauth.js";
 import {
+  caller,
   insertUser,
   login as loginAs,
   manualClock,
@@ -244,6 +246,29 @@ describe("the browser authorization page", () => {
       expect(response.body).toContain(`href="./?oauth_token=${temp.token}"`);
       expect((await open(temp.token)).statusCode).toBe(200);
     });
+  });
+
+  it("refuses an account with a second factor, which the page does not ask for, and approves nothing", async () => {
+    const user = await insertUser(server.app, {
+      userName: "tess.totp",
+      password: "a second factor passphrase 1618",
+      roles: ["member"],
+    });
+    const call = caller(server.app, (await loginAs(server.app, user.userName, user.password)).token);
+    const { secret } = (await call("POST", "/auth/mfa/totp")).json() as { secret: string };
+    const code = totpCode(secret, clock.clock().getTime());
+    expect((await call("POST", "/auth/mfa/totp/verify", { code })).statusCode).toBe(200);
+    const temp = await temporary();
+    const response = await decide(temp, approveAs(user));
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain("This account has a second factor");
+    expect(response.body).not.toMatch(/oauth_verifier|class="verifier"/);
+    const row = await server.app.services.store.db
+      .selectFrom("oauth_temporary_credentials")
+      .select(["authorized_at", "verifier_hash"])
+      .where("token", "=", temp.token)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ authorized_at: null, verifier_hash: null });
   });
 
   it("tells a user with a temporary password to change it first, and issues no verifier", async () => {

@@ -920,7 +920,11 @@ describe("the /oAuth endpoint", () => {
         });
       const isLogged = await call("GET", "/auth/isLogged");
       expect(isLogged.statusCode).toBe(200);
-      expect(isLogged.json()).toMatchObject({ loggedIn: true, user: { id: member.id, roles: ["member"] } });
+      expect(isLogged.json()).toMatchObject({
+        loggedIn: true,
+        user: { id: member.id, roles: ["member"] },
+        credential: { type: "oauth" },
+      });
       const created = await call("POST", `${EVENTS}/`, {
         code: "OAUTH-1",
         name: "Signed",

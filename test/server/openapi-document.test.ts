@@ -138,10 +138,16 @@ describe("what the document says", () => {
     // a credential is needed: 401 with every refusal of one, 503 when the store that checks it is away
     expect(codesOf("events.list", 401)).toEqual(expect.arrayContaining(["token_missing", "oauth_signature_invalid"]));
     expect(codesOf("events.list", 503)).toEqual(["service_unavailable"]);
-    // a role is needed (members do not write users' sessions), a temporary password is not enough
-    expect(codesOf("resources.sessions.list", 403)).toEqual(["password_change_required", "forbidden"]);
-    // every role, during a first login too, and no account managed: nothing to forbid
+    // a role is needed (members do not write users' sessions), a temporary password is not enough,
+    // nor a login that --require-mfa confines to enrolling a second factor
+    expect(codesOf("resources.sessions.list", 403)).toEqual([
+      "password_change_required",
+      "mfa_enrollment_required",
+      "forbidden",
+    ]);
+    // every role, during a first login and an enrollment too, and no account managed: nothing to forbid
     expect(codesOf("auth.isLogged", 403)).toBeUndefined();
+    expect(codesOf("auth.mfa.totp.enroll", 403)).toEqual(["password_change_required", "forbidden"]);
     // a body: its size and its media type
     expect(codesOf("events.create", 413)).toEqual(["payload_too_large"]);
     expect(codesOf("events.create", 415)).toEqual(["unsupported_media_type"]);

@@ -86,7 +86,16 @@ describe.each(DATABASES)("SCIM discovery and wire ($name)", ({ start }) => {
     // each accepted attribute exactly once, and the account state beside them (read-only)
     expect(accepted.filter((name) => described.filter((d) => d === name).length !== 1)).toEqual([]);
     expect(described.filter((name) => !accepted.includes(name)).sort()).toEqual(
-      ["failedLogins", "invited", "lastLogin", "locked", "lockedUntil", "openSessions", "passwordChangedAt"].sort(),
+      [
+        "failedLogins",
+        "invited",
+        "lastLogin",
+        "locked",
+        "lockedUntil",
+        "mfaEnabled",
+        "openSessions",
+        "passwordChangedAt",
+      ].sort(),
     );
     expect(names(ENTERPRISE_SCHEMA)).toEqual([
       "employeeNumber",

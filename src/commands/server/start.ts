@@ -4,6 +4,7 @@ import { type Command, Option } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { loadServerAdmin } from "../../cli/compose.js";
 import { CliError, EXIT, UsageError } from "../../cli/errors.js";
+import { ROLES, type Role } from "../../contract/route.js";
 import { examples, withContext } from "../verb-helpers.js";
 import { addBooleanFlag, instanceOptions, OFF_WORDS, ON_WORDS, type StorageFlags, storageOptions } from "./options.js";
 
@@ -27,6 +28,7 @@ interface Options extends StorageFlags {
   trustProxy?: string;
   allowPlaintextOverHttp?: boolean;
   workers: string;
+  requireMfa?: string;
 }
 
 function workerCount(value: string): number {
@@ -87,10 +89,24 @@ function trustedProxies(value: string | undefined): string[] {
   return entries;
 }
 
+/** `--require-mfa admin,support`: the roles whose holders must enroll a second factor; empty or `none`: no one. */
+function requiredMfaRoles(value: string | undefined): Role[] {
+  if (value === undefined || value.trim() === "" || value.trim().toLowerCase() === "none") return [];
+  const roles = value.split(",").map((role) => role.trim().toLowerCase());
+  const bad = roles.find((role) => !(ROLES as readonly string[]).includes(role));
+  if (bad !== undefined) {
+    throw new UsageError(
+      `--require-mfa (BIZCTL_REQUIRE_MFA): '${bad}' is not a role; give some of ${ROLES.join(", ")}, comma-separated (e.g. admin,support).`,
+    );
+  }
+  return [...new Set(roles as Role[])];
+}
+
 async function start(ctx: Context, options: Options): Promise<void> {
   if (options.redisPrefix === "") throw new UsageError("--redis-prefix must not be empty.");
   const redis = redisUrl(options.redisUrl);
   const trustProxy = trustedProxies(options.trustProxy);
+  const requireMfaRoles = requiredMfaRoles(options.requireMfa);
   const workers = workerCount(options.workers);
   const { startServer, startCluster, startWorker, isClusterWorker } = await loadServerAdmin();
   const listenOptions = {
@@ -106,6 +122,7 @@ async function start(ctx: Context, options: Options): Promise<void> {
       maxOpen: integer(options.importMaxOpen, "--import-max-open", 1, 1000),
     },
     inviteTtlSeconds: integer(options.inviteTtl, "--invite-ttl", 1, 30 * 24 * 3600),
+    requireMfaRoles,
     auditRetentionDays: integer(options.auditRetentionDays, "--audit-retention-days", 1, 100 * 365),
     trustProxy,
     allowPlaintextOverHttp: options.allowPlaintextOverHttp,
@@ -204,6 +221,12 @@ export function register(group: Command, io: Context["io"]): void {
         .env("BIZCTL_AUDIT_RETENTION_DAYS")
         .default("365"),
     )
+    .addOption(
+      new Option(
+        "--require-mfa <roles>",
+        "roles whose holders must enroll a second factor before anything else, comma-separated (e.g. admin,support)",
+      ).env("BIZCTL_REQUIRE_MFA"),
+    )
     .addOption(new Option("--log-level <level>", "pino log level").env("BIZCTL_LOG_LEVEL").default("info"))
     .addOption(
       new Option("--workers <n|auto>", "processes serving the port (node:cluster); auto: one per core")
@@ -230,6 +253,7 @@ export function register(group: Command, io: Context["io"]): void {
         "bizctl server start --port 8080",
         "BIZCTL_DATABASE_URL=postgres://bizctl@db/bizctl bizctl server start --host 0.0.0.0",
         "bizctl server start --database postgres://bizctl@db/bizctl --redis-url redis://cache:6379",
+        "bizctl server start --require-mfa admin,support",
       ),
     )
     .action(withContext(io, start));

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import { SCHEMA_URN } from "../../contract/resources.js";
-import { INVITED } from "../store/resources-repo.js";
+import { INVITED, MFA_ENABLED } from "../store/resources-repo.js";
 import { type Condition, type FilterTarget, invalidFilter, type Literal, type ValueColumns } from "./compile.js";
 
 type Dialect = "sqlite" | "postgres";
@@ -60,6 +60,11 @@ function accountColumns(nowIso: string): Record<string, ValueColumns> {
     invited: {
       kind: "b",
       text: sql`(case when r.resource_type <> 'User' then null when (${INVITED}) = 1 then 'true' else 'false' end)`,
+      num: sql`null`,
+    },
+    mfaenabled: {
+      kind: "b",
+      text: sql`(case when r.resource_type <> 'User' then null when (${MFA_ENABLED}) = 1 then 'true' else 'false' end)`,
       num: sql`null`,
     },
     opensessions: {

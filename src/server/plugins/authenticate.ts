@@ -2,6 +2,8 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify
 import type { Access } from "../../contract/route.js";
 import { readOAuthRequest } from "../oauth1/request.js";
 import { ProblemError } from "../problem-error.js";
+import { authenticateApiToken } from "../services/api-token-auth.js";
+import { looksLikeApiToken } from "../services/api-tokens.js";
 import { authenticateChallenged, NO_TOKEN_CHALLENGE, refusedToken } from "../services/bearer-challenge.js";
 import { authenticateOAuth } from "../services/oauth-signed-requests.js";
 import { DELEGATED_REFUSAL } from "../services/resource-policy.js";
@@ -65,6 +67,8 @@ async function resolvePrincipal(ctx: ServiceContext, request: FastifyRequest): P
   }
   const token = bearerToken(header);
   if (!token) throw refusedToken("token_invalid", "The Authorization header is not 'Bearer <token>'.");
+  // an API token (spec 1.7) is told from a JWT by its prefix, which no JWT (base64url JSON) has
+  if (looksLikeApiToken(token)) return authenticateApiToken(ctx, token, originOf(request));
   return authenticateChallenged(ctx, token);
 }
 
@@ -77,8 +81,14 @@ export function authorize(ctx: ServiceContext, access: Access): onRequestHookHan
   if (access.public) return undefined;
   const allowed = new Set(access.roles);
   const duringFirstLogin = access.duringFirstLogin === true;
+  const duringMfaEnrollment = access.duringMfaEnrollment === true;
   const managesAccount = access.managesAccount === true;
   const forbidden = `This operation needs one of the roles ${access.roles.join(", ")}.`;
+  const scope = access.scope;
+  const outOfScope =
+    scope === undefined
+      ? "An API token cannot call this operation; it needs the user's own login."
+      : `This API token does not have the scope ${scope}.`;
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const principal = await resolvePrincipal(ctx, request);
     principal.origin = originOf(request);
@@ -89,7 +99,18 @@ export function authorize(ctx: ServiceContext, access: Access): onRequestHookHan
         "Your password is temporary; change it first (POST /auth/ChangePassWithLastPass).",
       );
     }
+    // a temporary password comes first: the routes of a first login stay open to its holder
+    if (principal.mfaEnrollmentRequired && !duringMfaEnrollment && !(principal.firstLogin && duringFirstLogin)) {
+      throw new ProblemError(
+        "mfa_enrollment_required",
+        "This server requires a second factor of your role: enroll one first (POST /auth/mfa/totp, then POST /auth/mfa/totp/verify).",
+      );
+    }
     if (managesAccount && principal.delegated) throw new ProblemError("forbidden", DELEGATED_REFUSAL);
+    // an API token's scopes narrow its owner's roles, checked below as for the owner's own login
+    if (principal.scopes && scope !== "any" && (scope === undefined || !principal.scopes.includes(scope))) {
+      throw new ProblemError("forbidden", outOfScope);
+    }
     const roles = principal.roles;
     for (let i = 0; i < roles.length; i++) if (allowed.has(roles[i]!)) return;
     throw new ProblemError("forbidden", forbidden);

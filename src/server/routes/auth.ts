@@ -37,7 +37,7 @@ export function authRoutes(
     async (request) =>
       // request.ip honours --trust-proxy as the rate limiter's key does (which masks IPv6 to a
       // subnet: not what a person reading the session list wants to see)
-      accounts.login(ctx, request.body.userName, request.body.password, originOf(request)),
+      accounts.login(ctx, request.body.userName, request.body.password, originOf(request), request.body.otp),
     loginLimit,
   );
   registerRoute(

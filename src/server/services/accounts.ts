@@ -1,6 +1,8 @@
 import type { Kysely } from "kysely";
+import type { Role } from "../../contract/route.js";
 import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problem-error.js";
+import { revokeUserApiTokens } from "../store/api-tokens-repo.js";
 import type { Schema } from "../store/schema.js";
 import {
   createSession,
@@ -12,12 +14,14 @@ import {
   touchSession,
 } from "../store/sessions-repo.js";
 import { findAccountById, saveCredential, toAccount, type UserAccount } from "../store/users-repo.js";
+import { revokeOwnApiToken } from "./api-tokens.js";
 import { actorOf, audit, auditBy, refusalsRecorded, userTarget } from "./audit.js";
 import { isVoidTemporaryPassword } from "./issued-credentials.js";
 import { nameKey } from "./login-backoff.js";
 import { checkPassword, voidTemporaryPassword } from "./password-check.js";
 import { assertAcceptablePassword, hashPassword, verifyPassword } from "./passwords.js";
 import { assertCan, can } from "./resource-policy.js";
+import { hasActiveFactor, proveLoginFactor } from "./second-factor.js";
 import type { Principal, RequestOrigin, ServiceContext } from "./service-context.js";
 
 // An account's own life through the API: logins and their sessions, the Bearer check of every
@@ -72,12 +76,28 @@ export async function checkPasswordAndRecord(
   via: string,
 ): Promise<UserAccount> {
   const account = await checkPassword(ctx, userName, password, origin, via);
+  // a page that asks for no code cannot open an account that has a second factor
+  if (await hasActiveFactor(ctx, account.id)) {
+    throw new ProblemError(
+      "mfa_required",
+      "This account has a second factor, which this page does not ask for: approve from a signed-in client.",
+    );
+  }
   await ctx.store.db.transaction().execute((trx) => loggedIn(ctx, trx, account, origin, via));
   return account;
 }
 
-export async function login(ctx: ServiceContext, userName: string, password: string, client: LoginClient = {}) {
+export async function login(
+  ctx: ServiceContext,
+  userName: string,
+  password: string,
+  client: LoginClient = {},
+  otp?: string,
+) {
   const account = await checkPassword(ctx, userName, password, client);
+  const proof = await proveLoginFactor(ctx, account, otp, client, "login");
+  // without a proof the account has no active factor: under --require-mfa this login may only enroll
+  const mfaEnrollmentRequired = proof === undefined && mustEnroll(ctx, account.roles);
   const now = ctx.clock();
   const sessionId = crypto.randomUUID();
   const { token, expiresAt } = await ctx.keys.sign(
@@ -85,7 +105,10 @@ export async function login(ctx: ServiceContext, userName: string, password: str
     ctx.tokenTtlSeconds,
   );
   await ctx.store.db.transaction().execute(async (trx) => {
-    await loggedIn(ctx, trx, account, client, "login");
+    await loggedIn(ctx, trx, account, client, "login", {
+      ...(proof && { secondFactor: proof }),
+      ...(mfaEnrollmentRequired && { mfaEnrollmentRequired: true }),
+    });
     // a cap on the sessions one user holds: the new one takes the place of the oldest
     const ended = await endOldestLoginSessions(trx, account.id, now, ctx.maxSessionsPerUser - 1);
     if (ended > 0) {
@@ -112,8 +135,14 @@ export async function login(ctx: ServiceContext, userName: string, password: str
     tokenType: "Bearer" as const,
     expiresAt: formatTimestamp(expiresAt),
     firstLogin: account.credential.firstLogin,
+    ...(mfaEnrollmentRequired && { mfaEnrollmentRequired: true }),
     user: summary(account),
   };
+}
+
+/** Whether the server requires a second factor of a holder of any of `roles` (`--require-mfa`). */
+export function mustEnroll(ctx: ServiceContext, roles: readonly Role[]): boolean {
+  return roles.some((role) => ctx.requireMfaRoles.includes(role));
 }
 
 /** Resolves a Bearer token to its caller; the revocation check is exact on every request. */
@@ -135,12 +164,15 @@ export async function authenticateBearer(ctx: ServiceContext, token: string): Pr
     displayName: account.displayName,
     roles: account.roles,
     firstLogin: account.credential.firstLogin,
+    ...(Number(row.mfa_enabled) !== 1 && mustEnroll(ctx, account.roles) && { mfaEnrollmentRequired: true }),
     sessionId: claims.jti,
     expiresAt: new Date(claims.exp * 1000),
   };
 }
 
 export async function logout(ctx: ServiceContext, principal: Principal): Promise<void> {
+  // an API token has no session: a logout with it revokes it, as a logout ends a session
+  if (principal.apiTokenId) return revokeOwnApiToken(ctx, principal, principal.apiTokenId);
   await ctx.store.db.transaction().execute(async (trx) => {
     await revokeSession(trx, principal.sessionId, ctx.clock());
     await auditBy(ctx, trx, principal, {
@@ -160,7 +192,21 @@ export function whoAmI(principal: Principal) {
       roles: principal.roles,
     },
     expiresAt: formatTimestamp(principal.expiresAt),
+    credential: presentedCredential(principal),
   };
+}
+
+/** What the caller presented: an API token's holder learns which token it is (its name and scopes). */
+function presentedCredential(principal: Principal) {
+  if (principal.delegated === "apiToken") {
+    return {
+      type: "api-token" as const,
+      ...(principal.apiTokenId && { id: principal.apiTokenId }),
+      ...(principal.apiTokenName && { name: principal.apiTokenName }),
+      scopes: [...(principal.scopes ?? [])],
+    };
+  }
+  return { type: principal.delegated === "oauth" ? ("oauth" as const) : ("session" as const) };
 }
 
 export async function isFirstLogin(ctx: ServiceContext, principal: Principal, employeeId?: string) {
@@ -204,7 +250,9 @@ export async function changePassword(
       await ctx.store.db.transaction().execute(async (trx) => {
         await saveCredential(trx, account.id, { passwordHash, firstLogin: false }, now);
         const ended = await revokeUserSessions(trx, account.id, now, principal.sessionId);
-        await audit(ctx, trx, { ...record, details: { sessionsEnded: ended } });
+        // spec 1.1: a password change ends the account's API tokens too
+        const tokensRevoked = await revokeUserApiTokens(trx, account.id, now);
+        await audit(ctx, trx, { ...record, details: { sessionsEnded: ended, tokensRevoked } });
       });
     },
   );

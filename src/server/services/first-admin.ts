@@ -1,4 +1,5 @@
 import { ProblemError } from "../problem-error.js";
+import { revokeUserApiTokens } from "../store/api-tokens-repo.js";
 import { isUniqueViolation } from "../store/errors.js";
 import { findUserByName, insertResource, type ResourceRow, replaceResource } from "../store/resources-repo.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
@@ -117,6 +118,7 @@ export async function recoverAdmin(
     await replaceResource(trx, row, current.version);
     await saveCredential(trx, current.id, credential, now);
     await revokeUserSessions(trx, current.id, now);
+    await revokeUserApiTokens(trx, current.id, now);
     await audit(ctx, trx, {
       action: "user.recover_admin",
       target: { type: "User", id: current.id, name: String(attributes.userName) },

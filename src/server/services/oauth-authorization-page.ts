@@ -161,6 +161,7 @@ export async function submitPage(ctx: ServiceContext, visit: PageVisit, loginBud
       const answer = await formPage(ctx, visit, temporary, 429, { userName, error: error.detail });
       return { ...answer, headers: error.extra.headers ?? {} };
     }
+    if (error.code === "mfa_required") return formPage(ctx, visit, temporary, 200, { userName, error: error.detail });
     if (error.code !== "invalid_credentials") throw error;
     return formPage(ctx, visit, temporary, 200, { userName, error: "The user name or password is wrong." });
   }

@@ -120,6 +120,12 @@ async function approve(ctx: ServiceContext, caller: Caller, request: OAuthReques
       "Your password is temporary; change it before approving access (POST /auth/ChangePassWithLastPass).",
     );
   }
+  if (owner.mfaEnrollmentRequired) {
+    throw new ProblemError(
+      "mfa_enrollment_required",
+      "This server requires a second factor of your role: enroll one before approving access (POST /auth/mfa/totp).",
+    );
+  }
   return approveFor(ctx, owner, request.oauth.get("oauth_token")!, caller.origin);
 }
 

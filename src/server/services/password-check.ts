@@ -82,22 +82,7 @@ export async function checkPassword(
   }
   const hash = account.credential.passwordHash!;
   if (!(await verifyPassword(hash, password))) {
-    const failures = { count: known.count + 1, lastAt: now };
-    const lock = lockedUntil(failures);
-    await ctx.store.db.transaction().execute(async (trx) => {
-      await saveCredential(
-        trx,
-        account.id,
-        {
-          failedLogins: failures.count,
-          lockedUntil: lock ? new Date(lock).toISOString() : null,
-          failedAt: new Date(now),
-        },
-        ctx.clock(),
-      );
-      await failed("invalid_credentials", trx);
-      if (lock) await recordLockout(ctx, trx, origin, failures, account);
-    });
+    await countFailure(ctx, account, origin, (trx) => failed("invalid_credentials", trx));
     throw invalidCredentials();
   }
   if (isVoidTemporaryPassword(account)) {
@@ -111,6 +96,46 @@ export async function checkPassword(
     await replacePasswordHash(ctx.store.db, account.id, { from: hash, to: await hashPassword(password) });
   }
   return account;
+}
+
+/**
+ * Counts a failed proof on an account that can log in (a wrong password, a wrong one-time code)
+ * toward its back-off, with the record of the failure (`record`, written in the same transaction)
+ * and, when this failure starts a back-off, the record of that.
+ */
+export async function countFailure(
+  ctx: ServiceContext,
+  account: UserAccount,
+  origin: RequestOrigin,
+  record: (trx: Kysely<Schema>) => Promise<void>,
+): Promise<void> {
+  const now = ctx.clock().getTime();
+  const failures = { count: current(accountFailures(account), now).count + 1, lastAt: now };
+  const lock = lockedUntil(failures);
+  await ctx.store.db.transaction().execute(async (trx) => {
+    await saveCredential(
+      trx,
+      account.id,
+      {
+        failedLogins: failures.count,
+        lockedUntil: lock ? new Date(lock).toISOString() : null,
+        failedAt: new Date(now),
+      },
+      ctx.clock(),
+    );
+    await record(trx);
+    if (lock) await recordLockout(ctx, trx, origin, failures, account);
+  });
+}
+
+/**
+ * Refuses (429 `account_locked`) while the account backs off: where a signed-in user proves a
+ * one-time code, so that a stolen session cannot guess codes faster than a login could.
+ */
+export function assertNotBackedOff(ctx: ServiceContext, account: UserAccount): void {
+  const now = ctx.clock().getTime();
+  const until = lockedUntil(current(accountFailures(account), now));
+  if (until > now) throw backedOff(until, now);
 }
 
 /** A name that just started backing off, in the audit trail (the account it names, if any). */

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { escapeHtml } from "../escape-html.js";
 import type { Queues } from "../mail/mailer.js";
 import { invalid, ProblemError } from "../problem-error.js";
+import { revokeUserApiTokens } from "../store/api-tokens-repo.js";
 import { consumeResetToken, userIdsByEmail } from "../store/reset-tokens-repo.js";
 import type { Schema } from "../store/schema.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
@@ -140,12 +141,17 @@ async function resetWithToken(ctx: ServiceContext, token: string, newPassword: s
     // the other pending links go with the old password (saveCredential)
     await saveCredential(trx, account.id, { passwordHash, firstLogin: false, failedLogins: 0, lockedUntil: null }, now);
     const ended = await revokeUserSessions(trx, account.id, now);
+    const tokensRevoked = await revokeUserApiTokens(trx, account.id, now);
     await audit(ctx, trx, {
       action: "password.reset",
       actor: { userId: account.id, userName: account.userName },
       target: { type: "User", id: account.id, name: account.userName },
       origin,
-      details: { via: pending.purpose === "invitation" ? "invitation" : "reset link", sessionsEnded: ended },
+      details: {
+        via: pending.purpose === "invitation" ? "invitation" : "reset link",
+        sessionsEnded: ended,
+        ...(tokensRevoked > 0 && { tokensRevoked }),
+      },
     });
     // the first password, set through an invitation, changed nothing the user must be warned of
     if (pending.purpose === "invitation") return;

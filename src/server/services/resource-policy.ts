@@ -15,6 +15,7 @@ export type ResourceAction =
   | "unlock"
   | "endSessions"
   | "invite"
+  | "resetSecondFactor"
   | "readAccountState";
 
 /**
@@ -56,6 +57,8 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
     endSessions: ["admin", "support:ordinary"],
     // an invitation lets its holder set the first password: as much as setting a temporary one
     invite: ["admin", "support:ordinary"],
+    // a reset lets whoever holds the password in without a code: as much as setting a password
+    resetSecondFactor: ["admin", "support:ordinary"],
     readAccountState: STAFF,
   },
   OAuthConsumer: {
@@ -69,6 +72,7 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
     unlock: NONE,
     endSessions: NONE,
     invite: NONE,
+    resetSecondFactor: NONE,
     readAccountState: NONE,
   },
   custom: {
@@ -82,6 +86,7 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
     unlock: NONE,
     endSessions: NONE,
     invite: NONE,
+    resetSecondFactor: NONE,
     readAccountState: NONE,
   },
 };
@@ -90,11 +95,17 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
  * The actions that manage an account's credentials rather than its data: a delegated credential
  * (an application acting for the user) never takes them, whatever the user's roles.
  */
-const ACCOUNT_ACTIONS: ReadonlySet<ResourceAction> = new Set(["setPassword", "unlock", "endSessions", "invite"]);
+const ACCOUNT_ACTIONS: ReadonlySet<ResourceAction> = new Set([
+  "setPassword",
+  "unlock",
+  "endSessions",
+  "invite",
+  "resetSecondFactor",
+]);
 
 /** Why a delegated credential is refused an account operation: one sentence for every such refusal. */
 export const DELEGATED_REFUSAL =
-  "An application acting for a user (OAuth token credentials) cannot manage accounts: sessions, passwords, invitations and grants need the user's own login.";
+  "An application acting for a user (OAuth token credentials) or an API token cannot manage accounts: sessions, passwords, invitations, grants and API tokens need the user's own login.";
 
 function grants(principal: Principal, grant: Grant, target: Target): boolean {
   if (grant === "self") return target.id !== undefined && target.id === principal.userId;
@@ -132,6 +143,7 @@ const ACTION_WORDS: Record<ResourceAction, string> = {
   unlock: "unlock",
   endSessions: "end the sessions of",
   invite: "send an invitation to",
+  resetSecondFactor: "reset the second factor of",
   readAccountState: "see the account state of",
 };
 

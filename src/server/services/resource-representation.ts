@@ -18,6 +18,7 @@ function accountState(ctx: ServiceContext, row: ResourceWithLogin): Attributes {
     ...(row.password_changed_at && { passwordChangedAt: row.password_changed_at }),
     openSessions: Number(row.open_sessions ?? 0),
     invited: Number(row.invited ?? 0) === 1,
+    mfaEnabled: Number(row.mfa_enabled ?? 0) === 1,
   };
 }
 

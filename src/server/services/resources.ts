@@ -11,6 +11,7 @@ import {
   retryWhenChanged,
 } from "../http/preconditions.js";
 import { ProblemError } from "../problem-error.js";
+import { revokeUserApiTokens } from "../store/api-tokens-repo.js";
 import { isUniqueViolation, isUniqueViolationOn } from "../store/errors.js";
 import { voidPendingLinks } from "../store/reset-tokens-repo.js";
 import * as repo from "../store/resources-repo.js";
@@ -255,6 +256,7 @@ function replacedRow(ctx: ServiceContext, current: repo.ResourceWithLogin, attri
     password_changed_at: _passwordChanged,
     open_sessions: _openSessions,
     invited: _invited,
+    mfa_enabled: _mfaEnabled,
     issuer_role: _issuerRole,
     ...currentRow
   } = current;
@@ -298,7 +300,11 @@ async function replaceResourceOnce(
         }
         if (credential) await saveCredential(trx, id, credential, ctx.clock());
         if (voidLinks) await voidPendingLinks(trx, id, ctx.clock());
-        if (revokeSessions) await revokeUserSessions(trx, id, ctx.clock());
+        if (revokeSessions) {
+          // what ends the sessions (a password set, a disabling) ends the API tokens too
+          await revokeUserSessions(trx, id, ctx.clock());
+          await revokeUserApiTokens(trx, id, ctx.clock());
+        }
         for (const record of records) await auditBy(ctx, trx, principal, { ...record, target: auditTarget });
       };
       await (guarded ? keepingAnAdmin(ctx, trx, write) : write());

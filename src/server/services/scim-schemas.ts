@@ -76,6 +76,7 @@ const NOTES: Record<string, Note> = {
   passwordChangedAt: { type: "dateTime", description: "When the password last changed.", mutability: "readOnly" },
   openSessions: { description: "Login sessions open now.", mutability: "readOnly" },
   invited: { description: "Whether an invitation link is pending.", mutability: "readOnly" },
+  mfaEnabled: { description: "Whether the User has an active second factor (TOTP).", mutability: "readOnly" },
   passwordHash: {
     description:
       "On create only, at the top level of the User: a bcrypt or argon2id hash imported from another system. Never returned.",

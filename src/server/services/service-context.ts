@@ -1,10 +1,11 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { Role } from "../../contract/route.js";
+import type { ApiTokenScope, Role } from "../../contract/route.js";
 import type { Mailer } from "../mail/mailer.js";
 import type { Store } from "../store/database.js";
 import type { NameFailures } from "../store/name-failures.js";
 import type { KeyRing } from "./keys.js";
 import type { PasswordPolicy } from "./passwords.js";
+import type { Sealer } from "./sealing.js";
 
 export type Clock = () => Date;
 
@@ -27,7 +28,11 @@ export interface ServiceContext {
   mailer: Mailer;
   resetTokenTtlSeconds: number;
   inviteTtlSeconds: number;
+  /** the roles whose holders must have a second factor before anything but enrolling (`--require-mfa`) */
+  requireMfaRoles: readonly Role[];
   log: () => FastifyBaseLogger;
+  /** seals what must be read back (TOTP seeds) under the deployment secret (services/sealing.ts) */
+  sealer: Sealer;
   /** development only: accept PLAINTEXT OAuth signatures over plain HTTP */
   allowPlaintextOverHttp?: boolean;
 }
@@ -46,15 +51,25 @@ export interface Principal {
   displayName?: string;
   roles: Role[];
   firstLogin: boolean;
+  /**
+   * the server requires a second factor of one of the caller's roles and the account has none
+   * (a login session's: read with the session on every request, so an enrollment lifts it at once)
+   */
+  mfaEnrollmentRequired?: boolean;
   sessionId: string;
   expiresAt: Date;
   /** the OAuth consumer acting for the user (a request signed with token credentials) */
   consumerId?: string;
   /**
-   * set when the credential was delegated to an application (OAuth token credentials): it acts
-   * on the data the user may act on, never on the account itself
+   * set when the credential was delegated to an application (OAuth token credentials) or is an
+   * API token: it acts on the data the user may act on, never on the account itself
    */
-  delegated?: "oauth";
+  delegated?: "oauth" | "apiToken";
+  /** an API token's: the token's id, and the scopes an operation must be among (contract Access.scope) */
+  apiTokenId?: string;
+  /** an API token's name, which `GET /auth/isLogged` tells its holder */
+  apiTokenName?: string;
+  scopes?: readonly ApiTokenScope[];
   /** where the request came from, for the audit trail */
   origin?: RequestOrigin;
 }

@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, sql } from "kysely";
 import type { ResourcesTable, ResourceValuesTable, Schema } from "./schema.js";
+import { mfaEnabledOf } from "./totp-repo.js";
 
 export type ResourceRow = Selectable<ResourcesTable>;
 type ValueRow = Omit<ResourceValuesTable, "resource_id">;
@@ -96,7 +97,12 @@ export type ResourceWithLogin = ResourceRow & {
   open_sessions?: number | string | null;
   /** 1 while an invitation was sent and its link not used (nor voided by a reset) */
   invited?: number | string | null;
+  /** 1 while the User has an active second factor */
+  mfa_enabled?: number | string | null;
 };
+
+/** Whether `resources r` has an active second factor (1 or 0). */
+export const MFA_ENABLED = mfaEnabledOf(sql.ref("r.id"));
 
 /** Whether `resources r` has an invitation whose link is unused (an expired one too: it awaits a resend). */
 export const INVITED = sql<number>`case when exists (select 1 from password_resets p where p.user_id = r.id and p.purpose = 'invitation' and p.used_at is null) then 1 else 0 end`;
@@ -120,7 +126,8 @@ function withAccount(db: Kysely<Schema>, nowIso: string) {
         "open_sessions",
       ),
     )
-    .select(sql<number>`(${INVITED})`.as("invited"));
+    .select(sql<number>`(${INVITED})`.as("invited"))
+    .select(sql<number>`(${MFA_ENABLED})`.as("mfa_enabled"));
 }
 
 export async function findResource(

@@ -212,6 +212,25 @@ export interface Schema {
   event_imports: EventImportsTable;
   event_import_items: EventImportItemsTable;
   audit_log: AuditLogTable;
+  totp_factors: TotpFactorsTable;
+  totp_recovery_codes: TotpRecoveryCodesTable;
+  api_tokens: ApiTokensTable;
+}
+
+/** API tokens for scripts: their SHA-256, never the token (services/api-tokens.ts). */
+export interface ApiTokensTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  name: string;
+  /** the scopes, space-separated (as OAuth writes them): always listed, never "every scope" */
+  scopes: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  /** refreshed at most once a minute, or when the client address changes */
+  last_used_at: string | null;
+  last_used_ip: string | null;
 }
 
 /** One security-relevant action, append-only. Never a password, hash, token, secret or link. */
@@ -276,4 +295,24 @@ export interface EventImportItemsTable {
   ref: number | null;
   /** the event as sent, validated when staged and turned into a row at the commit */
   body: string;
+}
+
+/** A user's TOTP factor (RFC 6238): pending until a first code activates it. */
+export interface TotpFactorsTable {
+  user_id: string;
+  /** the base32 seed, sealed under the deployment secret with the user id as additional data */
+  sealed_secret: string;
+  created_at: string;
+  /** null while the enrollment is pending */
+  enabled_at: string | null;
+  /** the time step of the last code accepted; that step and earlier ones are refused (replay) */
+  last_step: number | null;
+}
+
+/** A single-use recovery code of a TOTP factor, kept only as a hash. */
+export interface TotpRecoveryCodesTable {
+  code_hash: string;
+  user_id: string;
+  created_at: string;
+  used_at: string | null;
 }

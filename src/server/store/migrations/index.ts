@@ -24,6 +24,8 @@ import { resourceTypeCount } from "./0024-resource-type-count.js";
 import { valuePrefixIndex } from "./0025-value-prefix-index.js";
 import { valueTrigramIndex } from "./0026-value-trigram-index.js";
 import { valueTrigramSearch } from "./0027-value-trigram-search.js";
+import { totpFactors } from "./0028-totp-factors.js";
+import { apiTokens } from "./0029-api-tokens.js";
 
 /**
  * Every migration, under the name kysely_migration records for it (which never changes: a renamed
@@ -57,4 +59,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0025_value_prefix_index": valuePrefixIndex,
   "0026_value_trigram_index": valueTrigramIndex,
   "0027_value_trigram_search": valueTrigramSearch,
+  "0028_totp_factors": totpFactors,
+  "0029_api_tokens": apiTokens,
 };
