@@ -15,8 +15,8 @@ _bizctl_words() {
   local words=""
   case "$1" in
     "") words="auth oauth resources users events audit server profile api completion help --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "auth") words="login logout status token first-login change-password renew-password reset-password sessions sign-out --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "auth login") words="--user --password-stdin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "auth") words="login logout status token first-login change-password renew-password reset-password sessions sign-out mfa tokens --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "auth login") words="--user --password-stdin --with-token --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth logout") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth status") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth token") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -26,6 +26,15 @@ _bizctl_words() {
     "auth reset-password") words="--token --password-stdin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth sessions") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth sign-out") words="--others --session --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "auth mfa") words="enroll verify status disable --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "auth mfa enroll") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "auth mfa verify") words="--code-stdin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "auth mfa status") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "auth mfa disable") words="--password-stdin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "auth tokens") words="create list revoke --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "auth tokens create") words="--name --scope --expires --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "auth tokens list") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "auth tokens revoke") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "oauth") words="consumers request-token authorize access-token flow whoami call tokens --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "oauth consumers") words="create list get delete --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "oauth consumers create") words="--name --callback --public-key-file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -48,7 +57,7 @@ _bizctl_words() {
     "resources update") words="--set --file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources patch") words="--op --file --if-match --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources delete") words="--ignore-not-found --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "users") words="list create get update set-roles delete set-password disable enable unlock invite import export sessions sign-out --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users") words="list create get update set-roles delete set-password disable enable unlock invite import export sessions sign-out tokens revoke-token mfa-reset --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users list") words="--filter --sort-by --sort-order --start-index --count --all --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users create") words="--user-name --email --role --set --file --password-stdin --no-password --invite --if-not-exists --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users get") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -64,6 +73,9 @@ _bizctl_words() {
     "users export") words="--filter --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users sessions") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users sign-out") words="--session --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users tokens") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users revoke-token") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users mfa-reset") words="--reason --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events") words="list get create update delete import export --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events list") words="--order --page --page-size --filter --all --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events get") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -77,7 +89,7 @@ _bizctl_words() {
     "audit tail") words="--follow --filter --since --lines --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server") words="init start migrate backup outbox mail-queue rotate-key recover-admin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server init") words="--data-dir --database --secret-key-file --admin-user --admin-email --password-stdin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "server start") words="--data-dir --database --secret-key-file --host --port --public-url --smtp-url --mail-from --login-rate-limit --redis-url --redis-prefix --token-ttl --max-sessions --import-max-items --import-max-mb --import-max-open --invite-ttl --audit-retention-days --log-level --workers --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "server start") words="--data-dir --database --secret-key-file --host --port --public-url --smtp-url --mail-from --login-rate-limit --redis-url --redis-prefix --token-ttl --max-sessions --import-max-items --import-max-mb --import-max-open --invite-ttl --audit-retention-days --require-mfa --log-level --workers --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server migrate") words="--data-dir --database --secret-key-file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server backup") words="--data-dir --database --secret-key-file --force --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server outbox") words="list show --data-dir --database --secret-key-file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

@@ -14,7 +14,7 @@ complete -c bizctl -n '__fish_use_subcommand' -l verbose
 complete -c bizctl -n '__fish_use_subcommand' -l yes
 complete -c bizctl -n '__fish_use_subcommand' -l no-input
 complete -c bizctl -n '__fish_use_subcommand' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from auth' -a 'login logout status token first-login change-password renew-password reset-password sessions sign-out'
+complete -c bizctl -n '__fish_seen_subcommand_from auth' -a 'login logout status token first-login change-password renew-password reset-password sessions sign-out mfa tokens'
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l server
@@ -30,6 +30,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from auth' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from auth' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l user
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l password-stdin
+complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l with-token
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from login; and __fish_seen_subcommand_from auth' -l server
@@ -167,6 +168,130 @@ complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_sub
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from auth' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from mfa; and __fish_seen_subcommand_from auth' -a 'enroll verify status disable'
+complete -c bizctl -n '__fish_seen_subcommand_from mfa; and __fish_seen_subcommand_from auth' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from mfa; and __fish_seen_subcommand_from auth' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from mfa; and __fish_seen_subcommand_from auth' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from mfa; and __fish_seen_subcommand_from auth' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from mfa; and __fish_seen_subcommand_from auth' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from mfa; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from mfa; and __fish_seen_subcommand_from auth' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from mfa; and __fish_seen_subcommand_from auth' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from mfa; and __fish_seen_subcommand_from auth' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from mfa; and __fish_seen_subcommand_from auth' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from mfa; and __fish_seen_subcommand_from auth' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from mfa; and __fish_seen_subcommand_from auth' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from mfa; and __fish_seen_subcommand_from auth' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from enroll; and __fish_seen_subcommand_from auth' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from enroll; and __fish_seen_subcommand_from auth' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from enroll; and __fish_seen_subcommand_from auth' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from enroll; and __fish_seen_subcommand_from auth' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from enroll; and __fish_seen_subcommand_from auth' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from enroll; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from enroll; and __fish_seen_subcommand_from auth' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from enroll; and __fish_seen_subcommand_from auth' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from enroll; and __fish_seen_subcommand_from auth' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from enroll; and __fish_seen_subcommand_from auth' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from enroll; and __fish_seen_subcommand_from auth' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from enroll; and __fish_seen_subcommand_from auth' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from enroll; and __fish_seen_subcommand_from auth' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from verify; and __fish_seen_subcommand_from auth' -l code-stdin
+complete -c bizctl -n '__fish_seen_subcommand_from verify; and __fish_seen_subcommand_from auth' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from verify; and __fish_seen_subcommand_from auth' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from verify; and __fish_seen_subcommand_from auth' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from verify; and __fish_seen_subcommand_from auth' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from verify; and __fish_seen_subcommand_from auth' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from verify; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from verify; and __fish_seen_subcommand_from auth' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from verify; and __fish_seen_subcommand_from auth' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from verify; and __fish_seen_subcommand_from auth' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from verify; and __fish_seen_subcommand_from auth' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from verify; and __fish_seen_subcommand_from auth' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from verify; and __fish_seen_subcommand_from auth' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from verify; and __fish_seen_subcommand_from auth' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from status; and __fish_seen_subcommand_from auth' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from auth' -l password-stdin
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from auth' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from auth' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from auth' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from auth' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from auth' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from auth' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from auth' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from auth' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from auth' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from auth' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from auth' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from auth' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from auth' -a 'create list revoke'
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from auth' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from auth' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from auth' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from auth' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from auth' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from auth' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from auth' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from auth' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from auth' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from auth' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from auth' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from auth' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l name
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l scope
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l expires
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from create; and __fish_seen_subcommand_from auth' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from auth' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from auth' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from auth' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from auth' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from auth' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from auth' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from auth' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from auth' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from auth' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from auth' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from auth' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from auth' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from auth' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from auth' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from auth' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from auth' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from auth' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from auth' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from auth' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from auth' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from auth' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from auth' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from auth' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from auth' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from revoke; and __fish_seen_subcommand_from auth' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -a 'consumers request-token authorize access-token flow whoami call tokens'
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from oauth' -l profile
@@ -497,7 +622,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from users' -a 'list create get update set-roles delete set-password disable enable unlock invite import export sessions sign-out'
+complete -c bizctl -n '__fish_seen_subcommand_from users' -a 'list create get update set-roles delete set-password disable enable unlock invite import export sessions sign-out tokens revoke-token mfa-reset'
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l server
@@ -733,6 +858,46 @@ complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_sub
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from sign-out; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from users' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from users' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from users' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from users' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from users' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from users' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from users' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from users' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from users' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from users' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from users' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from tokens; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from revoke-token; and __fish_seen_subcommand_from users' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from revoke-token; and __fish_seen_subcommand_from users' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from revoke-token; and __fish_seen_subcommand_from users' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from revoke-token; and __fish_seen_subcommand_from users' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from revoke-token; and __fish_seen_subcommand_from users' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from revoke-token; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from revoke-token; and __fish_seen_subcommand_from users' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from revoke-token; and __fish_seen_subcommand_from users' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from revoke-token; and __fish_seen_subcommand_from users' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from revoke-token; and __fish_seen_subcommand_from users' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from revoke-token; and __fish_seen_subcommand_from users' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from revoke-token; and __fish_seen_subcommand_from users' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from revoke-token; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from mfa-reset; and __fish_seen_subcommand_from users' -l reason
+complete -c bizctl -n '__fish_seen_subcommand_from mfa-reset; and __fish_seen_subcommand_from users' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from mfa-reset; and __fish_seen_subcommand_from users' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from mfa-reset; and __fish_seen_subcommand_from users' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from mfa-reset; and __fish_seen_subcommand_from users' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from mfa-reset; and __fish_seen_subcommand_from users' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from mfa-reset; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from mfa-reset; and __fish_seen_subcommand_from users' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from mfa-reset; and __fish_seen_subcommand_from users' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from mfa-reset; and __fish_seen_subcommand_from users' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from mfa-reset; and __fish_seen_subcommand_from users' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from mfa-reset; and __fish_seen_subcommand_from users' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from mfa-reset; and __fish_seen_subcommand_from users' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from mfa-reset; and __fish_seen_subcommand_from users' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from events' -a 'list get create update delete import export'
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from events' -l profile
@@ -957,6 +1122,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcom
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l import-max-open
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l invite-ttl
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l audit-retention-days
+complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l require-mfa
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l log-level
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l workers
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l trust-proxy

@@ -5,6 +5,7 @@ import { describeError, EXIT, exitCodeFor, UsageError } from "./cli/errors.js";
 import { type IO, processIO, writeLine } from "./cli/io.js";
 import { terminalJson } from "./cli/terminal-text.js";
 import { closeContexts } from "./commands/verb-helpers.js";
+import { API_TOKEN_PREFIX } from "./contract/api-tokens.js";
 import { restoreV8Flags } from "./v8-flags.js";
 
 declare const BIZCTL_VERSION: string;
@@ -141,8 +142,9 @@ function report(io: IO, argv: string[], error: unknown, exitCode: number): void 
   const described = describeError(error);
   if (io.env.BIZCTL_TOKEN && REFUSED_TOKEN.has(described.code)) {
     // logging in again would not help: the environment's token would still be sent
-    described.hint =
-      "BIZCTL_TOKEN holds a token the server refused: set it to a fresh one ('bizctl auth token' after 'bizctl auth login'), or unset it";
+    described.hint = io.env.BIZCTL_TOKEN.startsWith(API_TOKEN_PREFIX)
+      ? "BIZCTL_TOKEN holds an API token the server refused: set it to a live one ('bizctl auth tokens create'), or unset it"
+      : "BIZCTL_TOKEN holds a token the server refused: set it to a fresh one ('bizctl auth token' after 'bizctl auth login'), or unset it";
   }
   if (wantsJsonErrors(argv, io)) {
     // the same JSON with C1 and bidi controls escaped: a message may quote stored data

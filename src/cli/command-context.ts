@@ -1,6 +1,7 @@
 import type { ApiClient } from "../client/client.js";
 import { ApiError, NetworkError } from "../client/errors.js";
 import { EMBEDDED, type Profile, ProfileStore, type StoredToken } from "../config/profiles.js";
+import { API_TOKEN_PREFIX } from "../contract/api-tokens.js";
 import { checkServer, createClient, sameServer, type Target, targetOf, uninitialisedEmbedded } from "./compose.js";
 import { AuthError, CliError, EXIT, UsageError } from "./errors.js";
 import { checkFields, checkFieldsBeforeWrite } from "./fields.js";
@@ -162,6 +163,13 @@ export class Context {
     const credential = this.credential();
     if (!credential) throw uninitialisedEmbedded(this.target) ?? this.notLoggedIn();
     if (credential.stored && Date.parse(credential.stored.expiresAt) <= Date.now()) {
+      // an API token kept by `auth login --with-token` is replaced by a new token, not a login
+      if (credential.token.startsWith(API_TOKEN_PREFIX)) {
+        throw new AuthError(
+          `The API token kept in profile '${this.profileName}' expired at ${credential.stored.expiresAt}.`,
+          "create a new one ('bizctl auth tokens create') and keep it with 'bizctl auth login --with-token'",
+        );
+      }
       throw new AuthError(
         `Your session on profile '${this.profileName}' expired at ${credential.stored.expiresAt}; log in again.`,
       );

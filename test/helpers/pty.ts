@@ -12,6 +12,8 @@ export interface Step {
   expect: string;
   send?: string;
   enter?: boolean;
+  /** type the TOTP code of the base32 seed this pattern's group finds in the output so far */
+  send_totp?: string;
 }
 
 export interface PtyResult {

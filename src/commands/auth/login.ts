@@ -8,22 +8,29 @@ import { ApiError } from "../../client/errors.js";
 import * as auth from "../../contract/auth.js";
 import { examples, withContext } from "../verb-helpers.js";
 import { changeOwnPassword } from "./change-password.js";
+import { printLoginResult } from "./login-result.js";
+import { loginWithToken } from "./login-with-token.js";
 
 interface Options {
   user?: string;
   passwordStdin?: boolean;
+  withToken?: boolean;
 }
 
 /**
  * Asks for a new password right after a login with a temporary one. On a terminal a refused
  * password (too short, too common) is asked for again; from stdin the refusal is the answer.
  */
-async function replaceTemporaryPassword(ctx: Context, current: string, options: Options): Promise<boolean> {
+async function replaceTemporaryPassword(
+  ctx: Context,
+  current: string,
+  options: Options & { nextLine: number },
+): Promise<boolean> {
   ctx.info("Your password is temporary: choose a new one now.");
   for (;;) {
     const newPassword = await readNewPassword(ctx.io, {
       stdin: options.passwordStdin,
-      index: 1,
+      index: options.nextLine,
       prompt: "New password",
       canPrompt: ctx.canPrompt(),
     });
@@ -42,7 +49,44 @@ async function replaceTemporaryPassword(ctx: Context, current: string, options: 
   }
 }
 
+/**
+ * The login, and when the account has a second factor (401 mfa_required) the same login again
+ * with its code: asked for on a terminal, else the next line of --password-stdin. Never a flag
+ * value, which would stay in the shell's history and the process list. `linesRead`: the stdin
+ * lines used, so that a new password on a first login is the line after them.
+ */
+async function loginWithSecondFactor(
+  ctx: Context,
+  credentials: { userName: string; password: string },
+  options: Options,
+) {
+  const client = await ctx.client();
+  try {
+    const { data } = await client.call(auth.login, { body: credentials });
+    return { ...data, linesRead: 1 };
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.problem.code !== "mfa_required") throw error;
+  }
+  const otp = await requirePassword(ctx.io, {
+    stdin: options.passwordStdin,
+    index: 1,
+    prompt: "Authentication code (or a recovery code)",
+    canPrompt: ctx.canPrompt(),
+  });
+  const { data } = await client.call(auth.login, { body: { ...credentials, otp: otp.trim() } });
+  return { ...data, linesRead: 2 };
+}
+
 export async function login(ctx: Context, options: Options): Promise<void> {
+  if (options.withToken) {
+    if (options.user || options.passwordStdin) {
+      throw new UsageError(
+        "--with-token takes an API token from stdin, not a user name or a password.",
+        "give --with-token alone, or --user NAME without it",
+      );
+    }
+    return loginWithToken(ctx);
+  }
   ctx.refuseServerOverride("auth login");
   const userName = options.user ?? (ctx.canPrompt() ? await promptText(ctx.io, "User name") : undefined);
   if (!userName) throw new UsageError("A user name is required.", "pass --user NAME");
@@ -54,7 +98,7 @@ export async function login(ctx: Context, options: Options): Promise<void> {
     canPrompt: ctx.canPrompt(),
   });
   const client = await ctx.client();
-  const { data } = await client.call(auth.login, { body: { userName, password } });
+  const data = await loginWithSecondFactor(ctx, { userName, password }, options);
   const profile = ctx.profile;
   await ctx.profiles.save(ctx.profileName, {
     ...profile,
@@ -64,35 +108,38 @@ export async function login(ctx: Context, options: Options): Promise<void> {
     `Logged in to ${client.transport.description} as ${data.user.userName} (${data.user.roles.join(", ") || "no roles"}); profile '${ctx.profileName}', expires ${data.expiresAt}.`,
   );
 
-  const firstLogin = data.firstLogin && !(await replaceTemporaryPassword(ctx, password, options));
-  if (!ctx.io.stdout.isTTY || ctx.globals.json || ctx.globals.output) {
-    await ctx.print({
-      profile: ctx.profileName,
-      server: client.transport.description,
-      user: data.user.userName,
-      userId: data.user.id,
-      roles: data.user.roles,
-      expiresAt: data.expiresAt,
-      firstLogin,
-    });
+  const firstLogin =
+    data.firstLogin && !(await replaceTemporaryPassword(ctx, password, { ...options, nextLine: data.linesRead }));
+  const mfaEnrollmentRequired = data.mfaEnrollmentRequired === true;
+  if (mfaEnrollmentRequired) {
+    ctx.info(
+      "This server requires a second factor of your role: run 'bizctl auth mfa enroll'. Until then only 'bizctl auth mfa' and 'bizctl auth logout' work.",
+    );
   }
+  await printLoginResult(ctx, client.transport.description, data, {
+    firstLogin,
+    ...(mfaEnrollmentRequired && { mfaEnrollmentRequired }),
+  });
 }
 
 export function register(group: Command, io: Context["io"]): void {
   group
     .command("login")
-    .description("log in and keep the token in the profile")
+    .description("log in and keep the token in the profile (or keep an API token read from stdin: --with-token)")
     .option("-u, --user <name>", "user name (prompted for on a terminal)")
     .option(
       "--password-stdin",
-      "read the password from the first line of stdin (on a first login, the new one from the second)",
+      "read the password from the first line of stdin, then the second factor's code from the next (with one), then a first login's new password",
     )
+    .option("--with-token", "read an API token (bzt_...) from the first line of stdin, check it and keep it instead")
     .addHelpText(
       "after",
       examples(
         "bizctl auth login --user admin",
         "printf '%s\\n' \"$PASSWORD\" | bizctl auth login --user admin --password-stdin",
         "bizctl --profile prod auth login --user admin",
+        "printf '%s\\n' \"$API_TOKEN\" | bizctl auth login --with-token",
+        "bizctl auth tokens create --name laptop --json | jq -r .token | bizctl --profile prod auth login --with-token",
       ),
     )
     .action(withContext(io, login));

@@ -9,10 +9,12 @@ import * as get from "./get.js";
 import * as importUsers from "./import.js";
 import * as invite from "./invite.js";
 import * as list from "./list.js";
+import * as mfaReset from "./mfa-reset.js";
 import * as sessions from "./sessions.js";
 import * as setPassword from "./set-password.js";
 import * as setRoles from "./set-roles.js";
 import * as signOut from "./sign-out.js";
+import * as tokens from "./tokens.js";
 import * as unlock from "./unlock.js";
 import * as update from "./update.js";
 
@@ -34,6 +36,8 @@ export function register(program: Command, io: Context["io"]): void {
     exportUsers,
     sessions,
     signOut,
+    tokens,
+    mfaReset,
   ]) {
     verb.register(group, io);
   }

@@ -1,0 +1,66 @@
+/**
+ * A person turns on a second factor at a terminal and logs in with it: `auth mfa enroll` draws the
+ * key URI as a QR code, prints the key, takes the app's first code (typed here as an authenticator
+ * app would compute it: python3's standard library in the pseudo-terminal runner) and prints the
+ * recovery codes; `auth login` then asks for a code after the password, and takes a recovery
+ * code too. The real binary in a pseudo-terminal, embedded (the piped and remote paths are in
+ * test/commands/mfa.test.ts).
+ */
+import { describe, expect, it } from "vitest";
+import { PASSWORD, show, useSession } from "../helpers/cli.js";
+import { inTerminal } from "../helpers/pty.js";
+import { codeOf } from "../helpers/totp.js";
+
+describe("a second factor at a terminal (embedded)", () => {
+  const s = useSession("embedded");
+
+  it("enrolls with a QR code and the app's first code, then logs in with a code and a recovery code", async () => {
+    const enrolled = await inTerminal(
+      s.env,
+      ["auth", "mfa", "enroll"],
+      [
+        { expect: "enter this key: " },
+        { expect: "The app's code", send_totp: "enter this key: ([A-Z2-7]+)" },
+        { expect: "shown this once" },
+      ],
+    );
+    expect(enrolled.error, enrolled.output).toBeUndefined();
+    expect(enrolled.exitCode, enrolled.output).toBe(0);
+    // the QR code: rows of block characters, as wide as they are many
+    const blocks = enrolled.output.split("\n").filter((line) => /^[ █▀▄]{21,}\s*$/.test(line));
+    expect(blocks.length, enrolled.output).toBeGreaterThanOrEqual(10);
+    const secret = /enter this key: ([A-Z2-7]+)/.exec(enrolled.output)![1]!;
+    const recoveryCodes = enrolled.output.match(/^[a-z0-9]{4}(?:-[a-z0-9]{4}){3}\r?$/gim)?.map((c) => c.trim()) ?? [];
+    expect(recoveryCodes, enrolled.output).toHaveLength(10);
+
+    const status = await s.run(["auth", "mfa", "status", "--json"]);
+    expect(status.exitCode, show(status)).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ enabled: true, recoveryCodesLeft: 10 });
+
+    // the step after the one enrollment spent (one step of drift), as a phone a little ahead would show
+    const code = codeOf(secret, Date.now() + 30_000);
+    const loggedIn = await inTerminal(
+      s.env,
+      ["auth", "login", "--user", s.userName],
+      [
+        { expect: "Password", send: PASSWORD },
+        { expect: "Authentication code", send: code },
+        { expect: "Logged in to" },
+      ],
+    );
+    expect(loggedIn.error, loggedIn.output).toBeUndefined();
+    expect(loggedIn.exitCode, loggedIn.output).toBe(0);
+    expect(loggedIn.raw).not.toContain(code);
+
+    const recovered = await inTerminal(
+      s.env,
+      ["auth", "login", "--user", s.userName],
+      [
+        { expect: "Password", send: PASSWORD },
+        { expect: "Authentication code", send: recoveryCodes[0]! },
+        { expect: "Logged in to" },
+      ],
+    );
+    expect(recovered.exitCode, recovered.output).toBe(0);
+  });
+});
