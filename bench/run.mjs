@@ -14,11 +14,13 @@
 //   7. measures/workers.mjs         `server start --workers 2` against `--workers 1` on the event read
 //   8. measures/million-events.mjs  reads and export at 1 000 and 1 000 000 events (seeded straight into SQLite)
 //   9. measures/json-server.mjs     GET by id and POST create against json-server 0.17 (installed into the temp dir)
-//  10. measures/users-import.mjs    `users import` of 10 000 users with --invite against a plain import (SMTP sink)
+//  10. measures/users-import.mjs    `users import` of 10 000 users with --invite against a plain import (SMTP sink),
+//                                   and the plain import on PostgreSQL against SQLite
 //  11. measures/events-import.mjs   `events import` of 1 000 000 NDJSON events, embedded and remote, against a bare better-sqlite3 loop
 //  12. measures/audit.mjs           audited writes (User update, login) against audit() switched off (bench/audit.mts, in-process)
 //  13. measures/import-commit.mjs   a member's logins and creates during an admin's atomic import of 100 000 events, against
 //                                   the same on the idle server, on SQLite and on PostgreSQL
+//  14. measures/login-second-factor.mjs  login with a TOTP code against without one; a wrong code against a wrong password
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;
@@ -48,6 +50,7 @@ import { measureEventsImport } from "./measures/events-import.mjs";
 import { measureImportCommit } from "./measures/import-commit.mjs";
 import { measureImports } from "./measures/imports.mjs";
 import { measureJsonServer } from "./measures/json-server.mjs";
+import { measureLoginSecondFactor } from "./measures/login-second-factor.mjs";
 import { measureMillionEvents } from "./measures/million-events.mjs";
 import { measureOAuth } from "./measures/oauth.mjs";
 import { measureRenewPassword } from "./measures/renew-password.mjs";
@@ -78,6 +81,7 @@ await harness(
     if (wanted("events-import")) await measureEventsImport(setup, workDir);
     if (wanted("audit")) await measureAudit(setup, workDir);
     if (wanted("import-commit")) await measureImportCommit(setup, workDir);
+    if (wanted("login-second-factor")) await measureLoginSecondFactor(setup, workDir);
     summary();
   },
   dropDatabases,

@@ -21,10 +21,12 @@ const DEEP_PAGE = 5000;
 
 /** a data dir of `events` events and `users` users, its server, a logged-in CLI profile and a token */
 async function prepare(base, dir, events, users) {
-  const fixture = await freshServer(base, dir, `events-${events}`, async (dataDir, env) => {
-    progress(`seeding ${thousands(events)} events and ${thousands(users)} users`);
-    const args = ["--import", "tsx", SEED_SCRIPT, dataDir, String(events), String(users)];
-    return JSON.parse((await run(args, { env })).stdout);
+  const fixture = await freshServer(base, dir, `events-${events}`, {
+    seed: async (dataDir, env) => {
+      progress(`seeding ${thousands(events)} events and ${thousands(users)} users`);
+      const args = ["--import", "tsx", SEED_SCRIPT, dataDir, String(events), String(users)];
+      return JSON.parse((await run(args, { env })).stdout);
+    },
   });
   // the embedded mode on the same data dir, for the export
   const dataDir = fixture.env.BIZCTL_DATA_DIR;

@@ -1,12 +1,16 @@
-// 10. `users import` of BENCH_IMPORT_USERS (10 000) users, without and with --invite, against a
-// server of its own whose mail goes to a real SMTP sink (smtp-server) on a loopback port. The
-// rate with --invite is the issue's informational number; the ratio to the plain import shows
-// what the invitations (a token and a queued mail per user, in the bulk request) cost. The mail
-// delivery rate (queue to SMTP) is reported beside it.
-import { mkdir, writeFile } from "node:fs/promises";
+// 10. `users import` of BENCH_IMPORT_USERS (10 000) users through the binary, against servers of
+// their own whose mail goes to a real SMTP sink (smtp-server) on a loopback port: one on SQLite,
+// one on a PostgreSQL database made for the run. The same file is imported plainly into each, then
+// another one with --invite on SQLite. Informational: the rate with --invite against the plain one
+// on SQLite (what the invitations, a token and a queued mail per user in the bulk request, cost),
+// and PostgreSQL's plain rate against SQLite's. The mail delivery rate (queue to SMTP) is
+// reported beside them.
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { BIN, knob, LISTENING, PASSWORD } from "../lib/config.mjs";
-import { run, startBackground } from "../lib/processes.mjs";
+import { BIN, knob } from "../lib/config.mjs";
+import { freshServer } from "../lib/fresh-server.mjs";
+import { createDatabase } from "../lib/postgres.mjs";
+import { run, stop } from "../lib/processes.mjs";
 import { info, progress, ratio, table, thousands } from "../lib/report.mjs";
 import { smtpSink } from "../lib/smtp-sink.mjs";
 
@@ -20,66 +24,78 @@ function csv(prefix) {
   return `${lines.join("\n")}\n`;
 }
 
+/** `users import FILE ...flags` with the profile of `env`, which must import (and invite) every user. */
+async function importUsers(env, file, flags = []) {
+  const done = await run([BIN, "users", "import", file, ...flags, "--json"], { env });
+  const invited = flags.includes("--invite") ? `, ${USERS} invited` : "";
+  if (!done.stderr.includes(`Imported ${USERS} of ${USERS} user(s)${invited}.`)) {
+    throw new Error(`users import ${flags.join(" ")} did not import every user: ${done.stderr.slice(0, 500)}`);
+  }
+  return { ms: done.ms, rate: USERS / (done.ms / 1000) };
+}
+
 export async function measureUsersImport({ base }, dir) {
   const sink = await smtpSink();
+  const servers = [];
   try {
-    const dataDir = join(dir, "users-import");
-    const env = { ...base, BIZCTL_CONFIG_DIR: join(dir, "users-import-config"), BIZCTL_DATA_DIR: dataDir };
-    await mkdir(dataDir, { recursive: true });
-    await run([BIN, "server", "init", "--data-dir", dataDir, "--password-stdin"], { env, input: `${PASSWORD}\n` });
-    const server = await startBackground(
-      "bizctl server (users import)",
-      [BIN, "server", "start", "--port", "0", "--data-dir", dataDir, "--smtp-url", sink.url],
-      { env, pattern: LISTENING, logFile: join(dir, "users-import.log") },
-    );
-    await run([BIN, "profile", "add", "u", "--server", server.url, "--use"], { env });
-    await run([BIN, "auth", "login", "--user", "admin", "--password-stdin"], { env, input: `${PASSWORD}\n` });
+    // the same settings on both stores; only the --invite import sends mail
+    const args = ["--smtp-url", sink.url];
+    const sqlite = await freshServer(base, dir, "users-import", { args });
+    servers.push(sqlite.server);
+    const postgres = await freshServer(base, dir, "users-import-postgres", {
+      databaseUrl: await createDatabase("users_import"),
+      args,
+    });
+    servers.push(postgres.server);
     const plainFile = join(dir, "users-plain.csv");
     const inviteFile = join(dir, "users-invite.csv");
     await writeFile(plainFile, csv("plain"));
     await writeFile(inviteFile, csv("invited"));
 
-    progress(`users import: ${thousands(USERS)} users without --invite`);
-    const plain = await run([BIN, "users", "import", plainFile, "--json"], { env });
-    progress(`users import: ${thousands(USERS)} users with --invite (SMTP sink)`);
+    progress(`users import: ${thousands(USERS)} users without --invite, SQLite`);
+    const plain = await importUsers(sqlite.env, plainFile);
+    progress(`users import: the same ${thousands(USERS)} users without --invite, PostgreSQL`);
+    const plainPostgres = await importUsers(postgres.env, plainFile);
+    progress(`users import: ${thousands(USERS)} users with --invite (SMTP sink), SQLite`);
     const mailStart = Date.now();
     // the pace is lifted: this measures the import, not the rate limit chosen for production
-    const invited = await run([BIN, "users", "import", inviteFile, "--invite", "--invite-rate", "100000", "--json"], {
-      env,
-    });
-    if (!/Imported (\d+) of \1 user\(s\), \1 invited/.test(invited.stderr)) {
-      throw new Error(`users import --invite did not import and invite every user: ${invited.stderr.slice(0, 500)}`);
-    }
+    const invited = await importUsers(sqlite.env, inviteFile, ["--invite", "--invite-rate", "100000"]);
     // the server's mail senders deliver the queue; wait for all of it (bounded)
     const deadline = Date.now() + Math.max(120_000, USERS * 50);
     while (sink.received() < USERS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     const mailSeconds = (Date.now() - mailStart) / 1000;
-    const plainRate = USERS / (plain.ms / 1000);
-    const inviteRate = USERS / (invited.ms / 1000);
     const mailRate = sink.received() / mailSeconds;
     console.log(
-      `\n10. users import of ${thousands(USERS)} users (CSV, POST /Bulk in batches of 500), remote, SMTP sink`,
+      `\n10. users import of ${thousands(USERS)} users (CSV, POST /Bulk in batches of 500), remote, SMTP sink, on SQLite and PostgreSQL`,
     );
+    const row = (label, store, r) => [label, store, `${(r.ms / 1000).toFixed(1)} s`, r.rate.toFixed(0)];
     console.log(
       table(
-        ["run", "time", "users/s"],
+        ["run", "store", "time", "users/s"],
         [
-          ["users import", `${(plain.ms / 1000).toFixed(1)} s`, plainRate.toFixed(0)],
-          ["users import --invite", `${(invited.ms / 1000).toFixed(1)} s`, inviteRate.toFixed(0)],
+          row("users import", "SQLite", plain),
+          row("users import", "PostgreSQL", plainPostgres),
+          row("users import --invite", "SQLite", invited),
           [
             `invitation mails received by SMTP (${thousands(sink.received())} of ${thousands(USERS)})`,
+            "SQLite",
             `${mailSeconds.toFixed(1)} s`,
             mailRate.toFixed(0),
           ],
         ],
-        [1, 2],
+        [2, 3],
       ),
     );
-    const value = inviteRate / plainRate;
+    const inviteCost = invited.rate / plain.rate;
     console.log(
-      `  --invite rate / plain rate: ${ratio(value)}  ${info("users import --invite / users import", value)}`,
+      `  --invite rate / plain rate: ${ratio(inviteCost)}  ${info("users import --invite / users import", inviteCost)}`,
+    );
+    const postgresCost = plainPostgres.rate / plain.rate;
+    console.log(
+      `  PostgreSQL rate / SQLite rate, plain: ${ratio(postgresCost)}  ${info("users import: PostgreSQL / SQLite", postgresCost)}`,
     );
   } finally {
+    for (const server of servers) await stop(server.child);
     await sink.close();
   }
 }
