@@ -313,6 +313,10 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     // the proxies listed, not any peer: a client that reaches the server directly, or sends an
     // X-Forwarded-For through them, cannot pick its address (and so its rate-limit budget)
     trustProxy: options.trustProxy?.length ? options.trustProxy : false,
+    // a request that reaches a kept-alive connection while the server drains is served, with
+    // Connection: close, rather than refused with Fastify's own 503 JSON body: the next one then
+    // finds the port closed, which clients treat as the outage it is
+    return503OnClosing: false,
     genReqId: () => crypto.randomUUID(),
     ...(pino && { childLoggerFactory: requestChildLoggers(pino) }),
     // errors Fastify meets before routing (a malformed URL) leave as problem documents too
