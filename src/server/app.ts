@@ -364,7 +364,15 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     app.log.warn({ err: error }, "could not re-read the signing keys; keeping those loaded"),
   );
   let stopPruning = () => {};
+  // server.close() ends the connections idle at that moment; one whose request is still in flight
+  // would stay open after its answer until its keep-alive timeout, and hold up the drain with it
+  let closingIdle: NodeJS.Timeout | undefined;
+  app.addHook("preClose", (done) => {
+    closingIdle = setInterval(() => app.server.closeIdleConnections(), 50).unref();
+    done();
+  });
   app.addHook("onClose", async () => {
+    clearInterval(closingIdle);
     stopPruning();
     stopRefreshingKeys();
     await services.mailer.close();

@@ -1,5 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { apiToken, bearerHeader, httpJson, logLinesOf, type RunningServer, useServer } from "../helpers/cli.js";
+import {
+  ADMIN,
+  apiToken,
+  bearerHeader,
+  httpJson,
+  logLinesOf,
+  PASSWORD,
+  type RunningServer,
+  useServer,
+} from "../helpers/cli.js";
+import { holdLogin, statusLines } from "../helpers/held-request.js";
 
 /** `server start --workers 2` on SQLite: one port, two processes, a dead worker replaced, a drained stop. */
 
@@ -83,12 +93,16 @@ describe("server start --workers 2", () => {
 describe("server start, a single process", () => {
   const s = useServer({ login: false });
 
-  it("drains and exits 0 when a second SIGTERM follows the first (systemd and a primary both send one)", async () => {
-    // waited for, not stopped: a third signal from stop() could reach the process as it exits,
-    // after its handlers are gone, and end it by the signal instead
+  it("drains a request in flight, through a second SIGTERM (systemd and a primary both send one), and exits 0", async () => {
+    // both signals reach the process while a login is held in flight, so the second one comes
+    // during the drain; once the drain is over a late signal could end it by the signal instead
+    const login = await holdLogin(s.server.url, ADMIN, PASSWORD);
     const exited = new Promise<number | null>((done) => s.server.process.once("exit", (code) => done(code)));
     s.server.process.kill("SIGTERM");
     s.server.process.kill("SIGTERM");
+    await waitFor(() => logLines(s.server).some((l) => l.msg === "shutting down"), 10_000);
+    const received = await login.finish();
+    expect(statusLines(received)).toEqual(["HTTP/1.1 100", "HTTP/1.1 200"]);
     expect(await exited).toBe(0);
   });
 });
