@@ -7,8 +7,9 @@ import {
   type InjectResponse,
   NEW_PASSWORD,
   problemOf,
+  type ServerFixture,
+  type SignedIn,
   TEMP_PASSWORD,
-  type TestServer,
   USER_PASSWORD,
   useTestServer,
 } from "../helpers/server.js";
@@ -26,7 +27,7 @@ type Json = Record<string, unknown>;
 const EVENTS = "/api/crm/v1/events";
 
 interface World {
-  server: TestServer;
+  server: ServerFixture;
   admin: Call;
   /** the caller of the cell */
   call: Call;
@@ -74,6 +75,23 @@ async function newConsumer(world: World): Promise<Json> {
   return consumer;
 }
 const newRoom = (world: World) => createResource(world.admin, { resourceType: "Room", floor: 1 });
+/** a new User of this role, logged in: the target of the operations on another user's credentials */
+const newSignedIn = (world: World, role: Role): Promise<SignedIn> =>
+  world.server.signIn({ userName: `t-${crypto.randomUUID()}`, password: USER_PASSWORD, roles: [role] });
+/** a new User of this role with an API token of its own */
+async function withToken(world: World, role: Role = "member"): Promise<{ userId: string; tokenId: string }> {
+  const user = await newSignedIn(world, role);
+  const created = await user.call("POST", "/auth/tokens", { name: "target" });
+  expect(created.statusCode, created.body).toBe(201);
+  return { userId: user.id, tokenId: (created.json() as { id: string }).id };
+}
+/** a new User of this role whose second factor is enrolled (pending counts: a reset removes either) */
+async function withFactor(world: World, role: Role): Promise<string> {
+  const user = await newSignedIn(world, role);
+  const started = await user.call("POST", "/auth/mfa/totp");
+  expect(started.statusCode, started.body).toBe(200);
+  return user.id;
+}
 const put = (world: World, resource: Json, changes: Json) =>
   world.call("PUT", `/Resources/${resource.id}`, { ...resource, ...changes });
 
@@ -131,6 +149,36 @@ const OPERATIONS: Operation[] = [
     duringFirstLogin: true,
     run: async (w) => (w.actor === "anonymous" ? w.call : await w.freshActor())("POST", "/auth/logout"),
     expect: { admin: 204, support: 204, member: 204 },
+  },
+  {
+    area: "auth",
+    name: "second factor: state of one's own",
+    run: (w) => w.call("GET", "/auth/mfa/totp"),
+    expect: { admin: 200, support: 200, member: 200 },
+  },
+  {
+    area: "auth",
+    name: "second factor: enroll one's own",
+    run: async (w) => (w.actor === "anonymous" ? w.call : await w.freshActor())("POST", "/auth/mfa/totp"),
+    expect: { admin: 200, support: 200, member: 200 },
+  },
+  {
+    area: "auth",
+    name: "API tokens: create one's own",
+    run: (w) => w.call("POST", "/auth/tokens", { name: "cell" }),
+    expect: { admin: 201, support: 201, member: 201 },
+  },
+  {
+    area: "auth",
+    name: "API tokens: list one's own",
+    run: (w) => w.call("GET", "/auth/tokens"),
+    expect: { admin: 200, support: 200, member: 200 },
+  },
+  {
+    area: "auth",
+    name: "API tokens: revoke another user's through one's own list",
+    run: async (w) => w.call("DELETE", `/auth/tokens/${(await withToken(w)).tokenId}`),
+    expect: { admin: NOT_FOUND, support: NOT_FOUND, member: NOT_FOUND },
   },
   // ---------------------------------------------------------------- events
   {
@@ -308,6 +356,33 @@ const OPERATIONS: Operation[] = [
     run: async (w) => w.call("DELETE", `/Resources/${(await newRoom(w)).id}`),
     expect: { admin: 204, support: FORBIDDEN, member: FORBIDDEN },
   },
+  {
+    area: "resources",
+    name: "list another User's API tokens",
+    run: async (w) => w.call("GET", `/Resources/${(await withToken(w)).userId}/tokens`),
+    expect: { admin: 200, support: FORBIDDEN, member: FORBIDDEN },
+  },
+  {
+    area: "resources",
+    name: "revoke another User's API token",
+    run: async (w) => {
+      const { userId, tokenId } = await withToken(w);
+      return w.call("DELETE", `/Resources/${userId}/tokens/${tokenId}`);
+    },
+    expect: { admin: 204, support: FORBIDDEN, member: FORBIDDEN },
+  },
+  {
+    area: "resources",
+    name: "reset an ordinary User's second factor",
+    run: async (w) => w.call("DELETE", `/Resources/${await withFactor(w, "member")}/mfa?reason=lost+phone`),
+    expect: { admin: 200, support: 200, member: FORBIDDEN },
+  },
+  {
+    area: "resources",
+    name: "reset an admin's second factor",
+    run: async (w) => w.call("DELETE", `/Resources/${await withFactor(w, "admin")}/mfa?reason=lost+phone`),
+    expect: { admin: 200, support: FORBIDDEN, member: FORBIDDEN },
+  },
 ];
 
 function outcomeOf(operation: Operation, actor: Actor): Outcome {
@@ -326,7 +401,8 @@ const CELLS = OPERATIONS.flatMap((operation) =>
 );
 
 describe("authorization: the roles table, cell by cell", () => {
-  const server = useTestServer();
+  // each cell on another user's credentials logs a new user in: more logins than a minute allows one client
+  const server = useTestServer({ loginRateLimit: { max: 10_000, timeWindowMs: 60_000 } });
   const admin = server.call;
   const calls = {} as Record<Actor, Call>;
   const ids = {} as Record<Actor, string>;
