@@ -3,11 +3,12 @@
  * key URI as a QR code, prints the key, takes the app's first code (typed here as an authenticator
  * app would compute it: python3's standard library in the pseudo-terminal runner) and prints the
  * recovery codes; `auth login` then asks for a code after the password, and takes a recovery
- * code too. The real binary in a pseudo-terminal, embedded (the piped and remote paths are in
- * test/commands/mfa.test.ts).
+ * code too. `users mfa-reset`, the reset for a lost device, asks before it removes a factor. The
+ * real binary in a pseudo-terminal, embedded (the piped and remote paths are in
+ * test/commands/mfa.test.ts and test/commands/users-mfa-reset.test.ts).
  */
 import { describe, expect, it } from "vitest";
-import { PASSWORD, show, useSession } from "../helpers/cli.js";
+import { json, PASSWORD, show, useSession } from "../helpers/cli.js";
 import { inTerminal } from "../helpers/pty.js";
 import { codeOf } from "../helpers/totp.js";
 
@@ -62,5 +63,37 @@ describe("a second factor at a terminal (embedded)", () => {
       ],
     );
     expect(recovered.exitCode, recovered.output).toBe(0);
+  });
+});
+
+describe("users mfa-reset at a terminal (embedded)", () => {
+  const s = useSession("embedded");
+  const status = () => s.run(["auth", "mfa", "status", "--json"]);
+
+  it("asks first: no keeps the factor, yes removes it and ends the sessions; the password alone logs in then", async () => {
+    const enrolled = await s.run(["auth", "mfa", "enroll", "--json"]);
+    expect(enrolled.exitCode, show(enrolled)).toBe(0);
+    const { secret } = json<{ secret: string }>(enrolled);
+    const verified = await s.run(["auth", "mfa", "verify", "--code-stdin"], { input: `${codeOf(secret)}\n` });
+    expect(verified.exitCode, show(verified)).toBe(0);
+
+    const reset = ["users", "mfa-reset", s.userName, "--reason", "lost phone, ticket 4711"];
+    const kept = await inTerminal(s.env, reset, [{ expect: "Remove the second factor", send: "n" }]);
+    expect(kept.error, kept.output).toBeUndefined();
+    expect(kept.exitCode, kept.output).toBe(2);
+    expect(json(await status())).toMatchObject({ enabled: true });
+
+    const removed = await inTerminal(s.env, reset, [
+      { expect: "Remove the second factor", send: "y" },
+      { expect: "It logs in with its password alone" },
+    ]);
+    expect(removed.error, removed.output).toBeUndefined();
+    expect(removed.exitCode, removed.output).toBe(0);
+    expect(removed.output).toMatch(/1 session ended/);
+    // the reset ended the session this profile held
+    expect((await status()).exitCode).toBe(4);
+    const again = await s.login(s.env, s.userName, PASSWORD);
+    expect(again.exitCode, show(again)).toBe(0);
+    expect(json(await status())).toMatchObject({ enabled: false });
   });
 });
