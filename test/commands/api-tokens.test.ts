@@ -125,6 +125,7 @@ describe.each(MODES)("API tokens (%s)", (mode) => {
     // a logout with it revokes it (the server's rule for a logout with a token)
     const logout = await s.run(["auth", "logout"], { env });
     expect(logout.exitCode, show(logout)).toBe(0);
+    expect(logout.stderr).toMatch(/Revoked the API token of profile '.+' on the server, and forgot it/);
     const used = await s.run(["events", "list"], { env: { BIZCTL_TOKEN: created.token } });
     expect(used.exitCode, show(used)).toBe(4);
   });

@@ -3,6 +3,7 @@ import type { Context } from "../../cli/command-context.js";
 import { describeError } from "../../cli/errors.js";
 import { writeLine } from "../../cli/io.js";
 import { ApiError } from "../../client/errors.js";
+import { API_TOKEN_PREFIX } from "../../contract/api-tokens.js";
 import * as auth from "../../contract/auth.js";
 import { examples, withContext } from "../verb-helpers.js";
 
@@ -36,6 +37,11 @@ async function logout(ctx: Context): Promise<void> {
       ctx.io,
       `warning: forgot the token of profile '${ctx.profileName}', but the server did not end its session (${describeError(failure).message}); the session may still be live${expiry}.`,
     );
+    return;
+  }
+  // a logout with an API token revokes it for every script that holds a copy: say so
+  if (credential.token.startsWith(API_TOKEN_PREFIX)) {
+    ctx.info(`Revoked the API token of profile '${ctx.profileName}' on the server, and forgot it.`);
     return;
   }
   ctx.info(`Logged out (profile '${ctx.profileName}').`);
