@@ -14,6 +14,7 @@ import {
   USER_PASSWORD,
   useTestServer,
 } from "../helpers/server.js";
+import { codeOf } from "../helpers/totp.js";
 
 /**
  * Delegated credentials do not manage the account (spec 1.1): OAuth token credentials act on the
@@ -221,5 +222,43 @@ describe.each(STORES)("delegated credentials on %s", (_store, start) => {
     }
     problemOf(await otherSession("GET", "/auth/isLogged"), 401, "token_revoked");
     problemOf(await owner.signed("GET", "/auth/isLogged"), 401, "oauth_token_invalid");
+  });
+});
+
+describe.each(STORES)("an application's grant under --require-mfa on %s", (_store, start) => {
+  const server = useTestServer({ requireMfaRoles: ["admin", "support"] }, start);
+
+  /** Enrolls and activates a factor with `call`, the user's own login. */
+  async function enroll(call: Call): Promise<void> {
+    const started = await call("POST", "/auth/mfa/totp");
+    expect(started.statusCode, started.body).toBe(200);
+    const { secret } = started.json() as { secret: string };
+    const verified = await call("POST", "/auth/mfa/totp/verify", { code: codeOf(secret) });
+    expect(verified.statusCode, verified.body).toBe(200);
+  }
+
+  it("is confined once its owner gains a required role without a factor, freed as the owner enrolls, ended by a reset", async () => {
+    // the first admin must enroll before it may act at all
+    await enroll(server.call);
+    const consumer = await createConsumer(server.app, server.token, { name: "Partner" });
+    const userName = `grantor-${crypto.randomUUID().slice(0, 8)}`;
+    const owner = await server.signIn({ userName, roles: ["member"] });
+    const { access } = await injectFlow(server.app, consumer, owner.token);
+    const signed = signedCaller(server, consumer, access);
+    expect((await signed("GET", "/Resources?count=1")).statusCode).toBe(200);
+
+    // promoted to a role the policy covers: the grant acts as that owner's login would
+    const current = (await server.call("GET", `/Resources/${owner.id}`)).json() as Record<string, unknown>;
+    const promoted = await server.call("PUT", `/Resources/${owner.id}`, { ...current, roles: [{ value: "support" }] });
+    expect(promoted.statusCode, promoted.body).toBe(200);
+    problemOf(await signed("GET", "/Resources?count=1"), 403, "mfa_enrollment_required");
+
+    await enroll(owner.call);
+    expect((await signed("GET", "/Resources?count=1")).statusCode).toBe(200);
+
+    // support's reset ends every session of the user, the grant's with them
+    const reset = await server.call("DELETE", `/Resources/${owner.id}/mfa?reason=lost+phone`);
+    expect(reset.statusCode, reset.body).toBe(200);
+    problemOf(await signed("GET", "/Resources?count=1"), 401, "oauth_token_invalid");
   });
 });

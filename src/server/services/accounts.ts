@@ -145,6 +145,19 @@ export function mustEnroll(ctx: ServiceContext, roles: readonly Role[]): boolean
   return roles.some((role) => ctx.requireMfaRoles.includes(role));
 }
 
+/**
+ * The confinement of a caller whose owner the policy requires a factor of and who has none (it was
+ * reset, or the policy or the role came after the credential): read with the credential on every
+ * request, whatever the credential (a login, an API token, an application's grant).
+ */
+export function enrollmentRequired(
+  ctx: ServiceContext,
+  row: { mfa_enabled?: number | string | null },
+  roles: readonly Role[],
+): { mfaEnrollmentRequired?: true } {
+  return Number(row.mfa_enabled) !== 1 && mustEnroll(ctx, roles) ? { mfaEnrollmentRequired: true } : {};
+}
+
 /** Resolves a Bearer token to its caller; the revocation check is exact on every request. */
 export async function authenticateBearer(ctx: ServiceContext, token: string): Promise<Principal> {
   const claims = await ctx.keys.verify(token);
@@ -164,7 +177,7 @@ export async function authenticateBearer(ctx: ServiceContext, token: string): Pr
     displayName: account.displayName,
     roles: account.roles,
     firstLogin: account.credential.firstLogin,
-    ...(Number(row.mfa_enabled) !== 1 && mustEnroll(ctx, account.roles) && { mfaEnrollmentRequired: true }),
+    ...enrollmentRequired(ctx, row, account.roles),
     sessionId: claims.jti,
     expiresAt: new Date(claims.exp * 1000),
   };

@@ -6,7 +6,7 @@
 
 import { findApiTokenByHash, touchApiToken } from "../store/api-tokens-repo.js";
 import { toAccount } from "../store/users-repo.js";
-import { mustEnroll } from "./accounts.js";
+import { enrollmentRequired } from "./accounts.js";
 import { hashApiToken, isWellFormedApiToken, readScopes } from "./api-tokens.js";
 import { audit, userTarget } from "./audit.js";
 import { refusedToken } from "./bearer-challenge.js";
@@ -38,9 +38,8 @@ export async function authenticateApiToken(
     // the owner's roles as they are now: a demoted owner's token loses what the owner lost
     roles: account.roles,
     firstLogin: account.credential.firstLogin,
-    // an owner the policy requires a factor of, who has none (it was reset, or the policy came
-    // after the token), is confined as a login would be; a token cannot enroll, its owner can
-    ...(Number(row.mfa_enabled) !== 1 && mustEnroll(ctx, account.roles) && { mfaEnrollmentRequired: true }),
+    // confined as a login would be; a token cannot enroll, its owner can
+    ...enrollmentRequired(ctx, row, account.roles),
     // no session: the token is its own credential (logout with it revokes it)
     sessionId: row.token_id,
     expiresAt: new Date(row.expires_at),

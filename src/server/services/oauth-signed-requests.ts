@@ -14,6 +14,7 @@ import { signatureBaseString, verifySignature } from "../oauth1/signature.js";
 import { invalid, ProblemError } from "../problem-error.js";
 import * as repo from "../store/oauth-repo.js";
 import { toAccount } from "../store/users-repo.js";
+import { enrollmentRequired } from "./accounts.js";
 import { noteGrantUse } from "./oauth-grants.js";
 import type { Principal, ServiceContext } from "./service-context.js";
 
@@ -204,6 +205,8 @@ export async function tokenPrincipal(
       displayName: account.displayName,
       roles: account.roles,
       firstLogin: account.credential.firstLogin,
+      // an application acts for its owner as the owner's login would: confined alike
+      ...enrollmentRequired(ctx, row, account.roles),
       sessionId: row.session_id,
       expiresAt: new Date(row.expires_at),
       consumerId: signed.consumer.id,

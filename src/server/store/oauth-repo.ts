@@ -1,7 +1,8 @@
-import type { Kysely, Selectable } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import { groupCommit } from "./group-commit.js";
 import { precompiled, precompiledWrite } from "./precompiled.js";
 import type { OAuthTemporaryCredentialsTable, OAuthTokensTable, Schema } from "./schema.js";
+import { mfaEnabledOf } from "./totp-repo.js";
 import { ACCOUNT_COLUMNS } from "./users-repo.js";
 
 export type TemporaryRow = Selectable<OAuthTemporaryCredentialsTable>;
@@ -175,6 +176,8 @@ const tokenQuery = precompiled(
         "cs.secret as consumer_secret",
         ...ACCOUNT_COLUMNS,
       ])
+      // what --require-mfa needs of the owner, in the same read
+      .select(mfaEnabledOf(sql.ref("t.user_id")).as("mfa_enabled"))
       .where("t.token", "=", token),
   1,
 );
