@@ -14,6 +14,7 @@ export const AuditRecord = Type.Object({
       id: Type.Optional(Type.String()),
       userName: Type.Optional(Type.String()),
       consumerId: Type.Optional(Type.String({ description: "the OAuth consumer acting for the user" })),
+      apiTokenId: Type.Optional(Type.String({ description: "the user's API token the request came with" })),
     }),
   ),
   action: Type.String(),
@@ -38,7 +39,7 @@ export const AuditListQuery = Type.Object(
       Type.String({
         maxLength: 65536,
         description:
-          'SCIM filter over id, time, action, outcome, actor.id, actor.userName, actor.consumerId, target.type, target.id, target.name, requestId, clientIp, userAgent (`action eq "login" and outcome ne "success"`)',
+          'SCIM filter over id, time, action, outcome, actor.id, actor.userName, actor.consumerId, actor.apiTokenId, target.type, target.id, target.name, requestId, clientIp, userAgent (`action eq "login" and outcome ne "success"`)',
       }),
     ),
     since: Type.Optional(

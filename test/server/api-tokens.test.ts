@@ -331,4 +331,22 @@ describe.each(STORES)("API tokens on %s", (_store, start) => {
     const everything = JSON.stringify(await server.app.services.store.db.selectFrom("audit_log").selectAll().execute());
     expect(everything).not.toContain(token.token.slice(4));
   });
+
+  it("names the token in the audit records of what it does, and GET /audit filters on it", async () => {
+    const user = await another(["admin"]);
+    const token = await create(user.call, { name: "deploy", scopes: ["resources:write", "audit:read"] });
+    const withToken = caller(server.app, token.token);
+    const created = await withToken("POST", "/Resources", { resourceType: "Room", floor: 3 });
+    expect(created.statusCode, created.body).toBe(201);
+    // the same action with the owner's login names no token
+    expect((await user.call("POST", "/Resources", { resourceType: "Room", floor: 4 })).statusCode).toBe(201);
+
+    const filter = encodeURIComponent(`actor.apiTokenId eq "${token.id}" and action eq "resource.create"`);
+    const listed = await withToken("GET", `/audit?filter=${filter}`);
+    expect(listed.statusCode, listed.body).toBe(200);
+    const records = (listed.json() as { data: { actor: Record<string, string>; target: { id: string } }[] }).data;
+    expect(records.map((r) => [r.actor, r.target.id])).toEqual([
+      [{ id: user.id, userName: user.userName, apiTokenId: token.id }, (created.json() as { id: string }).id],
+    ]);
+  });
 });

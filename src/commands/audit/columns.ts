@@ -18,6 +18,7 @@ export const AUDIT_CSV_COLUMNS = [
   "actor.id",
   "actor.userName",
   "actor.consumerId",
+  "actor.apiTokenId",
   "target.type",
   "target.id",
   "target.name",

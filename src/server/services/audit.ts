@@ -57,6 +57,7 @@ export interface AuditActor {
   userId?: string;
   userName?: string;
   consumerId?: string;
+  apiTokenId?: string;
 }
 
 export interface AuditTarget {
@@ -110,6 +111,7 @@ export function actorOf(principal: Principal): AuditActor {
     userId: principal.userId,
     userName: principal.userName,
     ...(principal.consumerId && { consumerId: principal.consumerId }),
+    ...(principal.apiTokenId && { apiTokenId: principal.apiTokenId }),
   };
 }
 
@@ -134,6 +136,7 @@ export function auditRow(ctx: Pick<ServiceContext, "clock">, entry: AuditEntry):
     actor_id: entry.actor?.userId ?? null,
     actor_user_name: entry.actor?.userName ?? null,
     actor_consumer_id: entry.actor?.consumerId ?? null,
+    actor_api_token_id: entry.actor?.apiTokenId ?? null,
     action: entry.action,
     target_type: entry.target?.type ?? null,
     target_id: entry.target?.id ?? null,

@@ -11,6 +11,7 @@ const COLUMNS = [
   "actor_id",
   "actor_user_name",
   "actor_consumer_id",
+  "actor_api_token_id",
   "action",
   "target_type",
   "target_id",

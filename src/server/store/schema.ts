@@ -242,6 +242,8 @@ export interface AuditLogTable {
   actor_user_name: string | null;
   /** the OAuth consumer acting for the user, when the request was signed with token credentials */
   actor_consumer_id: string | null;
+  /** the API token the request came with, when it came with one */
+  actor_api_token_id: string | null;
   action: string;
   target_type: string | null;
   target_id: string | null;

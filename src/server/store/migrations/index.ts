@@ -26,6 +26,7 @@ import { valueTrigramIndex } from "./0026-value-trigram-index.js";
 import { valueTrigramSearch } from "./0027-value-trigram-search.js";
 import { totpFactors } from "./0028-totp-factors.js";
 import { apiTokens } from "./0029-api-tokens.js";
+import { auditApiToken } from "./0030-audit-api-token.js";
 
 /**
  * Every migration, under the name kysely_migration records for it (which never changes: a renamed
@@ -61,4 +62,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0027_value_trigram_search": valueTrigramSearch,
   "0028_totp_factors": totpFactors,
   "0029_api_tokens": apiTokens,
+  "0030_audit_api_token": auditApiToken,
 };
