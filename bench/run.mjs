@@ -12,7 +12,8 @@
 //                                   unknown user against wrong password, each with the request after it
 //   6. measures/oauth.mjs           OAuth-signed against Bearer throughput on the event read
 //   7. measures/workers.mjs         `server start --workers 2` against `--workers 1` on the event read
-//   8. measures/million-events.mjs  reads and export at 1 000 and 1 000 000 events (seeded straight into SQLite)
+//   8. measures/million-events.mjs  reads and export at 1 000 and 1 000 000 events (seeded straight into the
+//                                   store), on SQLite then PostgreSQL
 //   9. measures/json-server.mjs     GET by id and POST create against json-server 0.17 (installed into the temp dir)
 //  10. measures/users-import.mjs    `users import` of 10 000 users with --invite against a plain import (SMTP sink),
 //                                   and the plain import on PostgreSQL against SQLite
@@ -34,7 +35,8 @@
 //   small one, BENCH_FILTER_EQ (200) / BENCH_FILTER_CO (30) requests per filter and size,
 //   BENCH_RENEW_REQUESTS (200) renewPassword requests per kind, BENCH_LOGIN_REQUESTS (60) login requests per kind;
 //   BENCH_EVENTS (1000000) events at the large size, BENCH_EVENTS_SMALL (1000) at the small one,
-//   BENCH_USERS (100000) users at the large size, BENCH_EVENT_REQUESTS (200) requests per read and size;
+//   BENCH_USERS (100000) users at the large size, BENCH_EVENT_REQUESTS (200) requests per read and size,
+//   BENCH_MILLION_STORES (sqlite,postgres) the stores it runs on;
 //   BENCH_JSON_RECORDS (10000) records in json-server's db.json;
 //   BENCH_IMPORT_USERS (10000) users per `users import`;
 //   BENCH_IMPORT_EVENTS (1000000) events imported at the large size, BENCH_IMPORT_EVENTS_SMALL (1000) at the small one;

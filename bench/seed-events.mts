@@ -1,38 +1,81 @@
 // Seeds a data dir made by `server init` with EVENTS events and USERS users, straight into its
-// SQLite file (better-sqlite3: one transaction, prepared multi-row inserts, in chunks), writing the
-// rows the server itself keeps: events; for users the resources row, its indexed values
-// (flattenValues, the app's own function) and a password-less credential.
-// Usage: node --import tsx bench/seed-events.mts DATA_DIR EVENTS USERS
+// store, writing the rows the server itself keeps: events; for users the resources row, its
+// indexed values (flattenValues, the app's own function) and a password-less credential. One
+// transaction of prepared multi-row inserts, in chunks: into the SQLite file (better-sqlite3), or,
+// given DATABASE_URL, into the PostgreSQL database `server init --database` prepared (pg).
+// Usage: node --import tsx bench/seed-events.mts DATA_DIR EVENTS USERS [DATABASE_URL]
 // Events are EV-0000001 …: five types in turn, about three per start minute (ties on startsAt).
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { flattenValues } from "../src/server/store/resources-repo.js";
 
-const [dataDir, eventsText, usersText] = process.argv.slice(2);
-if (!dataDir) throw new Error("usage: node --import tsx bench/seed-events.mts DATA_DIR EVENTS USERS");
+const [dataDir, eventsText, usersText, databaseUrl] = process.argv.slice(2);
+if (!dataDir) throw new Error("usage: node --import tsx bench/seed-events.mts DATA_DIR EVENTS USERS [DATABASE_URL]");
 const EVENTS = Number(eventsText);
 const USERS = Number(usersText);
 const CHUNK = 500;
 export const TYPES = ["webinar", "meeting", "conference", "call", "visit"];
 
-const db = new Database(join(dataDir, "bizctl.db"), { fileMustExist: true });
-db.pragma("journal_mode = WAL");
-db.pragma("synchronous = OFF");
+/** Runs one statement with positional parameters; begin() and commit() bound the one transaction. */
+interface Store {
+  run(sql: string, parameters: unknown[]): Promise<void>;
+  begin(): Promise<void>;
+  commit(): Promise<void>;
+}
 
-/** `insert ... values (?, ...), (?, ...)` for `rows` rows, prepared once per size. */
+async function openStore(): Promise<Store> {
+  if (databaseUrl) {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    return {
+      run: async (sql, parameters) => {
+        let n = 0;
+        await client.query({ text: sql.replace(/\?/g, () => `$${++n}`), values: parameters });
+      },
+      begin: async () => {
+        await client.query("begin");
+      },
+      commit: async () => {
+        await client.query("commit");
+        await client.query("analyze");
+        await client.end();
+      },
+    };
+  }
+  const db = new Database(join(dataDir!, "bizctl.db"), { fileMustExist: true });
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = OFF");
+  const statements = new Map<string, Database.Statement>();
+  return {
+    run: async (sql, parameters) => {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = db.prepare(sql);
+        statements.set(sql, statement);
+      }
+      statement.run(parameters);
+    },
+    begin: async () => {
+      db.exec("begin");
+    },
+    commit: async () => {
+      db.exec("commit");
+      db.pragma("wal_checkpoint(TRUNCATE)");
+      db.close();
+    },
+  };
+}
+
+const store = await openStore();
+
+/** `insert ... values (?, ...), (?, ...)` for `rows` rows. */
 function inserter(table: string, columns: string[]) {
-  const statements = new Map<number, Database.Statement>();
   const row = `(${columns.map(() => "?").join(", ")})`;
-  return (rows: unknown[][]) => {
+  return async (rows: unknown[][]) => {
     if (rows.length === 0) return;
-    let statement = statements.get(rows.length);
-    if (!statement) {
-      statement = db.prepare(
-        `insert into ${table} (${columns.join(", ")}) values ${Array(rows.length).fill(row).join(", ")}`,
-      );
-      statements.set(rows.length, statement);
-    }
-    statement.run(rows.flat());
+    const values = Array(rows.length).fill(row).join(", ");
+    await store.run(`insert into ${table} (${columns.join(", ")}) values ${values}`, rows.flat());
   };
 }
 
@@ -105,37 +148,35 @@ function eventRow(i: number): unknown[] {
 }
 
 const started = performance.now();
-db.transaction(() => {
-  for (let i = 1; i <= EVENTS; i += CHUNK) {
-    const rows: unknown[][] = [];
-    for (let j = i; j < Math.min(i + CHUNK, EVENTS + 1); j++) rows.push(eventRow(j));
-    insertEvents(rows);
+await store.begin();
+for (let i = 1; i <= EVENTS; i += CHUNK) {
+  const rows: unknown[][] = [];
+  for (let j = i; j < Math.min(i + CHUNK, EVENTS + 1); j++) rows.push(eventRow(j));
+  await insertEvents(rows);
+}
+for (let i = 0; i < USERS; i += CHUNK) {
+  const resources: unknown[][] = [];
+  const values: unknown[][] = [];
+  const credentials: unknown[][] = [];
+  for (let j = i; j < Math.min(i + CHUNK, USERS); j++) {
+    const userName = `user-${String(j).padStart(6, "0")}`;
+    const id = crypto.randomUUID();
+    const attributes = {
+      userName,
+      displayName: `User ${j}`,
+      active: true,
+      roles: [{ value: "member" }],
+      emails: [{ value: `${userName}@example.com`, type: "work" }],
+    };
+    resources.push([id, "User", null, attributes.displayName, userName, JSON.stringify(attributes), now, now, 1]);
+    for (const v of flattenValues(attributes)) values.push([id, v.path, v.elem, v.kind, v.text_value, v.num_value]);
+    credentials.push([id, null, 1, 0, now]);
   }
-  for (let i = 0; i < USERS; i += CHUNK) {
-    const resources: unknown[][] = [];
-    const values: unknown[][] = [];
-    const credentials: unknown[][] = [];
-    for (let j = i; j < Math.min(i + CHUNK, USERS); j++) {
-      const userName = `user-${String(j).padStart(6, "0")}`;
-      const id = crypto.randomUUID();
-      const attributes = {
-        userName,
-        displayName: `User ${j}`,
-        active: true,
-        roles: [{ value: "member" }],
-        emails: [{ value: `${userName}@example.com`, type: "work" }],
-      };
-      resources.push([id, "User", null, attributes.displayName, userName, JSON.stringify(attributes), now, now, 1]);
-      for (const v of flattenValues(attributes)) values.push([id, v.path, v.elem, v.kind, v.text_value, v.num_value]);
-      credentials.push([id, null, 1, 0, now]);
-    }
-    insertResources(resources);
-    for (let k = 0; k < values.length; k += CHUNK) insertValues(values.slice(k, k + CHUNK));
-    insertCredentials(credentials);
-  }
-})();
-db.pragma("wal_checkpoint(TRUNCATE)");
-db.close();
+  await insertResources(resources);
+  for (let k = 0; k < values.length; k += CHUNK) await insertValues(values.slice(k, k + CHUNK));
+  await insertCredentials(credentials);
+}
+await store.commit();
 process.stdout.write(
   `${JSON.stringify({ events: EVENTS, users: USERS, seconds: (performance.now() - started) / 1000 })}\n`,
 );

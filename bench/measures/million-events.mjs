@@ -1,15 +1,17 @@
 // 8. A million events: the same reads at BENCH_EVENTS_SMALL (1 000) and BENCH_EVENTS (1 000 000)
-// events, each on its own data dir (made by `server init`, then seeded straight into SQLite by
+// events, each on its own data dir (made by `server init`, then seeded straight into its store by
 // bench/seed-events.mts with BENCH_USERS users at the large size, pro rata at the small one) and
-// its own `server start`, both up at once. Each read is the median wall time of sequential
-// requests over HTTP after a warm-up, alternating between the two servers; the ratio large / small
-// must stay <= 1.5x. `events export` runs through the binary against each server and, embedded, on
-// each data dir: its rate, and its peak RSS, which must stay flat (<= 1.3x).
+// its own `server start`, both up at once; on SQLite, then on PostgreSQL (BENCH_MILLION_STORES=
+// sqlite for the first alone). Each read is the median wall time of sequential requests over HTTP
+// after a warm-up, alternating between the two servers; the ratio large / small must stay <= 1.5x.
+// `events export` runs through the binary against each server and, on SQLite, embedded on each
+// data dir: its rate, and its peak RSS, which must stay flat (<= 1.3x).
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
 import { BIN, knob, NODE, PASSWORD, ROOT } from "../lib/config.mjs";
 import { freshServer } from "../lib/fresh-server.mjs";
+import { createDatabase } from "../lib/postgres.mjs";
 import { run, stop, track } from "../lib/processes.mjs";
 import { info, median, ms2, progress, ratio, table, thousands, verdict } from "../lib/report.mjs";
 
@@ -19,22 +21,31 @@ const EVENTS_PATH = "/api/crm/v1/events";
 const PAGE_SIZE = 100;
 const DEEP_PAGE = 5000;
 
-/** a data dir of `events` events and `users` users, its server, a logged-in CLI profile and a token */
-async function prepare(base, dir, events, users) {
-  const fixture = await freshServer(base, dir, `events-${events}`, {
+/**
+ * A data dir of `events` events and `users` users (on `databaseUrl` when given), its server, a
+ * logged-in CLI profile ("b") and a token; on SQLite also a profile of the embedded mode on the
+ * same data dir ("embedded"), for the export.
+ */
+async function prepare(base, dir, events, users, databaseUrl) {
+  const name = `events-${databaseUrl ? "postgres" : "sqlite"}-${events}`;
+  const fixture = await freshServer(base, dir, name, {
+    databaseUrl,
     seed: async (dataDir, env) => {
       progress(`seeding ${thousands(events)} events and ${thousands(users)} users`);
       const args = ["--import", "tsx", SEED_SCRIPT, dataDir, String(events), String(users)];
+      if (databaseUrl) args.push(databaseUrl);
       return JSON.parse((await run(args, { env })).stdout);
     },
   });
-  // the embedded mode on the same data dir, for the export
-  const dataDir = fixture.env.BIZCTL_DATA_DIR;
-  await run([BIN, "profile", "add", "embedded", "--server", "embedded", "--data-dir", dataDir], { env: fixture.env });
-  await run([BIN, "--profile", "embedded", "auth", "login", "--user", "admin", "--password-stdin"], {
-    env: fixture.env,
-    input: `${PASSWORD}\n`,
-  });
+  if (!databaseUrl) {
+    const dataDir = fixture.env.BIZCTL_DATA_DIR;
+    const embedded = ["profile", "add", "embedded", "--server", "embedded", "--data-dir", dataDir];
+    await run([BIN, ...embedded], { env: fixture.env });
+    await run([BIN, "--profile", "embedded", "auth", "login", "--user", "admin", "--password-stdin"], {
+      env: fixture.env,
+      input: `${PASSWORD}\n`,
+    });
+  }
   return { ...fixture, seedSeconds: fixture.seeded.seconds };
 }
 
@@ -85,16 +96,28 @@ async function exportAll(env, profile) {
 
 export async function measureMillionEvents({ base }, dir) {
   const large = knob("BENCH_EVENTS", 1_000_000);
-  const small = Math.min(knob("BENCH_EVENTS_SMALL", 1_000), large);
-  const users = knob("BENCH_USERS", 100_000);
-  const requests = knob("BENCH_EVENT_REQUESTS", 200);
-  const sizes = [small, large];
+  const sizes = {
+    large,
+    small: Math.min(knob("BENCH_EVENTS_SMALL", 1_000), large),
+    users: knob("BENCH_USERS", 100_000),
+    requests: knob("BENCH_EVENT_REQUESTS", 200),
+  };
+  const stores = (process.env.BENCH_MILLION_STORES ?? "sqlite,postgres").split(",");
+  for (const store of stores) {
+    const databaseUrls =
+      store === "postgres" ? [await createDatabase("events_small"), await createDatabase("events_large")] : [];
+    report(store, sizes, await measureOn(base, dir, sizes, databaseUrls));
+  }
+}
+
+/** Both sizes on one store (PostgreSQL when `databaseUrls` holds the small and the large one's database). */
+async function measureOn(base, dir, { small, large, users, requests }, databaseUrls) {
   const deepLarge = Math.min(DEEP_PAGE, Math.ceil(large / PAGE_SIZE));
-  const deepSmall = Math.min(DEEP_PAGE, Math.ceil(small / PAGE_SIZE));
   const fixtures = [];
   try {
-    for (const events of sizes) {
-      const fixture = await prepare(base, dir, events, Math.max(1, Math.round((users * events) / large)));
+    for (const [s, events] of [small, large].entries()) {
+      const userCount = Math.max(1, Math.round((users * events) / large));
+      const fixture = await prepare(base, dir, events, userCount, databaseUrls[s]);
       fixtures.push(fixture);
       const url = (query) => `${fixture.server.url}${EVENTS_PATH}${query}`;
       // the deep page: page 5 000 of 100 (or the last one there is), reached by the cursor of the page before
@@ -104,6 +127,7 @@ export async function measureMillionEvents({ base }, dir) {
       if (!cursorPage) throw new Error(`page ${deep - 1} of ${events} events has no next link`);
       Object.assign(fixture, {
         events,
+        deep,
         offsetUrl: url(`?pagesize=${PAGE_SIZE}&page=${deep}`),
         reads: [
           ["GET one event by code", url("/EV-0000500")],
@@ -111,7 +135,7 @@ export async function measureMillionEvents({ base }, dir) {
           ['first page, filter=type eq "webinar"', url(`?filter=${encodeURIComponent('type eq "webinar"')}`)],
           ["first page, order=-startsAt", url("?order=-startsAt")],
           [
-            `deep page of ${PAGE_SIZE} by cursor (page ${thousands(deepLarge)}; the last, ${deepSmall}, at the small size)`,
+            `deep page of ${PAGE_SIZE} by cursor (page ${thousands(deepLarge)}; the last, ${deep}, at the small size)`,
             `${fixture.server.url}${cursorPage}`,
           ],
         ],
@@ -139,8 +163,8 @@ export async function measureMillionEvents({ base }, dir) {
       fixture.offset = await timeGets(fixture.offsetUrl, fixture.headers, 5, 1);
       progress(`events export at ${thousands(fixture.events)} events`);
       fixture.exported = await exportAll(fixture.env, "b");
-      fixture.exportedEmbedded = await exportAll(fixture.env, "embedded");
-      for (const exported of [fixture.exported, fixture.exportedEmbedded]) {
+      if (!databaseUrls.length) fixture.exportedEmbedded = await exportAll(fixture.env, "embedded");
+      for (const exported of [fixture.exported, fixture.exportedEmbedded].filter(Boolean)) {
         if (exported.lines !== fixture.events)
           throw new Error(`export wrote ${exported.lines} events, not ${fixture.events}`);
       }
@@ -148,10 +172,12 @@ export async function measureMillionEvents({ base }, dir) {
   } finally {
     for (const fixture of fixtures) await stop(fixture.server.child);
   }
-  const results = fixtures;
-  const [a, b] = results;
+  return fixtures;
+}
+
+function report(store, { small, large, users, requests }, [a, b]) {
   console.log(
-    `\n8. A million events: sequential GETs over HTTP (Bearer) to \`server start\` on SQLite, alternating sizes, median of ${requests} after a warm-up,\n` +
+    `\n8. A million events: sequential GETs over HTTP (Bearer) to \`server start\` on ${store === "postgres" ? "PostgreSQL" : "SQLite"}, alternating sizes, median of ${requests} after a warm-up,\n` +
       `   at ${thousands(small)} then ${thousands(large)} events (${thousands(users)} users at the large size); seeding took ${a.seedSeconds.toFixed(1)} s and ${b.seedSeconds.toFixed(1)} s`,
   );
   const rows = a.reads.map(([label], i) => {
@@ -161,15 +187,15 @@ export async function measureMillionEvents({ base }, dir) {
       ms2(a.medians[i]),
       ms2(b.medians[i]),
       ratio(value),
-      verdict(`${label}: ${thousands(large)} / ${thousands(small)} events`, value, "<=", 1.5),
+      verdict(`${store} ${label}: ${thousands(large)} / ${thousands(small)} events`, value, "<=", 1.5),
     ];
   });
   rows.push([
-    `the same deep page by offset (page=${deepLarge} / ${deepSmall})`,
+    `the same deep page by offset (page=${b.deep} / ${a.deep})`,
     ms2(a.offset),
     ms2(b.offset),
     ratio(b.offset / a.offset),
-    info(`deep page by offset: ${thousands(large)} / ${thousands(small)} events`, b.offset / a.offset),
+    info(`${store} deep page by offset: ${thousands(large)} / ${thousands(small)} events`, b.offset / a.offset),
   ]);
   console.log(
     table(
@@ -182,7 +208,7 @@ export async function measureMillionEvents({ base }, dir) {
   for (const [mode, key] of [
     ["remote", "exported"],
     ["embedded", "exportedEmbedded"],
-  ]) {
+  ].filter(([, key]) => a[key])) {
     const rssRatio = b[key].rssMb / a[key].rssMb;
     console.log(
       table(
@@ -195,7 +221,7 @@ export async function measureMillionEvents({ base }, dir) {
             `${b[key].rssMb.toFixed(0)} MB`,
             ratio(rssRatio),
             verdict(
-              `events export (${mode}) peak RSS: ${thousands(large)} / ${thousands(small)} events`,
+              `${store} events export (${mode}) peak RSS: ${thousands(large)} / ${thousands(small)} events`,
               rssRatio,
               "<=",
               1.3,
