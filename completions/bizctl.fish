@@ -1123,6 +1123,8 @@ complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcom
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l invite-ttl
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l audit-retention-days
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l require-mfa
+complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l metrics-port
+complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l metrics-host
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l log-level
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l workers
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l trust-proxy

@@ -146,7 +146,8 @@ const common = {
   // Every command reads its whole bundle, so what few commands use is left in node_modules too:
   // mailparser (a megabyte, for `server outbox`), yaml (YAML records, the swagger stand-in above),
   // the editor prompt's stand-in, and in the server nodemailer (the first mail sent), ioredis (a
-  // server with Redis) and zxcvbn's dictionaries (the first password set).
+  // server with Redis), zxcvbn's dictionaries (the first password set) and prom-client (a server
+  // with --metrics-port).
   external: [
     "better-sqlite3",
     "argon2",
@@ -160,6 +161,7 @@ const common = {
     "nodemailer",
     "ioredis",
     "@zxcvbn-ts/language-common",
+    "prom-client",
   ],
   define: { BIZCTL_VERSION: JSON.stringify(pkg.version), "import.meta.url": "__bizctlMetaUrl" },
   logLevel: "warning",

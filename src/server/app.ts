@@ -15,6 +15,8 @@ import { ScimError } from "../contract/scim.js";
 import { NotInitialisedError } from "./configuration-error.js";
 import { routablePath } from "./http/routable-path.js";
 import { createMailer } from "./mail/mailer.js";
+import { installMetrics } from "./metrics/app-metrics.js";
+import { NO_METRICS } from "./metrics/metrics.js";
 import { installOpenApi } from "./openapi.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
 import { collectAllowedMethods } from "./plugins/allowed-methods.js";
@@ -230,10 +232,12 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
       `${where(options.dataDir, file)} was never initialised: there is no database at ${file}.`,
     );
   }
+  const metrics = options.metrics ?? NO_METRICS;
   const store = await openStore({
     ...storeOptions,
     mustExist: options.requireInitialised,
     ...(options.sqliteCacheKiB !== undefined && { cacheKiB: options.sqliteCacheKiB }),
+    ...(options.metrics && { observer: options.metrics.store }),
   });
   let keys: KeyRing;
   try {
@@ -278,6 +282,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     resetTokenTtlSeconds: options.resetTokenTtlSeconds ?? DEFAULTS.resetTokenTtlSeconds,
     inviteTtlSeconds: options.inviteTtlSeconds ?? DEFAULTS.inviteTtlSeconds,
     requireMfaRoles: options.requireMfaRoles ?? [],
+    metrics,
     log,
     // SQLite without a secret: a key file beside the signing key files (keys/), made when first needed
     sealer: openSealer({ secretKey: options.secretKey, keyFile: join(options.dataDir, "keys", "sealing.key") }),
@@ -382,6 +387,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
 
   const logRequest = pino && options.log && logStream && requestLine(pino, options.log.level, logStream);
   if (logRequest) app.addHook("onResponse", logRequest);
+  if (options.metrics) installMetrics(app, services, options.metrics);
   installProblemHandling(app);
   installJsonBodies(app);
   installSecurityHeaders(app);

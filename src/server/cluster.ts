@@ -1,6 +1,7 @@
 import type { Worker } from "node:cluster";
 import { buildApp } from "./app.js";
-import { type ListenOptions, startServer } from "./listen.js";
+import { type ListenOptions, listenForMetricsOf, startServer } from "./listen.js";
+import type { MetricsListener } from "./metrics/listener.js";
 
 // node:cluster (six of Node's modules) and pino are loaded by the `server start` that uses them,
 // not with this file: the server bundle that holds it serves the embedded commands too
@@ -19,7 +20,7 @@ interface ListeningMessage {
  */
 export async function startWorker(options: ListenOptions): Promise<{ closed: Promise<void> }> {
   const cluster = await loadCluster();
-  const { url, closed } = await startServer(options);
+  const { url, closed } = await startServer(options, "primary");
   process.send?.({ bizctl: "listening", url } satisfies ListeningMessage);
   // once drained, let go of the channel to the primary, which would keep this process alive
   return {
@@ -46,6 +47,13 @@ export async function startCluster(
   const log = pino({ level: options.log ? options.log.level : "silent" }, options.log ? options.log.stream : undefined);
   await (await buildApp({ ...options, log: false })).close();
 
+  // before any worker: a port taken fails the start with nothing forked
+  let metricsListener: MetricsListener | undefined;
+  if (options.metricsPort !== undefined) {
+    const { clusterScrape } = await import("./metrics/prometheus.js");
+    metricsListener = await listenForMetricsOf(clusterScrape(), options);
+    log.info({ metrics: metricsListener.url, workers: count }, "metrics listening: every worker's, added up");
+  }
   let stopping = false;
   const startedAt = new Map<Worker, number>();
   const fork = () => {
@@ -70,6 +78,7 @@ export async function startCluster(
         // a worker that cannot even start (a port in use, a bad secret) will not start when forked again
         stopping = true;
         for (const other of Object.values(cluster.workers ?? {})) other?.process.kill("SIGTERM");
+        void metricsListener?.close();
         reject(new Error(`a worker exited (${signal ?? code}) before the server was listening; see its log above`));
         return;
       }
@@ -86,9 +95,10 @@ export async function startCluster(
       if (stopping) return;
       stopping = true;
       log.info({ signal, workers: startedAt.size }, "shutting down: draining every worker");
-      if (startedAt.size === 0) resolve();
+      const done = () => metricsListener?.close().then(resolve, resolve) ?? resolve();
+      if (startedAt.size === 0) done();
       cluster.on("exit", () => {
-        if (startedAt.size === 0) resolve();
+        if (startedAt.size === 0) done();
       });
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
     };

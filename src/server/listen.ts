@@ -1,16 +1,39 @@
 import { buildApp } from "./app.js";
+import type { MetricsListener } from "./metrics/listener.js";
 import type { ServerOptions } from "./options.js";
 
 export interface ListenOptions extends ServerOptions {
   host: string;
   port: number;
+  /** `--metrics-port`: Prometheus' /metrics on a listener of its own (off without it) */
+  metricsPort?: number;
+  metricsHost?: string;
 }
 
+/** How a server's metrics leave it: its own listener, or (a worker of `--workers N`) the primary's. */
+export type MetricsRoute = "listener" | "primary";
+
 /** `server start`: listen, and close gracefully on SIGINT/SIGTERM (in-flight requests finish). */
-export async function startServer(options: ListenOptions): Promise<{ url: string; closed: Promise<void> }> {
-  const app = await buildApp({ mailSenderLoop: true, ...options });
+export async function startServer(
+  options: ListenOptions,
+  metricsRoute: MetricsRoute = "listener",
+): Promise<{ url: string; closed: Promise<void> }> {
+  const metrics = options.metricsPort === undefined ? undefined : await prometheusFor(options);
+  const app = await buildApp({ mailSenderLoop: true, ...options, ...(metrics && { metrics }) });
   const url = await app.listen({ host: options.host, port: options.port });
   app.useListenUrl(url);
+  let metricsListener: MetricsListener | undefined;
+  if (metrics && metricsRoute === "primary") {
+    (await import("./metrics/prometheus.js")).shareWithPrimary(metrics.registry);
+  } else if (metrics) {
+    try {
+      metricsListener = await serveMetrics(metrics.registry, options);
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
+    app.log.info({ metrics: metricsListener.url }, "metrics listening");
+  }
   app.log.info({ mail: app.services.mailer.describe, links: app.services.linkBase() }, "mail and links");
   const rateLimits = app.rateLimits;
   if (rateLimits.shared) {
@@ -37,7 +60,7 @@ export async function startServer(options: ListenOptions): Promise<{ url: string
       stopping = true;
       app.log.info({ signal }, "shutting down");
       // the request lines of the last requests may still sit in the asynchronous log buffer
-      app.close().then(
+      Promise.all([app.close(), metricsListener?.close()]).then(
         () => {
           app.flushLogs();
           resolve();
@@ -55,4 +78,29 @@ export async function startServer(options: ListenOptions): Promise<{ url: string
     process.on("SIGTERM", stop);
   });
   return { url, closed };
+}
+
+/** Prometheus' metrics, loaded only when asked for: a server without them never imports prom-client. */
+async function prometheusFor(options: ListenOptions) {
+  const { prometheusMetrics } = await import("./metrics/prometheus.js");
+  return prometheusMetrics(options.databaseUrl?.startsWith("postgres") ? "postgresql" : "sqlite");
+}
+
+async function serveMetrics(
+  registry: import("prom-client").Registry,
+  options: ListenOptions,
+): Promise<MetricsListener> {
+  return listenForMetricsOf(
+    async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+    options,
+  );
+}
+
+/** The metrics listener of `options` (`--metrics-host`, `--metrics-port`), serving what `scrape` gathers. */
+export async function listenForMetricsOf(
+  scrape: () => Promise<{ contentType: string; body: string }>,
+  options: ListenOptions,
+): Promise<MetricsListener> {
+  const { listenForMetrics } = await import("./metrics/listener.js");
+  return listenForMetrics(scrape, options.metricsHost ?? "127.0.0.1", options.metricsPort!);
 }

@@ -1,5 +1,6 @@
 import type { DestinationStream } from "pino";
 import type { Role } from "../contract/route.js";
+import type { Metrics } from "./metrics/metrics.js";
 import type { Clock, ImportQuota } from "./services/service-context.js";
 
 export interface ServerOptions {
@@ -39,6 +40,11 @@ export interface ServerOptions {
    * their logins may only enroll it (403 `mfa_enrollment_required` elsewhere)
    */
   requireMfaRoles?: readonly Role[];
+  /**
+   * Where the app reports its metrics (`server start --metrics-port` passes Prometheus'); none
+   * without it, and nothing is timed
+   */
+  metrics?: Metrics;
   /** per-client requests per window on login and renewPassword */
   loginRateLimit?: { max: number; timeWindowMs: number };
   /**

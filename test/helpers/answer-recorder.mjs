@@ -61,7 +61,8 @@ function record(request, response) {
 if (log) {
   const emit = http.Server.prototype.emit;
   http.Server.prototype.emit = function (event, ...args) {
-    if (event === "request") record(args[0], args[1]);
+    // the metrics listener (--metrics-port) is not the API: its answers are not in the document
+    if (event === "request" && !this[Symbol.for("bizctl.metrics-listener")]) record(args[0], args[1]);
     return emit.call(this, event, ...args);
   };
 }

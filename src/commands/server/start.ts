@@ -29,6 +29,8 @@ interface Options extends StorageFlags {
   allowPlaintextOverHttp?: boolean;
   workers: string;
   requireMfa?: string;
+  metricsPort?: string;
+  metricsHost: string;
 }
 
 function workerCount(value: string): number {
@@ -108,6 +110,11 @@ async function start(ctx: Context, options: Options): Promise<void> {
   const trustProxy = trustedProxies(options.trustProxy);
   const requireMfaRoles = requiredMfaRoles(options.requireMfa);
   const workers = workerCount(options.workers);
+  const metricsPort =
+    options.metricsPort === undefined ? undefined : integer(options.metricsPort, "--metrics-port", 0, 65535);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === Number(options.port)) {
+    throw new UsageError("--metrics-port must differ from --port: the metrics are never served on the API's port.");
+  }
   const { startServer, startCluster, startWorker, isClusterWorker } = await loadServerAdmin();
   const listenOptions = {
     host: options.host,
@@ -123,6 +130,7 @@ async function start(ctx: Context, options: Options): Promise<void> {
     },
     inviteTtlSeconds: integer(options.inviteTtl, "--invite-ttl", 1, 30 * 24 * 3600),
     requireMfaRoles,
+    ...(metricsPort !== undefined && { metricsPort, metricsHost: options.metricsHost }),
     auditRetentionDays: integer(options.auditRetentionDays, "--audit-retention-days", 1, 100 * 365),
     trustProxy,
     allowPlaintextOverHttp: options.allowPlaintextOverHttp,
@@ -141,14 +149,17 @@ async function start(ctx: Context, options: Options): Promise<void> {
     return;
   }
   const listening = workers > 1 ? startCluster(listenOptions, workers) : startServer(listenOptions);
-  const { url, closed } = await listening.catch((error: NodeJS.ErrnoException) => {
+  const { url, closed } = await listening.catch((error: NodeJS.ErrnoException & { port?: number }) => {
     if (error.code === "EADDRINUSE" || error.code === "EACCES") {
       const why = error.code === "EADDRINUSE" ? "is already in use" : "needs privileges";
+      // the metrics listener opens after the API's, on a port of its own
+      const ofMetrics = metricsPort !== undefined && metricsPort !== 0 && error.port === metricsPort;
+      const [host, port] = ofMetrics ? [options.metricsHost, metricsPort] : [options.host, options.port];
       throw new CliError(
-        `Cannot listen on ${options.host}:${options.port}: the port ${why}.`,
+        `Cannot listen on ${host}:${port}: the port ${why}.`,
         EXIT.failure,
         "listen_failed",
-        "choose another --port",
+        `choose another ${ofMetrics ? "--metrics-port" : "--port"}`,
       );
     }
     throw error;
@@ -227,6 +238,17 @@ export function register(group: Command, io: Context["io"]): void {
         "roles whose holders must enroll a second factor before anything else, comma-separated (e.g. admin,support)",
       ).env("BIZCTL_REQUIRE_MFA"),
     )
+    .addOption(
+      new Option(
+        "--metrics-port <port>",
+        "serve Prometheus metrics at /metrics on this port, a listener of its own (off without it)",
+      ).env("BIZCTL_METRICS_PORT"),
+    )
+    .addOption(
+      new Option("--metrics-host <host>", "address of the metrics listener")
+        .env("BIZCTL_METRICS_HOST")
+        .default("127.0.0.1"),
+    )
     .addOption(new Option("--log-level <level>", "pino log level").env("BIZCTL_LOG_LEVEL").default("info"))
     .addOption(
       new Option("--workers <n|auto>", "processes serving the port (node:cluster); auto: one per core")
@@ -254,6 +276,7 @@ export function register(group: Command, io: Context["io"]): void {
         "BIZCTL_DATABASE_URL=postgres://bizctl@db/bizctl bizctl server start --host 0.0.0.0",
         "bizctl server start --database postgres://bizctl@db/bizctl --redis-url redis://cache:6379",
         "bizctl server start --require-mfa admin,support",
+        "bizctl server start --metrics-port 9464",
       ),
     )
     .action(withContext(io, start));

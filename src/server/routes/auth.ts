@@ -4,6 +4,7 @@ import * as contract from "../../contract/auth.js";
 import { resetPage } from "../pages/reset-page.js";
 import { principalOf } from "../plugins/authenticate.js";
 import { originOf } from "../plugins/request-origin.js";
+import { ProblemError } from "../problem-error.js";
 import * as accounts from "../services/accounts.js";
 import * as recovery from "../services/recovery.js";
 import type { ServiceContext } from "../services/service-context.js";
@@ -35,9 +36,11 @@ export function authRoutes(
     ctx,
     contract.login,
     async (request) =>
-      // request.ip honours --trust-proxy as the rate limiter's key does (which masks IPv6 to a
-      // subnet: not what a person reading the session list wants to see)
-      accounts.login(ctx, request.body.userName, request.body.password, originOf(request), request.body.otp),
+      counted(ctx, () =>
+        // request.ip honours --trust-proxy as the rate limiter's key does (which masks IPv6 to a
+        // subnet: not what a person reading the session list wants to see)
+        accounts.login(ctx, request.body.userName, request.body.password, originOf(request), request.body.otp),
+      ),
     loginLimit,
   );
   registerRoute(
@@ -74,4 +77,16 @@ export function authRoutes(
     return reply.status(204).send();
   });
   return { loginLimit: loginLimit[0]! };
+}
+
+/** A login, counted by its outcome: "success", or the code of the problem that refused it. */
+async function counted<T>(ctx: ServiceContext, login: () => Promise<T>): Promise<T> {
+  try {
+    const result = await login();
+    ctx.metrics.login("success");
+    return result;
+  } catch (error) {
+    ctx.metrics.login(error instanceof ProblemError ? error.code : "error");
+    throw error;
+  }
 }

@@ -180,7 +180,8 @@ export async function refusalsRecorded<T>(
 
 /** Records a refused action on its own, with the problem code as its outcome. */
 export async function recordRefusal(ctx: ServiceContext, record: AuditEntry, code: string): Promise<void> {
-  await audit(ctx, ctx.store.db, { ...record, outcome: code }).catch((failure) =>
-    ctx.log().warn({ err: failure }, "could not record a refused action in the audit trail"),
-  );
+  await audit(ctx, ctx.store.db, { ...record, outcome: code }).catch((failure) => {
+    ctx.metrics.auditWriteFailure();
+    ctx.log().warn({ err: failure }, "could not record a refused action in the audit trail");
+  });
 }

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { ApiTokenScope, Role } from "../../contract/route.js";
 import type { Mailer } from "../mail/mailer.js";
+import type { Metrics } from "../metrics/metrics.js";
 import type { Store } from "../store/database.js";
 import type { NameFailures } from "../store/name-failures.js";
 import type { KeyRing } from "./keys.js";
@@ -30,6 +31,8 @@ export interface ServiceContext {
   inviteTtlSeconds: number;
   /** the roles whose holders must have a second factor before anything but enrolling (`--require-mfa`) */
   requireMfaRoles: readonly Role[];
+  /** what operators see (`--metrics-port`); does nothing without it */
+  metrics: Metrics;
   log: () => FastifyBaseLogger;
   /** seals what must be read back (TOTP seeds) under the deployment secret (services/sealing.ts) */
   sealer: Sealer;

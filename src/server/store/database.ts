@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   CompiledQuery,
   type DatabaseConnection,
+  type Dialect,
   Kysely,
   PostgresDialect,
   SqliteAdapter,
@@ -14,6 +15,8 @@ import {
   sql,
 } from "kysely";
 import { ConfigurationError } from "../configuration-error.js";
+import type { StoreObserver } from "../metrics/metrics.js";
+import { observe, observedDialect, queryLog } from "./observer.js";
 import { runDirectly } from "./precompiled.js";
 import type { Schema } from "./schema.js";
 
@@ -28,6 +31,8 @@ export interface Store {
    * that it overwrites, through SQLite's online backup; safe while other processes write.
    */
   backup?(file: string): Promise<{ pages: number }>;
+  /** PostgreSQL: the connection pool's use now (for metrics) */
+  pool?(): { idle: number; used: number; pending: number };
 }
 
 export interface StoreOptions {
@@ -38,6 +43,16 @@ export interface StoreOptions {
   mustExist?: boolean;
   /** SQLite: the connection's page cache in KiB (default better-sqlite3's 16 MiB) */
   cacheKiB?: number;
+  /** told of every statement, transaction and group commit (metrics); nothing is timed without it */
+  observer?: StoreObserver;
+}
+
+/** A Kysely on `dialect`, observed when the options ask for it. */
+function kysely(dialect: Dialect, observer: StoreObserver | undefined): Kysely<Schema> {
+  if (!observer) return new Kysely<Schema>({ dialect });
+  const db = new Kysely<Schema>({ dialect: observedDialect(dialect, observer), log: queryLog(observer) });
+  observe(db, observer);
+  return db;
 }
 
 const isPostgres = (url: string | undefined) => Boolean(url && /^postgres(ql)?:\/\//i.test(url));
@@ -93,8 +108,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // two queries, would end the process
     pool.on("error", () => {});
     pool.on("connect", (client) => client.on("error", () => {}));
-    const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: "postgres", describe: redactUrl(url), close: () => db.destroy() };
+    const db = kysely(new PostgresDialect({ pool }), options.observer);
+    return {
+      db,
+      dialect: "postgres",
+      describe: redactUrl(url),
+      close: () => db.destroy(),
+      pool: () => ({ idle: pool.idleCount, used: pool.totalCount - pool.idleCount, pending: pool.waitingCount }),
+    };
   }
   const file = sqliteFile(options) as string;
   if (options.mustExist && !existsSync(file)) {
@@ -121,7 +142,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   sqlite.pragma("wal_autocheckpoint = 10000");
   if (options.cacheKiB !== undefined) sqlite.pragma(`cache_size = -${Math.floor(options.cacheKiB)}`);
   const { database, prepare } = withStatementCache(sqlite);
-  const db = new Kysely<Schema>({ dialect: new ImmediateSqliteDialect({ database }) });
+  const db = kysely(new ImmediateSqliteDialect({ database }), options.observer);
   runDirectly(db, { prepare, inTransaction: () => sqlite.inTransaction });
   return {
     db,

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { observerOf } from "./observer.js";
 import type { Schema } from "./schema.js";
 
 interface Pending<T, R> {
@@ -31,6 +32,7 @@ export function groupCommit<T, R>(
   async function flush(db: Kysely<Schema>): Promise<void> {
     const batch = queues.get(db)!;
     queues.delete(db);
+    observerOf(db)?.groupCommit(batch.length);
     if (batch.length === 1) {
       const only = batch[0]!;
       return alone(db, only.item).then(only.resolve, only.reject);

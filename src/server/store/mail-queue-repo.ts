@@ -280,3 +280,13 @@ export async function listMail(db: Kysely<Schema>, filter: { status?: QueuedMail
   if (filter.status) query = query.where("status", "=", filter.status);
   return query.execute();
 }
+
+/** The messages waiting to be sent, and when the oldest of them was queued (metrics). */
+export async function queueState(db: Kysely<Schema>): Promise<{ depth: number; oldest: string | null }> {
+  const row = await db
+    .selectFrom("mail_queue")
+    .select((eb) => [eb.fn.countAll().as("depth"), eb.fn.min("created_at").as("oldest")])
+    .where("status", "=", "queued")
+    .executeTakeFirst();
+  return { depth: Number(row?.depth ?? 0), oldest: (row?.oldest as string | null | undefined) ?? null };
+}

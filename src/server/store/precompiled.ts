@@ -1,9 +1,13 @@
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from "kysely";
+import { operationOf } from "../metrics/metrics.js";
+import { observerOf } from "./observer.js";
 import type { Schema } from "./schema.js";
 
 interface Entry {
   sql: string;
   slots: (number | { value: unknown })[];
+  /** the statement's kind, for metrics */
+  operation: string;
 }
 
 /**
@@ -48,15 +52,20 @@ function compiler<Row, Args extends string[]>(
         const index = markers.indexOf(p as string);
         return index >= 0 ? index : { value: p };
       });
-      entry = { sql: compiled.sql, slots };
+      entry = { sql: compiled.sql, slots, operation: operationOf(compiled.sql) };
       cache.set(key, entry);
     }
     const parameters = entry.slots.map((slot) => (typeof slot === "number" ? args[slot] : slot.value));
     const sqlite = direct.get(db);
     if (sqlite && !sqlite.inTransaction()) {
+      const observer = observerOf(db);
+      const started = observer && performance.now();
       const statement = sqlite.prepare(entry.sql);
-      if (statement.reader) return { rows: statement.all(parameters) as Row[] };
-      return { rows: [], numAffectedRows: BigInt(statement.run(parameters).changes) };
+      const result = statement.reader
+        ? { rows: statement.all(parameters) as Row[] }
+        : { rows: [], numAffectedRows: BigInt(statement.run(parameters).changes) };
+      if (observer) observer.query(entry.operation, (performance.now() - started!) / 1000);
+      return result;
     }
     return db.executeQuery<Row>(CompiledQuery.raw(entry.sql, parameters));
   };

@@ -138,3 +138,14 @@ export async function pruneSessions(db: Kysely<Schema>, now: Date): Promise<void
   const cutoff = new Date(now.getTime() - 24 * 3600 * 1000).toISOString();
   await db.deleteFrom("sessions").where("expires_at", "<", cutoff).execute();
 }
+
+/** The sessions not ended nor expired, logins and the applications' grants alike (metrics). */
+export async function countOpenSessions(db: Kysely<Schema>, nowIso: string): Promise<number> {
+  const row = await db
+    .selectFrom("sessions")
+    .select((eb) => eb.fn.countAll().as("open"))
+    .where("revoked_at", "is", null)
+    .where("expires_at", ">", nowIso)
+    .executeTakeFirst();
+  return Number(row?.open ?? 0);
+}
