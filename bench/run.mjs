@@ -22,6 +22,7 @@
 //  13. measures/import-commit.mjs   a member's logins and creates during an admin's atomic import of 100 000 events, against
 //                                   the same on the idle server, on SQLite and on PostgreSQL
 //  14. measures/login-second-factor.mjs  login with a TOTP code against without one; a wrong code against a wrong password
+//  15. measures/metrics.mjs         the authenticated read with --metrics-port against without it (cost <= 5%)
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;
@@ -53,6 +54,7 @@ import { measureImportCommit } from "./measures/import-commit.mjs";
 import { measureImports } from "./measures/imports.mjs";
 import { measureJsonServer } from "./measures/json-server.mjs";
 import { measureLoginSecondFactor } from "./measures/login-second-factor.mjs";
+import { measureMetrics } from "./measures/metrics.mjs";
 import { measureMillionEvents } from "./measures/million-events.mjs";
 import { measureOAuth } from "./measures/oauth.mjs";
 import { measureRenewPassword } from "./measures/renew-password.mjs";
@@ -84,6 +86,7 @@ await harness(
     if (wanted("audit")) await measureAudit(setup, workDir);
     if (wanted("import-commit")) await measureImportCommit(setup, workDir);
     if (wanted("login-second-factor")) await measureLoginSecondFactor(setup, workDir);
+    if (wanted("metrics")) await measureMetrics(setup, workDir);
     summary();
   },
   dropDatabases,
