@@ -22,7 +22,7 @@
 //  13. measures/import-commit.mjs   a member's logins and creates during an admin's atomic import of 100 000 events, against
 //                                   the same on the idle server, on SQLite and on PostgreSQL
 //  14. measures/login-second-factor.mjs  login with a TOTP code against without one; a wrong code against a wrong password
-//  15. measures/metrics.mjs         the authenticated read with --metrics-port against without it (cost <= 5%)
+//  15. measures/metrics.mjs         the authenticated read with --metrics-port (cost <= 5%), and traced, against neither
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;

@@ -146,8 +146,8 @@ const common = {
   // Every command reads its whole bundle, so what few commands use is left in node_modules too:
   // mailparser (a megabyte, for `server outbox`), yaml (YAML records, the swagger stand-in above),
   // the editor prompt's stand-in, and in the server nodemailer (the first mail sent), ioredis (a
-  // server with Redis), zxcvbn's dictionaries (the first password set) and prom-client (a server
-  // with --metrics-port).
+  // server with Redis), zxcvbn's dictionaries (the first password set), prom-client (a server
+  // with --metrics-port) and OpenTelemetry (a server with OTEL_EXPORTER_OTLP_ENDPOINT).
   external: [
     "better-sqlite3",
     "argon2",
@@ -162,6 +162,12 @@ const common = {
     "ioredis",
     "@zxcvbn-ts/language-common",
     "prom-client",
+    "@opentelemetry/api",
+    "@opentelemetry/context-async-hooks",
+    "@opentelemetry/core",
+    "@opentelemetry/exporter-trace-otlp-http",
+    "@opentelemetry/resources",
+    "@opentelemetry/sdk-trace-base",
   ],
   define: { BIZCTL_VERSION: JSON.stringify(pkg.version), "import.meta.url": "__bizctlMetaUrl" },
   logLevel: "warning",

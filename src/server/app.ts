@@ -16,7 +16,7 @@ import { NotInitialisedError } from "./configuration-error.js";
 import { routablePath } from "./http/routable-path.js";
 import { createMailer } from "./mail/mailer.js";
 import { installMetrics } from "./metrics/app-metrics.js";
-import { NO_METRICS } from "./metrics/metrics.js";
+import { dbSystemOf, NO_METRICS } from "./metrics/metrics.js";
 import { installOpenApi } from "./openapi.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
 import { collectAllowedMethods } from "./plugins/allowed-methods.js";
@@ -53,6 +53,7 @@ import type { ServiceContext } from "./services/service-context.js";
 import { hasUsers, openStore, sqliteFile } from "./store/database.js";
 import { migrateToLatest } from "./store/migrator.js";
 import { fileNameFailures, memoryNameFailures, redisNameFailures } from "./store/name-failures.js";
+import { installTracing } from "./tracing/app-tracing.js";
 
 type Pino = typeof import("pino").default;
 
@@ -233,11 +234,15 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     );
   }
   const metrics = options.metrics ?? NO_METRICS;
+  const { tracing } = options;
+  const observer = tracing
+    ? tracing.observeStore(metrics.store, dbSystemOf(options.databaseUrl))
+    : options.metrics && metrics.store;
   const store = await openStore({
     ...storeOptions,
     mustExist: options.requireInitialised,
     ...(options.sqliteCacheKiB !== undefined && { cacheKiB: options.sqliteCacheKiB }),
-    ...(options.metrics && { observer: options.metrics.store }),
+    ...(observer && { observer }),
   });
   let keys: KeyRing;
   try {
@@ -296,6 +301,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
       maxAttempts: options.mailMaxAttempts,
       retentionMs: options.mailRetentionMs,
       loop: options.mailSenderLoop,
+      ...(tracing && { traceSend: tracing.smtpSend }),
     }),
   };
 
@@ -322,7 +328,8 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     // Connection: close, rather than refused with Fastify's own 503 JSON body: the next one then
     // finds the port closed, which clients treat as the outage it is
     return503OnClosing: false,
-    genReqId: () => crypto.randomUUID(),
+    // with tracing, the request id is the trace id: one id in the logs, the problem documents and the traces
+    genReqId: tracing ? (raw) => tracing.startRequest(raw) : () => crypto.randomUUID(),
     ...(pino && { childLoggerFactory: requestChildLoggers(pino) }),
     // errors Fastify meets before routing (a malformed URL) leave as problem documents too
     frameworkErrors: (error, request, reply) => {
@@ -382,12 +389,15 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     stopRefreshingKeys();
     await services.mailer.close();
     await store.close();
+    // the spans of the last requests and of the closing itself are still in the batch
+    await tracing?.shutdown();
     flushLogs();
   });
 
   const logRequest = pino && options.log && logStream && requestLine(pino, options.log.level, logStream);
   if (logRequest) app.addHook("onResponse", logRequest);
   if (options.metrics) installMetrics(app, services, options.metrics);
+  if (tracing) installTracing(app, tracing);
   installProblemHandling(app);
   installJsonBodies(app);
   installSecurityHeaders(app);

@@ -1,5 +1,6 @@
 import { buildApp } from "./app.js";
 import type { MetricsListener } from "./metrics/listener.js";
+import { dbSystemOf } from "./metrics/metrics.js";
 import type { ServerOptions } from "./options.js";
 
 export interface ListenOptions extends ServerOptions {
@@ -19,7 +20,13 @@ export async function startServer(
   metricsRoute: MetricsRoute = "listener",
 ): Promise<{ url: string; closed: Promise<void> }> {
   const metrics = options.metricsPort === undefined ? undefined : await prometheusFor(options);
-  const app = await buildApp({ mailSenderLoop: true, ...options, ...(metrics && { metrics }) });
+  const tracing = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? await tracingFor() : undefined;
+  const app = await buildApp({
+    mailSenderLoop: true,
+    ...options,
+    ...(metrics && { metrics }),
+    ...(tracing && { tracing }),
+  });
   const url = await app.listen({ host: options.host, port: options.port });
   app.useListenUrl(url);
   let metricsListener: MetricsListener | undefined;
@@ -80,10 +87,18 @@ export async function startServer(
   return { url, closed };
 }
 
+declare const BIZCTL_VERSION: string;
+
+/** OpenTelemetry's SDK, loaded only when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+async function tracingFor() {
+  const { startTracing } = await import("./tracing/otel.js");
+  return startTracing(typeof BIZCTL_VERSION === "string" ? BIZCTL_VERSION : "0.0.0-dev");
+}
+
 /** Prometheus' metrics, loaded only when asked for: a server without them never imports prom-client. */
 async function prometheusFor(options: ListenOptions) {
   const { prometheusMetrics } = await import("./metrics/prometheus.js");
-  return prometheusMetrics(options.databaseUrl?.startsWith("postgres") ? "postgresql" : "sqlite");
+  return prometheusMetrics(dbSystemOf(options.databaseUrl));
 }
 
 async function serveMetrics(

@@ -2,6 +2,7 @@ import type { DestinationStream } from "pino";
 import type { Role } from "../contract/route.js";
 import type { Metrics } from "./metrics/metrics.js";
 import type { Clock, ImportQuota } from "./services/service-context.js";
+import type { Tracing } from "./tracing/tracing.js";
 
 export interface ServerOptions {
   /** where the SQLite file, the keys and the outbox live */
@@ -45,6 +46,8 @@ export interface ServerOptions {
    * without it, and nothing is timed
    */
   metrics?: Metrics;
+  /** OpenTelemetry's tracing (`server start` with OTEL_EXPORTER_OTLP_ENDPOINT); none without it */
+  tracing?: Tracing;
   /** per-client requests per window on login and renewPassword */
   loginRateLimit?: { max: number; timeWindowMs: number };
   /**

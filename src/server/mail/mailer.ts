@@ -7,7 +7,7 @@ import { attempt, type Delivery } from "./delivery.js";
 import { OwnMail } from "./own-mail.js";
 import { MAIL_SENDERS, SenderLoop } from "./sender-loop.js";
 import { queuesInto } from "./transaction-queues.js";
-import { createTransport, describeTransport } from "./transport.js";
+import { createTransport, describeTransport, type MailTransport } from "./transport.js";
 
 export interface MailMessage {
   to: string;
@@ -102,6 +102,8 @@ export interface MailerOptions {
   loop?: boolean;
   /** with the loop, a job is due after a random delay of up to this long */
   jobDelayMs?: number;
+  /** wraps each send (a span of its own when the server traces) */
+  traceSend?: <T>(send: () => Promise<T>) => Promise<T>;
 }
 
 export const MAIL_DEFAULTS = {
@@ -141,7 +143,7 @@ export function createMailer(options: MailerOptions): Mailer {
   const handlers = new Map<JobKind, JobHandler>();
   let renderLink: LinkRenderer | undefined;
   const own = new OwnMail(loop);
-  const transport = createTransport(options, loop ? MAIL_SENDERS : undefined);
+  const transport = traced(createTransport(options, loop ? MAIL_SENDERS : undefined), options.traceSend);
   const claimer = crypto.randomUUID();
   const delivery: Delivery = {
     db,
@@ -213,4 +215,9 @@ export function createMailer(options: MailerOptions): Mailer {
       await transport.close();
     },
   };
+}
+
+function traced(transport: MailTransport, trace: MailerOptions["traceSend"]): MailTransport {
+  if (!trace) return transport;
+  return { send: (message) => trace(() => transport.send(message)), close: () => transport.close() };
 }

@@ -65,3 +65,8 @@ const OPERATIONS = new Set([
   "alter",
   "drop",
 ]);
+
+/** OpenTelemetry's name of the database a URL selects: "postgresql", or "sqlite" (the default). */
+export function dbSystemOf(databaseUrl: string | undefined): string {
+  return databaseUrl && /^postgres(ql)?:\/\//i.test(databaseUrl) ? "postgresql" : "sqlite";
+}
