@@ -3,7 +3,7 @@
  * OTLP/HTTP, received by a small OTLP receiver in this test that keeps what it is sent. The
  * request span continues the caller's W3C trace context, its statements are its children, an SMTP
  * send has a span of its own, and the request id of the answer, the problem document and the log
- * is the trace id. On SQLite and PostgreSQL.
+ * is the trace id. On SQLite and PostgreSQL, and with `--workers 2`, each worker exporting its own.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -68,7 +68,13 @@ const attribute = (span: ReceivedSpan, key: string) => {
   return value?.stringValue ?? (value?.intValue === undefined ? undefined : Number(value.intValue));
 };
 
-describe.each(["sqlite", "postgresql"])("traces over OTLP/HTTP, on %s", (system) => {
+const SETUPS = [
+  { name: "SQLite", system: "sqlite", workers: 1 },
+  { name: "PostgreSQL", system: "postgresql", workers: 1 },
+  { name: "SQLite, --workers 2", system: "sqlite", workers: 2 },
+];
+
+describe.each(SETUPS)("traces over OTLP/HTTP: $name", ({ system, workers }) => {
   let receiver: Awaited<ReturnType<typeof otlpReceiver>>;
   let sink: SmtpSink;
   afterAll(async () => {
@@ -90,7 +96,7 @@ describe.each(["sqlite", "postgresql"])("traces over OTLP/HTTP, on %s", (system)
         drop: database.drop,
       };
     },
-    serverArgs: () => ["--smtp-url", sink.url],
+    serverArgs: () => ["--smtp-url", sink.url, "--workers", String(workers)],
   });
 
   it("continues the caller's trace: the request span, its statements as children, the trace id as request id", async () => {
