@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { cannon } from "./cannon.mjs";
 import { BIN, CONNECTIONS, LISTENING, ROUNDS, SECONDS, WARMUP_SECONDS } from "./config.mjs";
 import { startBackground, stop } from "./processes.mjs";
-import { median, progress } from "./report.mjs";
+import { median, progress, ratio, table } from "./report.mjs";
 
 /**
  * `variants`: `{ label, args, env?, after? }` each: the extra flags of its `server start`, and
@@ -60,4 +60,16 @@ export async function alternate({ remoteEnv, token, dataDir }, dir, name, path, 
   } finally {
     await Promise.all(servers.map((s) => stop(s.child)));
   }
+}
+
+/** The table of what alternate() measured, each variant's throughput also as a ratio to `baseline`'s. */
+export function alternateTable(results, baseline, vsLabel) {
+  const rows = results.map((t) => [
+    t.label,
+    `${Math.round(t.rps)} req/s`,
+    ratio(t.rps / baseline.rps),
+    t.perRound,
+    t.latency,
+  ]);
+  return table(["target", "throughput", vsLabel, "per round", "p50 / p99"], rows, [1, 2]);
 }

@@ -6,9 +6,9 @@
 // rounds must have counted the reads it served.
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
-import { alternate } from "../lib/alternate.mjs";
+import { alternate, alternateTable } from "../lib/alternate.mjs";
 import { CONNECTIONS, ROUNDS, SECONDS, WARMUP_SECONDS } from "../lib/config.mjs";
-import { info, progress, ratio, table, thousands, verdict } from "../lib/report.mjs";
+import { info, progress, ratio, thousands, verdict } from "../lib/report.mjs";
 
 /** The reads of `route` answered 200 that the server's /metrics counted (its log says where it listens). */
 async function countedReads(logFile, route) {
@@ -63,14 +63,7 @@ export async function measureMetrics(setup, dir) {
     `\n15. Metrics and traces against neither: autocannon, ${CONNECTIONS} connections, ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up, ` +
       `${ROUNDS} rounds per server alternated,\n   three servers on the same SQLite data dir (info-level request logs to files)`,
   );
-  const rows = [off, on, traced].map((t) => [
-    t.label,
-    `${Math.round(t.rps)} req/s`,
-    ratio(t.rps / off.rps),
-    t.perRound,
-    t.latency,
-  ]);
-  console.log(table(["target", "throughput", "vs off", "per round", "p50 / p99"], rows, [1, 2]));
+  console.log(alternateTable([off, on, traced], off, "vs neither"));
   const value = on.rps / off.rps;
   console.log(
     `  ratio on / off: ${ratio(value)}  ${verdict("authenticated read, metrics on / off", value, ">=", 0.95)}`,

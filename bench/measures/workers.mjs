@@ -5,9 +5,9 @@
 // worker the server and the load generator each have a core; with two, the workers and autocannon
 // share both. So the ratio here is a floor for what --workers gives on a host where the load comes
 // from elsewhere, not a promise of N times; the row is informational (no target).
-import { alternate } from "../lib/alternate.mjs";
+import { alternate, alternateTable } from "../lib/alternate.mjs";
 import { CONNECTIONS, ROUNDS, SECONDS, WARMUP_SECONDS } from "../lib/config.mjs";
-import { info, progress, ratio, table } from "../lib/report.mjs";
+import { info, progress, ratio } from "../lib/report.mjs";
 
 export async function measureWorkers(setup, dir) {
   const path = "/api/crm/v1/events/E1";
@@ -21,14 +21,7 @@ export async function measureWorkers(setup, dir) {
     `\n7. --workers 2 vs --workers 1: autocannon, ${CONNECTIONS} connections, ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up, ` +
       `${ROUNDS} rounds per target alternated,\n   two servers on the same SQLite data dir (info-level request logs to files)`,
   );
-  const rows = [one, two].map((t) => [
-    t.label,
-    `${Math.round(t.rps)} req/s`,
-    ratio(t.rps / one.rps),
-    t.perRound,
-    t.latency,
-  ]);
-  console.log(table(["target", "throughput", "vs 1 worker", "per round", "p50 / p99"], rows, [1, 2]));
+  console.log(alternateTable([one, two], one, "vs 1 worker"));
   const value = two.rps / one.rps;
   console.log(
     `  ratio --workers 2 / --workers 1: ${ratio(value)}  ${info("authenticated read, --workers 2 / --workers 1", value)}`,
