@@ -17,10 +17,12 @@ const USERS = Number(usersText);
 const CHUNK = 500;
 export const TYPES = ["webinar", "meeting", "conference", "call", "visit"];
 
-/** Runs one statement with positional parameters; begin() and commit() bound the one transaction. */
+/** Runs one statement with positional parameters; begin() and commit() bound the writing. */
 interface Store {
   run(sql: string, parameters: unknown[]): Promise<void>;
   begin(): Promise<void>;
+  /** after each chunk: PostgreSQL commits and begins again (see openStore) */
+  chunkDone(): Promise<void>;
   commit(): Promise<void>;
 }
 
@@ -34,6 +36,13 @@ async function openStore(): Promise<Store> {
         await client.query({ text: sql.replace(/\?/g, () => `$${++n}`), values: parameters });
       },
       begin: async () => {
+        await client.query("begin");
+      },
+      // the count triggers update one row per event: in one transaction PostgreSQL keeps every
+      // version of that row and walks them all at each update, so a million events in one
+      // transaction took hours; a commit per chunk lets it prune them
+      chunkDone: async () => {
+        await client.query("commit");
         await client.query("begin");
       },
       commit: async () => {
@@ -59,6 +68,7 @@ async function openStore(): Promise<Store> {
     begin: async () => {
       db.exec("begin");
     },
+    chunkDone: async () => {},
     commit: async () => {
       db.exec("commit");
       db.pragma("wal_checkpoint(TRUNCATE)");
@@ -153,6 +163,7 @@ for (let i = 1; i <= EVENTS; i += CHUNK) {
   const rows: unknown[][] = [];
   for (let j = i; j < Math.min(i + CHUNK, EVENTS + 1); j++) rows.push(eventRow(j));
   await insertEvents(rows);
+  await store.chunkDone();
 }
 for (let i = 0; i < USERS; i += CHUNK) {
   const resources: unknown[][] = [];
@@ -175,6 +186,7 @@ for (let i = 0; i < USERS; i += CHUNK) {
   await insertResources(resources);
   for (let k = 0; k < values.length; k += CHUNK) await insertValues(values.slice(k, k + CHUNK));
   await insertCredentials(credentials);
+  await store.chunkDone();
 }
 await store.commit();
 process.stdout.write(
