@@ -67,11 +67,12 @@ const EXEMPT: Record<string, string> = {
   "bizctl auth mfa verify": "asks for the app's code at a terminal prompt",
   "bizctl auth mfa disable": "asks for the password and a code at a terminal prompt",
   "bizctl server start --port 8080": "serves until stopped (test/helpers/cli.ts starts servers the same way)",
-  "BIZCTL_DATABASE_URL=postgres://bizctl@db/bizctl bizctl server start --host 0.0.0.0":
-    "serves until stopped, on a PostgreSQL host of the reader's",
-  "bizctl server start --database postgres://bizctl@db/bizctl --redis-url redis://cache:6379":
-    "serves until stopped, on the reader's PostgreSQL and Redis hosts",
+  "BIZCTL_SECRET_KEY_FILE=/etc/bizctl/secret BIZCTL_DATABASE_URL=postgres://bizctl@db/bizctl bizctl server start --host 0.0.0.0":
+    "serves until stopped, on a PostgreSQL host and with a key file of the reader's",
+  "BIZCTL_SECRET_KEY_FILE=/etc/bizctl/secret bizctl server start --database postgres://bizctl@db/bizctl --redis-url redis://cache:6379":
+    "serves until stopped, on the reader's PostgreSQL and Redis hosts, with a key file of the reader's",
   "bizctl server start --require-mfa admin,support": "serves until stopped",
+  "bizctl server start --metrics-port 9464": "serves until stopped (test/e2e/metrics.test.ts starts it)",
   "bizctl server migrate --database postgres://bizctl@db/bizctl": "names a PostgreSQL host of the reader's",
   "BIZCTL_SECRET_KEY_FILE=/etc/bizctl/secret bizctl server recover-admin --database postgres://bizctl@db/bizctl --admin-user <name>":
     "names a PostgreSQL host and a key file of the reader's",

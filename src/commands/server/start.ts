@@ -200,7 +200,9 @@ export function register(group: Command, io: Context["io"]): void {
         .default("bizctl:rl:"),
     )
     .addOption(
-      new Option("--token-ttl <seconds>", "lifetime of access tokens").env("BIZCTL_TOKEN_TTL").default("28800"),
+      new Option("--token-ttl <seconds>", "lifetime of access tokens, in seconds: 60 to 2592000 (30 days)")
+        .env("BIZCTL_TOKEN_TTL")
+        .default("28800"),
     )
     .addOption(
       new Option("--max-sessions <n>", "open login sessions per user; a login beyond ends the oldest")
@@ -273,8 +275,8 @@ export function register(group: Command, io: Context["io"]): void {
       "after",
       examples(
         "bizctl server start --port 8080",
-        "BIZCTL_DATABASE_URL=postgres://bizctl@db/bizctl bizctl server start --host 0.0.0.0",
-        "bizctl server start --database postgres://bizctl@db/bizctl --redis-url redis://cache:6379",
+        "BIZCTL_SECRET_KEY_FILE=/etc/bizctl/secret BIZCTL_DATABASE_URL=postgres://bizctl@db/bizctl bizctl server start --host 0.0.0.0",
+        "BIZCTL_SECRET_KEY_FILE=/etc/bizctl/secret bizctl server start --database postgres://bizctl@db/bizctl --redis-url redis://cache:6379",
         "bizctl server start --require-mfa admin,support",
         "bizctl server start --metrics-port 9464",
       ),
