@@ -218,9 +218,13 @@ async function importEvents(ctx: Context, file: string, options: ImportOptions):
   }
   progress.done();
   if (read === 0) {
+    // nothing to do is no mistake: `events export --filter … | events import -` must not fail a
+    // script's run when the filter matched nothing (an empty file, `[]`, a CSV header alone)
     await run.close();
     await abandon(ctx, importId);
-    throw new UsageError(`${file === "-" ? "stdin" : file} holds no events; expected NDJSON, a JSON array or CSV.`);
+    ctx.info(`${file === "-" ? "stdin" : file} holds no events: nothing to import.`);
+    await printReport(ctx, run);
+    return;
   }
 
   if (importId) {
