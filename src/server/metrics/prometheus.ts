@@ -1,4 +1,5 @@
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { LightHistogram } from "./light-histogram.js";
 import type { Metrics, ScrapeSource } from "./metrics.js";
 
 /**
@@ -24,13 +25,16 @@ const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", 
 export function prometheusMetrics(dbSystem: string, registry = new Registry()): PrometheusMetrics {
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  const requests = new Histogram({
-    name: "http_server_request_duration_seconds",
-    help: "Duration of HTTP server requests, by method, route template and status code",
-    labelNames: ["http_request_method", "http_route", "http_response_status_code"],
-    buckets: DURATION_BUCKETS,
-    registers,
-  });
+  // the three a request observes on its path: light ones (light-histogram.ts)
+  const light = (name: string, help: string) => {
+    const histogram = new LightHistogram(name, help, DURATION_BUCKETS);
+    registry.registerMetric(histogram as never);
+    return histogram;
+  };
+  const requests = light(
+    "http_server_request_duration_seconds",
+    "Duration of HTTP server requests, by method, route template and status code",
+  );
   const logins = new Counter({
     name: "bizctl_logins_total",
     help: 'Logins (POST /auth/login) by outcome: "success" or the problem code of the refusal',
@@ -42,20 +46,14 @@ export function prometheusMetrics(dbSystem: string, registry = new Registry()): 
     help: "Audit records that could not be written",
     registers,
   });
-  const queries = new Histogram({
-    name: "db_client_operation_duration_seconds",
-    help: "Duration of database statements, by kind (select, insert, ...)",
-    labelNames: ["db_system_name", "db_operation_name"],
-    buckets: DURATION_BUCKETS,
-    registers,
-  });
-  const transactions = new Histogram({
-    name: "bizctl_db_transaction_duration_seconds",
-    help: "Duration of database transactions, from begin to commit or rollback",
-    labelNames: ["db_system_name", "outcome"],
-    buckets: DURATION_BUCKETS,
-    registers,
-  });
+  const queries = light(
+    "db_client_operation_duration_seconds",
+    "Duration of database statements, by kind (select, insert, ...)",
+  );
+  const transactions = light(
+    "bizctl_db_transaction_duration_seconds",
+    "Duration of database transactions, from begin to commit or rollback",
+  );
   const groupCommits = new Histogram({
     name: "bizctl_group_commit_writes",
     help: "Writes run together in one transaction by a group commit",
@@ -119,21 +117,27 @@ export function prometheusMetrics(dbSystem: string, registry = new Registry()): 
   return {
     registry,
     request(method, route, status, seconds) {
-      requests.observe(
-        {
-          http_request_method: KNOWN_METHODS.has(method) ? method : "_OTHER",
-          http_route: route,
-          http_response_status_code: status,
-        },
-        seconds,
-      );
+      const known = KNOWN_METHODS.has(method) ? method : "_OTHER";
+      const series = requests.series(`${known} ${status} ${route}`, () => ({
+        http_request_method: known,
+        http_route: route,
+        http_response_status_code: status,
+      }));
+      requests.observe(series, seconds);
     },
     login: (outcome) => logins.inc({ outcome }),
     auditWriteFailure: () => auditFailures.inc(),
     store: {
       query: (operation, seconds) =>
-        queries.observe({ db_system_name: dbSystem, db_operation_name: operation }, seconds),
-      transaction: (outcome, seconds) => transactions.observe({ db_system_name: dbSystem, outcome }, seconds),
+        queries.observe(
+          queries.series(operation, () => ({ db_system_name: dbSystem, db_operation_name: operation })),
+          seconds,
+        ),
+      transaction: (outcome, seconds) =>
+        transactions.observe(
+          transactions.series(outcome, () => ({ db_system_name: dbSystem, outcome })),
+          seconds,
+        ),
       groupCommit: (writes) => groupCommits.observe(writes),
     },
     watch(watched) {
