@@ -2,8 +2,8 @@
  * `server start --metrics-port` (spec 1.8): the real listener scraped over HTTP and its text
  * parsed by the Prometheus project's Python client; the counts held against the traffic the test
  * sends; the series flat when 200 distinct unknown paths are requested; no secret in a scrape. On
- * SQLite and PostgreSQL with one process, and on SQLite with `--workers 2`, whose primary adds
- * up its workers.
+ * SQLite and PostgreSQL, with one process and with `--workers 2`, whose primary adds up its
+ * workers.
  */
 import { describe, expect, it } from "vitest";
 import { allRoutes } from "../../src/contract/index.js";
@@ -30,6 +30,7 @@ const SETUPS: { name: string; system: string; storage?: () => Promise<Storage>; 
   { name: "SQLite, one process", system: "sqlite" },
   { name: "PostgreSQL, one process", system: "postgresql", storage: postgres },
   { name: "SQLite, --workers 2", system: "sqlite", workers: 2 },
+  { name: "PostgreSQL, --workers 2", system: "postgresql", storage: postgres, workers: 2 },
 ];
 
 const TEMPLATES = new Set(allRoutes.map((route) => route.path));

@@ -72,6 +72,7 @@ const SETUPS = [
   { name: "SQLite", system: "sqlite", workers: 1 },
   { name: "PostgreSQL", system: "postgresql", workers: 1 },
   { name: "SQLite, --workers 2", system: "sqlite", workers: 2 },
+  { name: "PostgreSQL, --workers 2", system: "postgresql", workers: 2 },
 ];
 
 describe.each(SETUPS)("traces over OTLP/HTTP: $name", ({ system, workers }) => {
