@@ -38,8 +38,9 @@ export async function holdLogin(url: string, userName: string, password: string)
   });
   return {
     finish: (then = "") => {
-      socket.write(body);
-      if (then) socket.write(then);
+      // one write: the next request reaches the server with the body, while the login is still
+      // under way, rather than after its answer, when a draining server may close the connection
+      socket.write(body + then);
       return closed;
     },
     destroy: () => socket.destroy(),
