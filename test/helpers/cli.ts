@@ -383,8 +383,13 @@ export async function initAndLogin<O extends RunOptions = RunOptions>(
         return env;
       },
       close: async () => {
-        await running?.stop();
-        await removeAll();
+        // the stop throws when the server sent an answer outside the OpenAPI document: the
+        // sandbox and its database go all the same
+        try {
+          await running?.stop();
+        } finally {
+          await removeAll();
+        }
       },
     };
     await pointAt(mode, sandbox.env, running, runner as Runner);
