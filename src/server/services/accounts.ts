@@ -150,12 +150,31 @@ export function mustEnroll(ctx: ServiceContext, roles: readonly Role[]): boolean
  * reset, or the policy or the role came after the credential): read with the credential on every
  * request, whatever the credential (a login, an API token, an application's grant).
  */
-export function enrollmentRequired(
+function enrollmentRequired(
   ctx: ServiceContext,
   row: { mfa_enabled?: number | string | null },
   roles: readonly Role[],
 ): { mfaEnrollmentRequired?: true } {
   return Number(row.mfa_enabled) !== 1 && mustEnroll(ctx, roles) ? { mfaEnrollmentRequired: true } : {};
+}
+
+/**
+ * Who a credential acts for, as its account is now: what a login, an API token and an
+ * application's grant have alike in their principal (each adds its own credential's fields).
+ */
+export function accountPrincipal(
+  ctx: ServiceContext,
+  account: UserAccount,
+  row: { mfa_enabled?: number | string | null },
+): Pick<Principal, "userId" | "userName" | "displayName" | "roles" | "firstLogin" | "mfaEnrollmentRequired"> {
+  return {
+    userId: account.id,
+    userName: account.userName,
+    displayName: account.displayName,
+    roles: account.roles,
+    firstLogin: account.credential.firstLogin,
+    ...enrollmentRequired(ctx, row, account.roles),
+  };
 }
 
 /** Resolves a Bearer token to its caller; the revocation check is exact on every request. */
@@ -172,12 +191,7 @@ export async function authenticateBearer(ctx: ServiceContext, token: string): Pr
     await touchSession(ctx.store.db, claims.jti, new Date(now));
   }
   return {
-    userId: account.id,
-    userName: account.userName,
-    displayName: account.displayName,
-    roles: account.roles,
-    firstLogin: account.credential.firstLogin,
-    ...enrollmentRequired(ctx, row, account.roles),
+    ...accountPrincipal(ctx, account, row),
     sessionId: claims.jti,
     expiresAt: new Date(claims.exp * 1000),
   };

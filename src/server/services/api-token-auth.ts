@@ -6,7 +6,7 @@
 
 import { findApiTokenByHash, touchApiToken } from "../store/api-tokens-repo.js";
 import { toAccount } from "../store/users-repo.js";
-import { enrollmentRequired } from "./accounts.js";
+import { accountPrincipal } from "./accounts.js";
 import { hashApiToken, isWellFormedApiToken, readScopes } from "./api-tokens.js";
 import { audit, userTarget } from "./audit.js";
 import { refusedToken } from "./bearer-challenge.js";
@@ -32,14 +32,9 @@ export async function authenticateApiToken(
   if (!account.active) throw refusedToken("token_revoked", "The account of this API token is disabled.");
   await noteUse(ctx, row, account, origin, now);
   return {
-    userId: account.id,
-    userName: account.userName,
-    displayName: account.displayName,
-    // the owner's roles as they are now: a demoted owner's token loses what the owner lost
-    roles: account.roles,
-    firstLogin: account.credential.firstLogin,
-    // confined as a login would be; a token cannot enroll, its owner can
-    ...enrollmentRequired(ctx, row, account.roles),
+    // the owner's roles as they are now: a demoted owner's token loses what the owner lost; and
+    // confined as a login would be (a token cannot enroll, its owner can)
+    ...accountPrincipal(ctx, account, row),
     // no session: the token is its own credential (logout with it revokes it)
     sessionId: row.token_id,
     expiresAt: new Date(row.expires_at),

@@ -14,7 +14,7 @@ import { signatureBaseString, verifySignature } from "../oauth1/signature.js";
 import { invalid, ProblemError } from "../problem-error.js";
 import * as repo from "../store/oauth-repo.js";
 import { toAccount } from "../store/users-repo.js";
-import { enrollmentRequired } from "./accounts.js";
+import { accountPrincipal } from "./accounts.js";
 import { noteGrantUse } from "./oauth-grants.js";
 import type { Principal, ServiceContext } from "./service-context.js";
 
@@ -200,13 +200,8 @@ export async function tokenPrincipal(
   return {
     consumerKey: signed.consumer.consumerKey,
     principal: {
-      userId: account.id,
-      userName: account.userName,
-      displayName: account.displayName,
-      roles: account.roles,
-      firstLogin: account.credential.firstLogin,
       // an application acts for its owner as the owner's login would: confined alike
-      ...enrollmentRequired(ctx, row, account.roles),
+      ...accountPrincipal(ctx, account, row),
       sessionId: row.session_id,
       expiresAt: new Date(row.expires_at),
       consumerId: signed.consumer.id,

@@ -14,7 +14,7 @@ import {
   type TotpFactorRow,
 } from "../store/totp-repo.js";
 import { findAccountById, type UserAccount } from "../store/users-repo.js";
-import { type AuditEntry, actorOf, audit, auditBy, refusalsRecorded, userTarget } from "./audit.js";
+import { type AuditAction, type AuditEntry, actorOf, audit, auditBy, refusalsRecorded, userTarget } from "./audit.js";
 import { assertNotBackedOff, countFailure } from "./password-check.js";
 import { verifyPassword } from "./passwords.js";
 import type { Principal, RequestOrigin, ServiceContext } from "./service-context.js";
@@ -112,12 +112,7 @@ async function ownAccount(ctx: ServiceContext, principal: Principal): Promise<Us
 /** Starts (or restarts, while pending) an enrollment: a new seed, answered once with its key URI. */
 export async function startTotpEnrollment(ctx: ServiceContext, principal: Principal) {
   const secret = newTotpSecret();
-  const record: AuditEntry = {
-    action: "mfa.enroll",
-    actor: actorOf(principal),
-    origin: principal.origin,
-    target: { type: "User", id: principal.userId, name: principal.userName },
-  };
+  const record = ownRecord(principal, "mfa.enroll");
   await refusalsRecorded(
     ctx,
     (error) => (error.code === "conflict" ? record : undefined),
@@ -142,12 +137,7 @@ export async function startTotpEnrollment(ctx: ServiceContext, principal: Princi
 
 /** Activates a pending enrollment with a first code; answers the recovery codes, this once. */
 export async function activateTotp(ctx: ServiceContext, principal: Principal, code: string) {
-  const record: AuditEntry = {
-    action: "mfa.activate",
-    actor: actorOf(principal),
-    origin: principal.origin,
-    target: { type: "User", id: principal.userId, name: principal.userName },
-  };
+  const record = ownRecord(principal, "mfa.activate");
   return refusalsRecorded(
     ctx,
     (error) => (["conflict", "not_found", "account_locked"].includes(error.code) ? record : undefined),
@@ -197,12 +187,7 @@ export async function totpStatus(ctx: ServiceContext, principal: Principal) {
 
 /** Removes the caller's factor (active or pending) and its recovery codes: the password and a code prove it. */
 export async function removeTotp(ctx: ServiceContext, principal: Principal, password: string, code: string) {
-  const record: AuditEntry = {
-    action: "mfa.remove",
-    actor: actorOf(principal),
-    origin: principal.origin,
-    target: { type: "User", id: principal.userId, name: principal.userName },
-  };
+  const record = ownRecord(principal, "mfa.remove");
   const origin: RequestOrigin = principal.origin ?? {};
   await refusalsRecorded(
     ctx,
@@ -269,4 +254,14 @@ export async function proveLoginFactor(
 /** Whether an account has an active second factor (a page that cannot ask for a code refuses it). */
 export async function hasActiveFactor(ctx: ServiceContext, userId: string): Promise<boolean> {
   return !!(await findTotpFactor(ctx.store.db, userId))?.enabled_at;
+}
+
+/** The audit record of a change a user makes to its own second factor. */
+function ownRecord(principal: Principal, action: AuditAction): AuditEntry {
+  return {
+    action,
+    actor: actorOf(principal),
+    origin: principal.origin,
+    target: userTarget({ id: principal.userId, userName: principal.userName }),
+  };
 }

@@ -143,7 +143,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.cacheKiB !== undefined) sqlite.pragma(`cache_size = -${Math.floor(options.cacheKiB)}`);
   const { database, prepare } = withStatementCache(sqlite);
   const db = kysely(new ImmediateSqliteDialect({ database }), options.observer);
-  runDirectly(db, { prepare, inTransaction: () => sqlite.inTransaction });
+  runDirectly(db, {
+    prepare,
+    inTransaction: () => sqlite.inTransaction,
+    ...(options.observer && { observer: options.observer }),
+  });
   return {
     db,
     dialect: "sqlite",

@@ -3,9 +3,9 @@ import type { StoreObserver } from "../metrics/metrics.js";
 import { operationOf } from "../metrics/metrics.js";
 import type { Schema } from "./schema.js";
 
-// A database's observer, for the paths that run outside Kysely's executor (precompiled statements
-// run straight on SQLite, group commits): keyed by the database, so two apps in one process
-// (tests, the embedded CLI beside a server) never report into each other's metrics
+// A database's observer, for the group commit, which runs outside Kysely's executor: keyed by
+// the database, so two apps in one process (tests, the embedded CLI beside a server) never
+// report into each other's metrics
 const observers = new WeakMap<Kysely<Schema>, StoreObserver>();
 
 export function observe(db: Kysely<Schema>, observer: StoreObserver): void {

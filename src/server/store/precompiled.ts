@@ -1,6 +1,6 @@
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from "kysely";
+import type { StoreObserver } from "../metrics/metrics.js";
 import { operationOf } from "../metrics/metrics.js";
-import { observerOf } from "./observer.js";
 import type { Schema } from "./schema.js";
 
 interface Entry {
@@ -22,6 +22,8 @@ export interface DirectSqlite {
   prepare(sql: string): import("better-sqlite3").Statement;
   /** whether a transaction holds the connection (between its BEGIN and its COMMIT or ROLLBACK) */
   inTransaction(): boolean;
+  /** told of each statement run this way (metrics); none without metrics, and nothing is timed */
+  observer?: StoreObserver;
 }
 
 const direct = new WeakMap<Kysely<Schema>, DirectSqlite>();
@@ -58,7 +60,7 @@ function compiler<Row, Args extends string[]>(
     const parameters = entry.slots.map((slot) => (typeof slot === "number" ? args[slot] : slot.value));
     const sqlite = direct.get(db);
     if (sqlite && !sqlite.inTransaction()) {
-      const observer = observerOf(db);
+      const { observer } = sqlite;
       const started = observer && performance.now();
       const statement = sqlite.prepare(entry.sql);
       const result = statement.reader
