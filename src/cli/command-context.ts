@@ -6,7 +6,7 @@ import { checkServer, createClient, sameServer, type Target, targetOf, uninitial
 import { AuthError, CliError, EXIT, UsageError } from "./errors.js";
 import { checkFields, checkFieldsBeforeWrite } from "./fields.js";
 import { type IO, writeLine } from "./io.js";
-import { FORMATS, type Format, render } from "./output.js";
+import { FORMATS, type Format, type RenderOptions, render } from "./output.js";
 import { promptConfirm } from "./prompts.js";
 import { terminalText } from "./terminal-text.js";
 
@@ -218,16 +218,23 @@ export class Context {
   async print(data: unknown, columns?: string[]): Promise<void> {
     const fields = this.fields();
     checkFields(fields, data, this.group);
-    const text = await render(data, {
-      format: this.format(),
-      fields,
-      query: this.globals.query,
-      columns,
-      width: this.io.stdout.columns ?? 100,
+    this.io.stdout.write(
+      await this.render(data, { format: this.format(), fields, query: this.globals.query, columns }),
+    );
+  }
+
+  /**
+   * The one way a command renders data: fitted to the terminal's width (none piped, or when the
+   * terminal reports 0 columns), coloured and made safe for it when stdout is one.
+   */
+  render(data: unknown, options: Pick<RenderOptions, "format" | "fields" | "query" | "columns">): Promise<string> {
+    const stdout = this.io.stdout;
+    return render(data, {
+      ...options,
+      width: stdout.isTTY ? stdout.columns : undefined,
       color: this.color,
-      terminal: Boolean(this.io.stdout.isTTY),
+      terminal: Boolean(stdout.isTTY),
     });
-    this.io.stdout.write(text);
   }
 
   /**

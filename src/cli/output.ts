@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from "node:util";
 import { neutraliseCell } from "./csv-cells.js";
 import { commonJs, importYaml } from "./lazy-modules.js";
 import { applyQuery } from "./query.js";
@@ -12,7 +13,8 @@ export interface RenderOptions {
   fields?: string[];
   /** the table columns of this kind of record when `--fields` is not given */
   columns?: string[];
-  width: number;
+  /** the terminal's columns; undefined or 0 (piped, or a terminal that cannot tell) sets no limit */
+  width?: number;
   color: boolean;
   /**
    * stdout is a terminal: JSON, NDJSON and YAML escape the control characters their syntax
@@ -103,8 +105,32 @@ function defaultColumns(rows: Row[]): string[] {
   return keys.slice(0, 8);
 }
 
-/** The columns a row is addressed by in the next command: never cut, so they can be copied. */
-export const isIdentifier = (column: string) => /(^|\.)(id|code)$|Id$/.test(column);
+/**
+ * The columns a person copies into the next command or reads to act: never cut. Ids (`id`,
+ * `…Id`), codes, keys and tokens (`code`, `consumerKey`, `token`), and an audit record's `time`
+ * and `action` (its `--until` cursor and a `--filter` value).
+ */
+export const isIdentifier = (column: string) => /(^|\.)(id|code|token|time|action)$|(Id|Key)$/.test(column);
+
+/** Code points a terminal shows in two columns: CJK, Hangul, fullwidth forms, emoji. */
+const WIDE =
+  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
+/** Code points that take no column of their own: combining marks, zero-width characters. */
+const ZERO = /[\p{M}\u200b-\u200f\u2060\ufeff]/u;
+
+/**
+ * The columns the text takes on a terminal: escape sequences (a bold header) take none, a wide
+ * character two; of several lines, the widest.
+ */
+export function displayWidth(text: string): number {
+  let widest = 0;
+  for (const line of stripVTControlCharacters(text).split("\n")) {
+    let width = 0;
+    for (const char of line) width += ZERO.test(char) ? 0 : WIDE.test(char) ? 2 : 1;
+    widest = Math.max(widest, width);
+  }
+  return widest;
+}
 
 /** Two spaces between columns, no borders and no rule under each row, as kubectl and gh print. */
 const GAP = 2;
@@ -136,10 +162,12 @@ const COMPACT = {
 /**
  * Shrinks the widest column that may give way until the row fits the terminal. Identifier
  * columns keep their width: when the others are down to 5 characters the row is wider than the
- * terminal rather than an id cut.
+ * terminal rather than an id cut. An unknown width (piped, or a terminal that reports 0 columns
+ * as `script` and many CI and container terminals do) cuts nothing, as gh does when it cannot tell.
  */
-export function fitWidths(natural: number[], width: number, fixed: boolean[] = []): number[] {
+export function fitWidths(natural: number[], width: number | undefined, fixed: boolean[] = []): number[] {
   const widths = natural.map((w) => Math.max(w, 1));
+  if (!width || width <= 0) return widths;
   const budget = width - 1 - GAP * (widths.length - 1);
   let total = widths.reduce((a, b) => a + b, 0);
   while (total > budget) {
@@ -169,7 +197,7 @@ async function table(data: unknown, options: RenderOptions): Promise<string> {
     const head = columns.map((c) => terminalText(c));
     // one line per record: a newline in a value is shown, not laid out
     const body = rows.map((row) => columns.map((c) => terminalText(cell(pick(row, c)))));
-    const natural = head.map((c, i) => Math.max(c.length, ...body.map((r) => (r[i] ?? "").length)));
+    const natural = head.map((c, i) => Math.max(displayWidth(c), ...body.map((r) => displayWidth(r[i] ?? ""))));
     const t = new Table({
       ...COMPACT,
       head: head.map((c) => chalk.bold(c)),
@@ -183,9 +211,16 @@ async function table(data: unknown, options: RenderOptions): Promise<string> {
     const entries = (
       options.fields ? options.fields.map((f) => [f, pick(data, f)] as const) : Object.entries(data as Row)
     ).map(([key, value]) => [terminalText(key), terminalText(cell(value), { newlines: true })] as const);
-    const natural = [Math.max(...entries.map(([k]) => k.length)), Math.max(...entries.map(([, v]) => v.length))];
-    // the names never give way; a long value wraps onto the lines below it
-    const t = new Table({ ...COMPACT, colWidths: fitWidths(natural, options.width, [true, false]), wordWrap: true });
+    const natural = [
+      Math.max(...entries.map(([k]) => displayWidth(k))),
+      Math.max(...entries.map(([, v]) => displayWidth(v))),
+    ];
+    // the names never give way; a long value wraps onto the lines below it, and the values are
+    // never narrower than an identifier's (the record's id), which would be cut
+    const [nameWidth, valueWidth] = fitWidths(natural, options.width, [true, false]) as [number, number];
+    const identifiers = entries.filter(([key]) => isIdentifier(key)).map(([, value]) => displayWidth(value));
+    const colWidths = [nameWidth, Math.max(valueWidth, ...identifiers)];
+    const t = new Table({ ...COMPACT, colWidths, wordWrap: true });
     for (const [key, value] of entries) t.push([chalk.bold(key), value]);
     return trimLines(t.toString());
   }

@@ -1,6 +1,5 @@
 import { once } from "node:events";
 import type { Context } from "./command-context.js";
-import { render } from "./output.js";
 
 /**
  * Prints a list that arrives page by page, writing each page as it comes so that memory stays
@@ -28,13 +27,10 @@ export async function printPages(
     if (text && !stdout.write(text)) await once(stdout, "drain");
   };
   const renderPage = (rows: unknown[]) =>
-    render(rows, {
+    ctx.render(rows, {
       format,
       fields: format === "csv" ? (ctx.fields() ?? options.csvColumns) : ctx.fields(),
       columns: options.columns,
-      width: stdout.columns ?? 100,
-      color: ctx.color,
-      terminal: Boolean(stdout.isTTY),
     });
   for await (const page of pages) {
     if (page.length === 0) continue;

@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { type Format, render } from "../../src/cli/output.js";
+import { displayWidth, type Format, isIdentifier, render } from "../../src/cli/output.js";
 
 /** ESC (a CSI that clears the screen), BEL, a CSI that recolours, an OSC that sets the title, C1 CSI/OSC/ST, DEL, RLO */
 const HOSTILE = "Evil \u001b[2J \u0007 \u001b[31mred \u001b]0;pwned\u0007 \u009b31m \u009d0;x\u009c \u007f \u202eabc";
@@ -119,6 +119,42 @@ describe("compact tables that keep identifiers whole", () => {
     const text = await render([{ code, name: "x".repeat(80) }], { format: "table", width: 50, color: false });
     expect(text).toContain(code);
     expect(text).toContain("…");
+  });
+
+  it.each([undefined, 0])("a width of %s (unknown, or a terminal that cannot tell) cuts nothing", async (width) => {
+    const text = await render(ROWS, { format: "table", width, color: false });
+    expect(text).not.toContain("…");
+    expect(text).toContain(ROWS[0]!.displayName);
+    const record = await render(ROWS[0], { format: "table", width, color: false });
+    expect(record).toContain(ROWS[0]!.displayName);
+  });
+
+  it.each([
+    ["token", "token", true],
+    ["consumerKey", "consumerKey", true],
+    ["an audit record's time", "time", true],
+    ["an audit record's action", "action", true],
+    ["a nested id", "actor.id", true],
+    ["a name", "userName", false],
+    ["a timestamp of a record", "createdAt", false],
+  ])("%s: identifier %s is %s", (_what, column, identifier) => {
+    expect(isIdentifier(column)).toBe(identifier);
+  });
+
+  it("measures a coloured header and wide characters by the columns they take", async () => {
+    expect(displayWidth("\u001b[1mtime\u001b[22m")).toBe(4);
+    expect(displayWidth("会議室")).toBe(6);
+    expect(displayWidth("e\u0301")).toBe(1);
+    const rows = [{ time: "2026-01-01T00:00:00.000Z", name: "会議室 北棟 四階の大きな部屋" }];
+    const text = await render(rows, { format: "table", width: 200, color: true });
+    // the header's bold takes no width: the name column is as wide as the name, nothing cut
+    expect(text).not.toContain("…");
+    expect(text).toContain(rows[0]!.name);
+  });
+
+  it("a record's id is never cut however narrow the terminal", async () => {
+    const text = await render(ROWS[0], { format: "table", width: 30, color: false });
+    expect(text).toContain(ID);
   });
 
   it("has no borders and no rule under each row: a header and one line a record", async () => {

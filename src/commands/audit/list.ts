@@ -15,8 +15,12 @@ interface Options {
   all?: boolean;
 }
 
-/** The pages of the trail, newest first, each after the previous one's Link `next`. */
-async function* pages(ctx: Context, options: Options): AsyncGenerator<unknown[]> {
+/**
+ * The pages of the trail, newest first, each after the previous one's Link `next`. Without
+ * --all, `more.until` is where the next page starts when there is one: the footer, said after
+ * the records as every list says it.
+ */
+async function* pages(ctx: Context, options: Options, more: { until?: string }): AsyncGenerator<unknown[]> {
   const pageSize = wholeNumber(options.pageSize, "--page-size", 1, AUDIT_PAGE_SIZE.max);
   ctx.requireCredential();
   const query = {
@@ -33,7 +37,7 @@ async function* pages(ctx: Context, options: Options): AsyncGenerator<unknown[]>
     seen += page.records.length;
     yield page.records;
     if (!options.all) {
-      if (page.next) ctx.info(`More records: --all, or --until ${String(page.records.at(-1)?.time)}`);
+      if (page.next) more.until = String(page.records.at(-1)?.time);
       return;
     }
     progress.update(seen, undefined);
@@ -61,11 +65,13 @@ export function register(group: Command, io: Context["io"]): void {
     )
     .action(
       withContext(io, async (ctx, options: Options) => {
-        const count = await printPages(ctx, pages(ctx, options), {
+        const more: { until?: string } = {};
+        const count = await printPages(ctx, pages(ctx, options, more), {
           columns: AUDIT_COLUMNS,
           csvColumns: AUDIT_CSV_COLUMNS,
         });
         if (count === 0) ctx.info("No audit records.");
+        else if (more.until) ctx.info(`More records: --all, or --until ${more.until}`);
       }),
     );
 }

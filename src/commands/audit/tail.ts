@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
 import { type Context, chosenFormat } from "../../cli/command-context.js";
-import { render } from "../../cli/output.js";
 import { AUDIT_PAGE_SIZE } from "../../contract/audit.js";
 import { examples, wholeNumber, withContext } from "../verb-helpers.js";
 import { auditPage } from "./audit-page.js";
@@ -31,15 +30,7 @@ function printer(ctx: Context) {
   const format = chosenFormat(ctx.globals) ?? (ctx.io.stdout.isTTY ? "table" : "ndjson");
   return async (records: unknown[]) => {
     if (records.length === 0) return;
-    const text = await render(records, {
-      format,
-      fields: ctx.fields(),
-      columns: AUDIT_COLUMNS,
-      width: ctx.io.stdout.columns ?? 100,
-      color: ctx.color,
-      terminal: Boolean(ctx.io.stdout.isTTY),
-    });
-    ctx.io.stdout.write(text);
+    ctx.io.stdout.write(await ctx.render(records, { format, fields: ctx.fields(), columns: AUDIT_COLUMNS }));
   };
 }
 

@@ -16,7 +16,7 @@ export function register(group: Command, io: Context["io"]): void {
         await ctx.print(user);
         // a person at a table gets the user's recent activity under it; data formats stay the user alone
         if (ctx.format() === "table" && ctx.globals.query === undefined && ctx.fields() === undefined) {
-          ctx.printText(await recentActivity(ctx, String(user.id)));
+          ctx.io.stdout.write(await recentActivity(ctx, String(user.id)));
         }
       }),
     );

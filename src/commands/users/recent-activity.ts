@@ -1,5 +1,4 @@
 import type { Context } from "../../cli/command-context.js";
-import { render } from "../../cli/output.js";
 import { ApiError } from "../../client/errors.js";
 import * as audit from "../../contract/audit.js";
 
@@ -7,7 +6,8 @@ import * as audit from "../../contract/audit.js";
 const ACTIVITY_COLUMNS = ["time", "action", "outcome", "actor.userName", "clientIp"];
 
 /**
- * The last few records where the user is the actor or the target, as a table; nothing when
+ * The last few records where the user is the actor or the target, as a rendered table (to be
+ * written as it is: made safe again, its bold header would show as `^[[1m`); nothing when
  * the caller may not read them (the trail is best-effort extra here, not the command's result).
  */
 export async function recentActivity(ctx: Context, userId: string, count = 5): Promise<string> {
@@ -21,12 +21,6 @@ export async function recentActivity(ctx: Context, userId: string, count = 5): P
     throw error;
   }
   if (records.length === 0) return "\nRecent activity: none recorded.\n";
-  const table = await render(records, {
-    format: "table",
-    columns: ACTIVITY_COLUMNS,
-    width: ctx.io.stdout.columns ?? 100,
-    color: ctx.color,
-    terminal: Boolean(ctx.io.stdout.isTTY),
-  });
-  return `\nRecent activity:\n${table}`;
+  // rendered as every table is: its cells already safe, its header bold where colour is on
+  return `\nRecent activity:\n${await ctx.render(records, { format: "table", columns: ACTIVITY_COLUMNS })}`;
 }
