@@ -2,6 +2,7 @@ import type { EventEmitter } from "node:events";
 import { Command, CommanderError, Option } from "commander";
 import { checkGlobals, type GlobalOptions } from "./cli/command-context.js";
 import { describeError, EXIT, exitCodeFor, UsageError } from "./cli/errors.js";
+import { chosenProfile, profileFlag, scoped } from "./cli/hints.js";
 import { type IO, processIO, writeLine } from "./cli/io.js";
 import { terminalJson } from "./cli/terminal-text.js";
 import { closeContexts } from "./commands/verb-helpers.js";
@@ -146,6 +147,8 @@ function report(io: IO, argv: string[], error: unknown, exitCode: number): void 
       ? "BIZCTL_TOKEN holds an API token the server refused: set it to a live one ('bizctl auth tokens create'), or unset it"
       : "BIZCTL_TOKEN holds a token the server refused: set it to a fresh one ('bizctl auth token' after 'bizctl auth login'), or unset it";
   }
+  // a hint is copied into the next command line: it names the profile this one chose
+  if (described.hint) described.hint = scoped(described.hint, chosenProfile(profileFlag(argv), io.env));
   if (wantsJsonErrors(argv, io)) {
     // the same JSON with C1 and bidi controls escaped: a message may quote stored data
     io.stderr.write(`${terminalJson(JSON.stringify({ error: { ...described, exitCode } }))}\n`);

@@ -5,6 +5,7 @@ import { API_TOKEN_PREFIX } from "../contract/api-tokens.js";
 import { checkServer, createClient, sameServer, type Target, targetOf, uninitialisedEmbedded } from "./compose.js";
 import { AuthError, CliError, EXIT, UsageError } from "./errors.js";
 import { checkFields, checkFieldsBeforeWrite } from "./fields.js";
+import { chosenProfile, scoped } from "./hints.js";
 import { type IO, writeLine } from "./io.js";
 import { FORMATS, type Format, type RenderOptions, render } from "./output.js";
 import { promptConfirm } from "./prompts.js";
@@ -254,9 +255,12 @@ export class Context {
     this.io.stdout.write(this.io.stdout.isTTY ? terminalText(text, { newlines: true, tabs: true }) : text);
   }
 
-  /** Messages and progress go to stderr; `--quiet` silences them. */
+  /**
+   * Messages and progress go to stderr; `--quiet` silences them. A command they name carries the
+   * profile this command line chose, as an error's hint does.
+   */
   info(message: string): void {
-    if (!this.globals.quiet) writeLine(this.io, message);
+    if (!this.globals.quiet) writeLine(this.io, scoped(message, chosenProfile(this.globals.profile, this.io.env)));
   }
 
   canPrompt(): boolean {
