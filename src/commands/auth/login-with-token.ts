@@ -6,6 +6,7 @@ import { ApiError } from "../../client/errors.js";
 import { API_TOKEN_PREFIX } from "../../contract/api-tokens.js";
 import * as auth from "../../contract/auth.js";
 import { printLoginResult } from "./login-result.js";
+import { endReplacedSession } from "./replaced-session.js";
 
 /**
  * `auth login --with-token`, as gh's: an API token from the first line of stdin, checked with the
@@ -41,6 +42,7 @@ export async function loginWithToken(ctx: Context): Promise<void> {
       "check that it was copied whole, or create a new one with 'bizctl auth tokens create'",
     );
   }
+  const replaced = ctx.profile.auth;
   await ctx.profiles.save(ctx.profileName, {
     ...ctx.profile,
     auth: { token, expiresAt: data.expiresAt, user: data.user },
@@ -51,6 +53,7 @@ export async function loginWithToken(ctx: Context): Promise<void> {
   ctx.info(
     `Logged in to ${client.transport.description} as ${data.user.userName} with ${which}${scopes}; profile '${ctx.profileName}', expires ${data.expiresAt}.`,
   );
+  await endReplacedSession(ctx, replaced, token);
   await printLoginResult(ctx, client.transport.description, data, {
     credentialType: credential?.type ?? "api-token",
     ...(credential?.id && { tokenId: credential.id }),

@@ -10,6 +10,7 @@ import { examples, withContext } from "../verb-helpers.js";
 import { changeOwnPassword } from "./change-password.js";
 import { printLoginResult } from "./login-result.js";
 import { loginWithToken } from "./login-with-token.js";
+import { endReplacedSession } from "./replaced-session.js";
 
 interface Options {
   user?: string;
@@ -107,6 +108,7 @@ export async function login(ctx: Context, options: Options): Promise<void> {
   ctx.info(
     `Logged in to ${client.transport.description} as ${data.user.userName} (${data.user.roles.join(", ") || "no roles"}); profile '${ctx.profileName}', expires ${data.expiresAt}.`,
   );
+  await endReplacedSession(ctx, profile.auth, data.token);
 
   const firstLogin =
     data.firstLogin && !(await replaceTemporaryPassword(ctx, password, { ...options, nextLine: data.linesRead }));
