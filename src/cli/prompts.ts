@@ -42,9 +42,9 @@ export async function promptPassword(io: IO, message: string): Promise<string> {
   );
 }
 
-export async function promptConfirm(io: IO, message: string): Promise<boolean> {
+export async function promptConfirm(io: IO, message: string, defaultAnswer = false): Promise<boolean> {
   const { confirm } = await import("@inquirer/prompts");
-  return confirm({ message: terminalText(message), default: false, theme }, streams(io));
+  return confirm({ message: terminalText(message), default: defaultAnswer, theme }, streams(io));
 }
 
 function streams(io: IO) {
