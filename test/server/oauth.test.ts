@@ -1191,7 +1191,13 @@ describe("server options", () => {
           },
         });
       expect((await send("https://api.example.com/bizctl/oAuth")).statusCode).toBe(200);
-      problemOf(await send(OAUTH_URL), 401, "oauth_signature_invalid");
+      // signed for the address it reached (another instance, a proxy's inside): the cause is said
+      const reached = problemOf(await send(OAUTH_URL), 401, "oauth_signature_invalid");
+      expect(reached.detail).toContain(`made over ${OAUTH_URL}, the address this request reached`);
+      expect(reached.detail).toContain("its public URL: https://api.example.com/bizctl/oAuth");
+      // signed for neither: only that it does not match
+      const neither = problemOf(await send("https://elsewhere.example.com/oAuth"), 401, "oauth_signature_invalid");
+      expect(neither.detail).toMatch(/^The signature does not match the request/);
       // PLAINTEXT is fine when the public URL is HTTPS
       const plaintext =
         `OAuth oauth_consumer_key="${consumer.key}", oauth_signature_method="PLAINTEXT", ` +

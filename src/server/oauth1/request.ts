@@ -22,6 +22,11 @@ export interface OAuthRequest {
   method: string;
   /** the absolute URL the signature covers (scheme, host, path; the query is in `params`) */
   url: string;
+  /**
+   * With a public URL configured: the URL as the request reached this server, which `url`
+   * replaces. A signature that matches it instead says the client signed for another address.
+   */
+  reachedUrl?: string;
   /** header (without realm), query and form-body parameters, all of them, in that order */
   params: Param[];
   /** the `oauth_*` parameters, each present once */
@@ -44,6 +49,20 @@ export function signedUrl(request: HttpRequestParts, publicUrl: string | undefin
   const host = request.host;
   if (!host) throw invalid("The request has no Host header, so its signature cannot be checked.");
   return `${request.protocol}://${host}${path}`;
+}
+
+/**
+ * The URL as the request reached this server, in the form a signature covers (`:80` and the
+ * case of the host dropped); undefined when its Host says none that could be signed.
+ */
+function reachedAddress(request: HttpRequestParts): string | undefined {
+  if (!request.host) return undefined;
+  try {
+    return baseStringUri(signedUrl(request, undefined));
+  } catch (error) {
+    if (error instanceof OAuthSyntaxError) return undefined;
+    throw error;
+  }
 }
 
 /** Whether the request carries a form body, kept as text. */
@@ -103,5 +122,13 @@ export function readOAuthRequest(
   if (oauth.has("oauth_token_secret")) {
     throw invalid("oauth_token_secret is never sent: it only signs. Remove it from the request.");
   }
-  return { method: request.method, url, params, oauth, signedHeader: !!header };
+  const reachedUrl = options.publicUrl ? reachedAddress(request) : undefined;
+  return {
+    method: request.method,
+    url,
+    ...(reachedUrl !== undefined && reachedUrl !== baseStringUri(url) && { reachedUrl }),
+    params,
+    oauth,
+    signedHeader: !!header,
+  };
 }

@@ -122,27 +122,37 @@ export function assertSignature(signed: Signed, tokenSecret: string | undefined)
         : "This consumer is registered with an RSA public key: sign with RSA-SHA1 (its secret is not accepted).",
     );
   }
-  const ok = rsa
-    ? verifyRsaSha1(
-        signatureBaseString(signed.request.method, signed.request.url, signed.request.params),
-        signed.consumer.publicKey!,
-        signed.signature,
-      )
-    : verifySignature({
-        method: signed.request.method,
-        url: signed.request.url,
-        params: signed.request.params,
-        signatureMethod: signed.method,
-        consumerSecret: signed.consumer.secret,
-        tokenSecret,
-        signature: signed.signature,
-      });
-  if (!ok) {
+  if (signsOver(signed, signed.request.url, tokenSecret)) return;
+  const reached = signed.request.reachedUrl;
+  if (reached && signsOver(signed, reached, tokenSecret)) {
+    // a client that signed the address it reached, behind a proxy or on another instance than
+    // the public URL names: the cause is the URL, which a bare "does not match" never tells
     throw unauthorized(
       "oauth_signature_invalid",
-      `The signature does not match the request (${signed.method} over ${signed.request.method} ${signed.request.url} and its parameters).`,
+      `The signature was made over ${reached}, the address this request reached, but this server checks signatures over its public URL: ${signed.request.url}. Sign requests for the public URL, or give the server the public URL its clients use (--public-url).`,
     );
   }
+  throw unauthorized(
+    "oauth_signature_invalid",
+    `The signature does not match the request (${signed.method} over ${signed.request.method} ${signed.request.url} and its parameters).`,
+  );
+}
+
+/** Whether the request's signature is the one of its method and parameters over `url`. */
+function signsOver(signed: Signed, url: string, tokenSecret: string | undefined): boolean {
+  if (signed.method === "RSA-SHA1") {
+    const base = signatureBaseString(signed.request.method, url, signed.request.params);
+    return verifyRsaSha1(base, signed.consumer.publicKey!, signed.signature);
+  }
+  return verifySignature({
+    method: signed.request.method,
+    url,
+    params: signed.request.params,
+    signatureMethod: signed.method,
+    consumerSecret: signed.consumer.secret,
+    tokenSecret,
+    signature: signed.signature,
+  });
 }
 
 /** Accepts (consumer, token, nonce, timestamp) once; inside the transaction of what the request does. */
