@@ -103,7 +103,7 @@ _bizctl_words() {
     "profile add") words="--data-dir --use --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "profile use") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "profile show") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "profile remove") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "profile remove") words="--logout --keep-session --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "api") words="--data --header --include --paginate --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "completion") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "help") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

@@ -1349,6 +1349,8 @@ complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l logout
+complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l keep-session
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l server

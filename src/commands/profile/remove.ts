@@ -59,9 +59,9 @@ export function register(group: Command, io: Context["io"]): void {
     .addHelpText(
       "after",
       examples(
-        "bizctl profile remove lab",
-        "bizctl profile remove lab --logout",
-        "bizctl profile remove lab --keep-session",
+        "bizctl profile remove staging",
+        "bizctl profile remove staging --logout",
+        "bizctl profile remove staging --keep-session",
       ),
     )
     .action(
