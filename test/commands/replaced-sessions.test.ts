@@ -56,6 +56,16 @@ describe("sessions a forgotten token leaves open", () => {
     await run(["--profile", "twice", "auth", "status"]);
   });
 
+  it("auth login --with-token ends the session it replaces too", async () => {
+    await addProfile("script");
+    const before = await openSessions();
+    await login("script");
+    const created = json(await run(["--profile", "script", "auth", "tokens", "create", "--name", "nightly", "--json"]));
+    const kept = await run(["--profile", "script", "auth", "login", "--with-token"], `${created.token}\n`);
+    expect(kept.stderr).toContain("Ended the session this login replaces (profile 'script')");
+    expect(await openSessions()).toBe(before);
+  });
+
   const REMOVALS: { name: string; flags: string[]; ended: boolean; stderr: RegExp }[] = [
     { name: "--logout", flags: ["--logout"], ended: true, stderr: /Logged out of embedded \(profile 'gone'\)/ },
     { name: "--keep-session", flags: ["--keep-session"], ended: false, stderr: /^Removed profile/ },
