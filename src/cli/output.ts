@@ -1,4 +1,4 @@
-import { stripVTControlCharacters } from "node:util";
+import stringWidth from "string-width";
 import { neutraliseCell } from "./csv-cells.js";
 import { commonJs, importYaml } from "./lazy-modules.js";
 import { applyQuery } from "./query.js";
@@ -112,24 +112,12 @@ function defaultColumns(rows: Row[]): string[] {
  */
 export const isIdentifier = (column: string) => /(^|\.)(id|code|token|time|action)$|(Id|Key)$/.test(column);
 
-/** Code points a terminal shows in two columns: CJK, Hangul, fullwidth forms, emoji. */
-const WIDE =
-  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
-/** Code points that take no column of their own: combining marks, zero-width characters. */
-const ZERO = /[\p{M}\u200b-\u200f\u2060\ufeff]/u;
-
 /**
- * The columns the text takes on a terminal: escape sequences (a bold header) take none, a wide
- * character two; of several lines, the widest.
+ * The columns the text takes on a terminal (escape sequences none, a wide character two; of
+ * several lines, the widest), measured as cli-table3 measures its cells, so that both agree.
  */
 export function displayWidth(text: string): number {
-  let widest = 0;
-  for (const line of stripVTControlCharacters(text).split("\n")) {
-    let width = 0;
-    for (const char of line) width += ZERO.test(char) ? 0 : WIDE.test(char) ? 2 : 1;
-    widest = Math.max(widest, width);
-  }
-  return widest;
+  return Math.max(0, ...text.split("\n").map((line) => stringWidth(line)));
 }
 
 /** Two spaces between columns, no borders and no rule under each row, as kubectl and gh print. */
