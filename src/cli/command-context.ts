@@ -239,13 +239,14 @@ export class Context {
   }
 
   /**
-   * A list: the records on stdout; on stderr, that there are none ("No events."), or on a
-   * terminal how many of how many were shown and how to get the rest.
+   * A list: the records on stdout; on stderr, that there are none ("No events."), or how many of
+   * how many were shown and how to get the rest. Piped too: a script that reads one page of many
+   * must be told it got less than there is (stdout stays the records alone).
    */
   async printList(rows: unknown[], columns: string[] | undefined, noun: string, more?: MorePages): Promise<void> {
     await this.print(rows, columns);
     if (rows.length === 0) this.info(`No ${noun}.`);
-    else if (more && more.shown < more.total && this.io.stderr.isTTY) {
+    else if (more && more.shown < more.total) {
       this.info(`${more.shown} of ${more.total}: ${more.next}, or --all`);
     }
   }

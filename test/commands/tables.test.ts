@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { json, MODES, show } from "../helpers/cli.js";
+import { MODES, show } from "../helpers/cli.js";
 import { expectScenario, type Scenario, useInProcessSession } from "../helpers/in-process.js";
 
 /** Issue 15 part 4: compact tables, identifiers never cut, a footer when more pages exist, empty results said. */
@@ -92,15 +92,35 @@ describe.each(MODES)("tables (%s)", (mode) => {
     await expectScenario(s, { ...scenario, tty: true, env: NO_COLOR });
   });
 
-  it("piped, a table is compact too and stderr has no footer", async () => {
+  it("piped, a table is compact too, and a page cut from more says so on stderr only", async () => {
     const result = await s.run(["events", "list", "-o", "table"]);
     expect(result.exitCode, show(result)).toBe(0);
     expect(result.stdout.trimEnd().split("\n")).toHaveLength(21);
     expect(result.stdout).toContain(LONG_CODE);
-    expect(result.stderr).toBe("");
-    const page = await s.run(["events", "list"]);
-    expect(json(page)).toHaveLength(20);
-    expect(page.stderr).toBe("");
+    expect(result.stderr).toBe("20 of 24: --page 2, or --all\n");
+  });
+
+  // issue 32: a piped list that gets the first page of many used to say nothing
+  it.each<Scenario>([
+    {
+      name: "events: the page on stdout, the footer on stderr",
+      args: ["events", "list"],
+      wantExit: 0,
+      wantStdout: (out) => expect(JSON.parse(out)).toHaveLength(20),
+      wantStderr: "20 of 24: --page 2, or --all\n",
+    },
+    {
+      name: "resources: the next --start-index",
+      args: ["resources", "list", "--type", "Room", "--count", "2"],
+      wantExit: 0,
+      wantStdout: (out) => expect(JSON.parse(out)).toHaveLength(2),
+      wantStderr: "2 of 3: --start-index 3, or --all\n",
+    },
+    { name: "-q: no footer", args: ["events", "list", "-q"], wantExit: 0, wantStderr: "" },
+    { name: "the last page: no footer", args: ["events", "list", "--page", "2"], wantExit: 0, wantStderr: "" },
+    { name: "--all: no footer", args: ["events", "list", "--all"], wantExit: 0, wantStderr: "" },
+  ])("piped: $name", async (scenario) => {
+    await expectScenario(s, scenario);
   });
 
   const EMPTY: [string, string[], string][] = [
