@@ -27,9 +27,17 @@ function csv(prefix) {
 /** `users import FILE ...flags` with the profile of `env`, which must import (and invite) every user. */
 async function importUsers(env, file, flags = []) {
   const done = await run([BIN, "users", "import", file, ...flags, "--json"], { env });
-  const invited = flags.includes("--invite") ? `, ${USERS} invited` : "";
-  if (!done.stderr.includes(`Imported ${USERS} of ${USERS} user(s)${invited}.`)) {
-    throw new Error(`users import ${flags.join(" ")} did not import every user: ${done.stderr.slice(0, 500)}`);
+  let summary;
+  try {
+    summary = JSON.parse(done.stdout);
+  } catch {
+    summary = {};
+  }
+  const invited = flags.includes("--invite") ? summary.invited === USERS : true;
+  if (summary.created !== USERS || summary.failed !== 0 || !invited) {
+    throw new Error(
+      `users import ${flags.join(" ")} did not import every user: ${done.stdout.slice(0, 300)} ${done.stderr.slice(0, 300)}`,
+    );
   }
   return { ms: done.ms, rate: USERS / (done.ms / 1000) };
 }

@@ -22,7 +22,7 @@ describe.each(MODES)("events import and export (%s)", (mode) => {
     const imported = await s.run(["events", "import", file, "--json"]);
     expect(imported.exitCode, show(imported)).toBe(0);
     // a summary and the failures only (none here)
-    expect(json(imported)).toEqual({ created: 2, updated: 0, skipped: 0, failed: 0, failures: [] });
+    expect(json(imported)).toEqual({ read: 2, created: 2, updated: 0, skipped: 0, failed: 0, failures: [] });
     const ndjson = `${JSON.stringify({ code: "IMP-3", name: "Three", startsAt: "2027-02-03T09:00:00Z" })}\n${JSON.stringify({ code: "IMP-4", name: "Four", startsAt: "2027-02-04T09:00:00Z" })}\n`;
     expect((await s.run(["events", "import", "-"], { input: ndjson })).exitCode).toBe(0);
 

@@ -98,11 +98,11 @@ describe.each(MODES)("names every object inherits (%s)", (mode) => {
     await writeFile(file, "userName,name.__proto__.polluted\nproto.one,yes\n");
     const result = await s.run(["users", "import", file, "--json"]);
     expect(result.exitCode, show(result)).toBe(7);
-    const failures = json<{ userName: string; code: string; error: string }[]>(result);
-    expect(failures.map((f) => [f.userName, f.code])).toEqual([["proto.one", "validation_failed"]]);
+    const { failures } = json<{ failures: { userName: string; problem: string; message: string }[] }>(result);
+    expect(failures.map((f) => [f.userName, f.problem])).toEqual([["proto.one", "validation_failed"]]);
     // the member stayed in the name: the prototype of the CLI's objects, and so the request, never had it
-    expect(failures[0]!.error).toMatch(/prototype/);
-    expect(failures[0]!.error).not.toContain("/polluted");
+    expect(failures[0]!.message).toMatch(/prototype/);
+    expect(failures[0]!.message).not.toContain("/polluted");
   });
 
   it("events create with a lone surrogate in a file exits 7 naming the field", async () => {

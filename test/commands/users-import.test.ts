@@ -35,7 +35,16 @@ import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests assert the shape with expect()
 type Json = any;
-type Failure = { line: number; userName?: string; code: string; error: string };
+type Failure = { line: number; userName?: string; problem: string; message: string };
+type Summary = {
+  read: number;
+  created: number;
+  updated: number;
+  skipped: number;
+  failed: number;
+  invited?: number;
+  failures: Failure[];
+};
 
 async function importFile(run: Session["run"], dir: string, name: string, content: string, args: string[] = []) {
   const file = join(dir, name);
@@ -43,7 +52,8 @@ async function importFile(run: Session["run"], dir: string, name: string, conten
   return run(["users", "import", file, "--json", ...args]);
 }
 
-const failuresOf = (result: CliResult): Failure[] => (result.stdout.trim() ? json<Failure[]>(result) : []);
+const summaryOf = (result: CliResult): Summary => json<Summary>(result);
+const failuresOf = (result: CliResult): Failure[] => (result.stdout.trim() ? summaryOf(result).failures : []);
 
 describe.each(MODES)("users import and export (%s)", (mode) => {
   let s: InProcessSession;
@@ -198,10 +208,15 @@ describe.each(MODES)("users import and export (%s)", (mode) => {
     const result = await importFile(s.run, s.sandbox.root, scenario.file, scenario.content, scenario.args);
     expect(result.exitCode, show(result)).toBe(scenario.exit);
     if (scenario.message) expect(errorOf(result).message).toMatch(scenario.message);
-    expect(failuresOf(result).map((f) => [f.line, f.code])).toEqual(scenario.failures);
+    expect(failuresOf(result).map((f) => [f.line, f.problem])).toEqual(scenario.failures);
     for (const userName of scenario.imported) expect(await userNamed(userName), userName).toBeDefined();
-    if (scenario.exit === 0 && !scenario.message) {
-      expect(result.stderr).toContain(`Imported ${scenario.imported.length} of ${scenario.imported.length} user(s)`);
+    if (!scenario.message) {
+      expect(summaryOf(result)).toMatchObject({
+        created: scenario.imported.length,
+        updated: 0,
+        skipped: 0,
+        failed: scenario.failures.length,
+      });
     }
   });
 
@@ -243,8 +258,35 @@ describe.each(MODES)("users import and export (%s)", (mode) => {
     }
     const again = await importFile(s.run, s.sandbox.root, "again.csv", csv.stdout);
     expect(again.exitCode, show(again)).toBe(6);
-    expect(new Set(failuresOf(again).map((f) => f.code))).toEqual(new Set(["conflict"]));
+    expect(new Set(failuresOf(again).map((f) => f.problem))).toEqual(new Set(["conflict"]));
     expect(failuresOf(again).length).toBe(users.length);
+  });
+
+  // issue 32: users import printed a list of failures, events import an object of counts
+  it("prints the one import summary of events import, in JSON and as a line on stderr", async () => {
+    const users = await importFile(s.run, s.sandbox.root, "shape.csv", "userName\nshape1\nshape1\n");
+    const eventsFile = join(s.sandbox.root, "shape.ndjson");
+    await writeFile(
+      eventsFile,
+      '{"code":"SHAPE","name":"S","startsAt":"2027-01-01T00:00:00Z"}\n{"code":"SHAPE","name":"S","startsAt":"2027-01-01T00:00:00Z"}\n',
+    );
+    const events = await s.run(["events", "import", eventsFile, "--json"]);
+    for (const result of [users, events]) {
+      expect(result.exitCode, show(result)).toBe(6);
+      expect(json(result)).toMatchObject({ read: 2, created: 1, updated: 0, skipped: 0, failed: 1 });
+      expect(json(result).failures).toEqual([
+        expect.objectContaining({
+          line: 3 - (result === events ? 1 : 0),
+          problem: "conflict",
+          message: expect.any(String),
+        }),
+      ]);
+    }
+    expect(Object.keys(json(users)).sort()).toEqual(Object.keys(json(events)).sort());
+    await writeFile(join(s.sandbox.root, "shape2.csv"), "userName\nshape2\n");
+    const line = await s.run(["users", "import", join(s.sandbox.root, "shape2.csv"), "-o", "table"]);
+    expect(line.exitCode, show(line)).toBe(0);
+    expect(line.stderr).toContain("Imported: 1 created, 0 updated, 0 skipped, 0 failed, of 1 read.");
   });
 });
 
@@ -350,8 +392,8 @@ describe.each(STORES)("imported password hashes (%s)", (store) => {
     const result = await importFile(run, inst.sandbox.root, "migrated.csv", csv);
     expect(result.exitCode, show(result)).toBe(7);
     const [failure] = failuresOf(result);
-    expect([failure?.line, failure?.code, failure?.userName]).toEqual([5, "validation_failed", "clear"]);
-    expect(failure?.error).toMatch(/password in clear is never accepted/);
+    expect([failure?.line, failure?.problem, failure?.userName]).toEqual([5, "validation_failed", "clear"]);
+    expect(failure?.message).toMatch(/password in clear is never accepted/);
   }, 120_000);
   afterAll(async () => inst?.close());
 
@@ -424,9 +466,9 @@ describe.each(STORES)("users import --invite (%s)", (store) => {
     const run = (args: string[]) => runInProcess(args, { env: inst.env });
     const result = await importFile(run, inst.sandbox.root, "invite.csv", csv, ["--invite", "--batch-size", "4"]);
     expect(result.exitCode, show(result)).toBe(6);
-    expect(result.stderr).toContain("Imported 5 of 5 user(s), 3 invited");
-    expect(failuresOf(result).map((f) => [f.line, f.userName, f.code])).toEqual([[4, "nomail", "conflict"]]);
-    expect(failuresOf(result)[0]?.error).toMatch(/created, but not invited/);
+    expect(summaryOf(result)).toMatchObject({ read: 5, created: 5, invited: 3, failed: 1 });
+    expect(failuresOf(result).map((f) => [f.line, f.userName, f.problem])).toEqual([[4, "nomail", "conflict"]]);
+    expect(failuresOf(result)[0]?.message).toMatch(/created, but not invited/);
     const expected = ["inv1@example.com", "inv2@example.com", "inv3@example.com"];
     let received: string[];
     if (smtp) {

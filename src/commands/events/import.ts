@@ -2,6 +2,14 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { type Command, Option } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { CliError, EXIT, exitCodeFor, UsageError } from "../../cli/errors.js";
+import {
+  type ImportCounts,
+  type ImportFailure,
+  printImportSummary,
+  reportsAsObject,
+  summaryLine,
+  zeroCounts,
+} from "../../cli/import-summary.js";
 import { Progress } from "../../cli/progress.js";
 import type { Record_ } from "../../cli/record-input.js";
 import { openRecordSource, type SourceItem, STREAM_FORMATS, type StreamFormat } from "../../cli/record-stream.js";
@@ -20,22 +28,6 @@ interface ImportOptions {
   report?: string;
   format?: StreamFormat;
   batchSize: string;
-}
-
-/** One line of the report: where in the file, which event, and the problem code a single create would give. */
-interface Failure {
-  line: number;
-  column?: number;
-  code?: string;
-  problem: string;
-  message: string;
-}
-
-interface Counts {
-  created: number;
-  updated: number;
-  skipped: number;
-  failed: number;
 }
 
 /** How many failures the report prints; `--report FILE` has all of them. */
@@ -78,8 +70,8 @@ function columnOf(columns: Map<string, number> | undefined, problem: events.Batc
 }
 
 class ImportRun {
-  readonly counts: Counts = { created: 0, updated: 0, skipped: 0, failed: 0 };
-  readonly shown: Failure[] = [];
+  readonly counts: ImportCounts = zeroCounts();
+  readonly shown: ImportFailure[] = [];
   private readonly report?: WriteStream;
   columns?: Map<string, number>;
   /** the problem of the first failure: the exit code follows it */
@@ -89,7 +81,7 @@ class ImportRun {
     if (reportFile) this.report = createWriteStream(reportFile, { mode: 0o600 });
   }
 
-  fail(failure: Failure): void {
+  fail(failure: ImportFailure): void {
     this.counts.failed++;
     this.firstProblem ??= failure.problem;
     if (this.shown.length < SHOWN_FAILURES) this.shown.push(failure);
@@ -208,7 +200,7 @@ async function importEvents(ctx: Context, file: string, options: ImportOptions):
     await run.close();
     await abandon(ctx, importId);
     if (error instanceof CliError) throw error;
-    summarise(ctx, run.counts, options, read);
+    if (!reportsAsObject(ctx)) ctx.info(summaryLine({ read, counts: run.counts, dryRun: options.dryRun }));
     ctx.info(
       options.atomic || options.dryRun
         ? `Stopped; nothing was written (${options.dryRun ? "a dry run" : "the import is atomic"}).`
@@ -223,7 +215,7 @@ async function importEvents(ctx: Context, file: string, options: ImportOptions):
     await run.close();
     await abandon(ctx, importId);
     ctx.info(`${file === "-" ? "stdin" : file} holds no events: nothing to import.`);
-    await printReport(ctx, run);
+    await printReport(ctx, run, read, options);
     return;
   }
 
@@ -245,8 +237,7 @@ async function importEvents(ctx: Context, file: string, options: ImportOptions):
     }
   }
   await run.close();
-  summarise(ctx, run.counts, options, read);
-  await printReport(ctx, run);
+  await printReport(ctx, run, read, options);
   if (run.counts.failed > 0) {
     throw new CliError(
       `${run.counts.failed} of ${read} event(s) failed${options.report ? `; all failures are in ${options.report}` : ""}.`,
@@ -274,26 +265,16 @@ async function abandon(ctx: Context, importId: string | undefined): Promise<void
   }
 }
 
-/** The counts on stderr; a JSON or YAML report carries them on stdout instead. */
-function summarise(ctx: Context, counts: Counts, options: ImportOptions, read: number): void {
-  if (["json", "yaml"].includes(ctx.format())) return;
-  const verb = options.dryRun ? "Dry run (nothing written)" : "Imported";
-  ctx.info(
-    `${verb}: ${counts.created} created, ${counts.updated} updated, ${counts.skipped} skipped, ${counts.failed} failed, of ${read} read.`,
-  );
-}
-
-async function printReport(ctx: Context, run: ImportRun): Promise<void> {
-  const format = ctx.format();
-  const more = run.counts.failed - run.shown.length;
-  // found out of order: a malformed line at once, an invalid event when its batch is answered
-  run.shown.sort((a, b) => a.line - b.line);
-  if (format === "json" || format === "yaml") {
-    await ctx.print({ ...run.counts, failures: run.shown });
-  } else if (run.shown.length > 0) {
-    await ctx.print(run.shown, ["line", "column", "code", "problem", "message"]);
-  }
-  if (more > 0) ctx.info(`${more} more failure(s) not shown; --report FILE writes them all.`);
+/** The one import summary (cli/import-summary.ts), with the failures kept in memory. */
+async function printReport(ctx: Context, run: ImportRun, read: number, options: ImportOptions): Promise<void> {
+  await printImportSummary(ctx, {
+    read,
+    counts: run.counts,
+    dryRun: options.dryRun,
+    failures: run.shown,
+    notShown: run.counts.failed - run.shown.length,
+    columns: ["line", "column", "code", "problem", "message"],
+  });
 }
 
 export function register(group: Command, io: Context["io"]): void {

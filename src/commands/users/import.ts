@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { CliError, EXIT, UsageError } from "../../cli/errors.js";
+import { type ImportFailure, printImportSummary, zeroCounts } from "../../cli/import-summary.js";
 import { Progress } from "../../cli/progress.js";
 import { parseRenames, readUsers, type UserLine, type UsersFormat } from "../../cli/user-records.js";
 import { ApiError } from "../../client/errors.js";
@@ -17,12 +18,7 @@ interface ImportOptions {
   format?: string;
 }
 
-interface Failure {
-  line: number;
-  userName?: string;
-  code: string;
-  error: string;
-}
+type Failure = ImportFailure;
 
 type Operation = { method: string; path: string; bulkId?: string; data?: unknown };
 type Pending = { line: number; userName?: string; operations: Operation[]; bytes: number };
@@ -31,14 +27,14 @@ const DEFAULT_BATCH = 500;
 const DEFAULT_INVITE_RATE = 50;
 
 /** The problem code of a failed operation, and its message. */
-function problemOf(result: { status: string; response?: unknown }): { code: string; error: string } {
+function problemOf(result: { status: string; response?: unknown }): { problem: string; message: string } {
   const response = (result.response ?? {}) as { code?: string; detail?: string };
-  return { code: response.code ?? `http_${result.status}`, error: response.detail ?? `status ${result.status}` };
+  return { problem: response.code ?? `http_${result.status}`, message: response.detail ?? `status ${result.status}` };
 }
 
 /** The exit code that says most about the failures: all of one kind says which, else 1. */
 function exitCodeOf(failures: Failure[]): number {
-  const codes = new Set(failures.map((failure) => failure.code));
+  const codes = new Set(failures.map((failure) => failure.problem));
   if (codes.size !== 1) return EXIT.failure;
   const [code] = codes;
   if (code === "validation_failed" || code === "invalid_line" || code === "weak_password") return EXIT.validation;
@@ -102,8 +98,8 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
         failures.push({
           line: pending.line,
           ...(pending.userName && { userName: pending.userName }),
-          code: error.problem.code,
-          error: error.problem.detail,
+          problem: error.problem.code,
+          message: error.problem.detail,
         });
       }
       return;
@@ -127,8 +123,8 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
         const problem = problemOf(result);
         failures.push({
           ...who,
-          code: problem.code,
-          error: `created, but not invited ('bizctl users invite' sends it): ${problem.error}`,
+          problem: problem.problem,
+          message: `created, but not invited ('bizctl users invite' sends it): ${problem.message}`,
         });
       }
     }
@@ -147,8 +143,8 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
       failures.push({
         line: entry.line,
         ...(entry.userName && { userName: entry.userName }),
-        code: "invalid_line",
-        error: entry.error,
+        problem: "invalid_line",
+        message: entry.error,
       });
       return;
     }
@@ -177,13 +173,16 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
   }
   await flush();
   progress.done();
-  failures.sort((a, b) => a.line - b.line);
-  const lines = seen;
-  ctx.info(
-    `Imported ${created} of ${lines} user(s)${options.invite ? `, ${invited} invited` : ""}${failures.length ? `; ${failures.length} failure(s) below` : ""}.`,
-  );
+  // a user created but not invited is a failure of its line, and counted as created
+  const counts = { ...zeroCounts(), created, failed: failures.length };
+  await printImportSummary(ctx, {
+    read: seen,
+    counts,
+    ...(options.invite && { more: { invited } }),
+    failures,
+    columns: ["line", "userName", "problem", "message"],
+  });
   if (failures.length === 0) return;
-  await ctx.print(failures, ["line", "userName", "code", "error"]);
   throw new CliError(
     `${failures.length} line(s) of ${file === "-" ? "stdin" : file} failed; the others were imported.`,
     exitCodeOf(failures),
