@@ -254,9 +254,8 @@ export async function* readUsers(
     throw new UsageError(`Cannot read ${file}: ${describe(error)}`);
   }
   const { first, stream } = await peek(input);
-  if (first === undefined) {
-    throw new UsageError(`${file === "-" ? "stdin" : file} is empty: nothing to import.`);
-  }
+  // an empty input holds no users: `users export --filter … | users import -` when nothing matched
+  if (first === undefined) return;
   const format = options.format ?? formatOf(file, first);
   yield* format === "csv" ? csvLines(stream, options.renames) : ndjsonLines(stream, options.renames);
 }

@@ -173,6 +173,9 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
   }
   await flush();
   progress.done();
+  // nothing to do is no mistake: `users export --filter … | users import -` must not fail a
+  // script's run when the filter matched nothing (an empty file, a CSV header alone)
+  if (seen === 0) ctx.info(`${file === "-" ? "stdin" : file} holds no users: nothing to import.`);
   // a user created but not invited is a failure of its line, and counted as created
   const counts = { ...zeroCounts(), created, failed: failures.length };
   await printImportSummary(ctx, {
