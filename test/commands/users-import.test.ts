@@ -471,16 +471,20 @@ describe.each(STORES)("users import --invite (%s)", (store) => {
     await smtp?.close();
   });
 
-  it("mails each new user an invitation; a user without an address is created and reported", async () => {
+  it("mails each new user an invitation; a user without an address is that line's validation failure", async () => {
     // a user who brings its password hash has a password: it is not invited
     const [{ hash }] = foreignHashes();
     const csv = `userName,emails[0].value,passwordHash\ninv1,inv1@example.com,\ninv2,inv2@example.com,\nnomail,,\ninv3,inv3@example.com,\nhashed,hashed@example.com,${hash}\n`;
     const run = (args: string[]) => runInProcess(args, { env: inst.env });
     const result = await importFile(run, inst.sandbox.root, "invite.csv", csv, ["--invite", "--batch-size", "4"]);
-    expect(result.exitCode, show(result)).toBe(6);
-    expect(summaryOf(result)).toMatchObject({ read: 5, created: 5, invited: 3, failed: 1 });
-    expect(failuresOf(result).map((f) => [f.line, f.userName, f.problem])).toEqual([[4, "nomail", "conflict"]]);
-    expect(failuresOf(result)[0]?.message).toMatch(/created, but not invited/);
+    // issue 32: it was created, reported as a conflict and the import exited 6
+    expect(result.exitCode, show(result)).toBe(7);
+    expect(summaryOf(result)).toMatchObject({ read: 5, created: 4, invited: 3, failed: 1 });
+    expect(failuresOf(result).map((f) => [f.line, f.userName, f.problem])).toEqual([
+      [4, "nomail", "validation_failed"],
+    ]);
+    expect(failuresOf(result)[0]?.message).toMatch(/no e-mail address/);
+    expect(json(await run(["users", "list", "--filter", 'userName eq "nomail"', "--json"]))).toEqual([]);
     const expected = ["inv1@example.com", "inv2@example.com", "inv3@example.com"];
     let received: string[];
     if (smtp) {

@@ -32,6 +32,12 @@ function problemOf(result: { status: string; response?: unknown }): { problem: s
   return { problem: response.code ?? `http_${result.status}`, message: response.detail ?? `status ${result.status}` };
 }
 
+/** Whether a User has an e-mail address an invitation can go to. */
+function hasAddress(user: Record<string, unknown>): boolean {
+  const emails = Array.isArray(user.emails) ? (user.emails as { value?: unknown }[]) : [];
+  return emails.some((email) => typeof email?.value === "string" && email.value.trim() !== "");
+}
+
 /** The exit code that says most about the failures: all of one kind says which, else 1. */
 function exitCodeOf(failures: Failure[]): number {
   const codes = new Set(failures.map((failure) => failure.problem));
@@ -148,12 +154,24 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
       });
       return;
     }
+    const userName = typeof entry.user.userName === "string" ? entry.user.userName : undefined;
+    // a user who brings a password hash has a password: an invitation is for a first one
+    const invite = options.invite && entry.user.passwordHash === undefined;
+    if (invite && !hasAddress(entry.user)) {
+      // refused before the request: created without one, the user could never be invited
+      failures.push({
+        line: entry.line,
+        ...(userName && { userName }),
+        problem: "validation_failed",
+        message: "has no e-mail address (emails[0].value) to send the invitation to; not imported",
+      });
+      return;
+    }
     const bulkId = `line${entry.line}`;
     const operations: Operation[] = [
       { method: "POST", path: "/Resources", bulkId, data: { ...entry.user, resourceType: "User" } },
     ];
-    // a user who brings a password hash has a password: an invitation is for a first one
-    if (options.invite && entry.user.passwordHash === undefined) {
+    if (invite) {
       operations.push({
         method: "POST",
         path: `/Resources/${bulk.BULK_ID_PREFIX}${bulkId}/invitation`,
@@ -162,7 +180,6 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
     }
     const bytes = Buffer.byteLength(JSON.stringify(operations)) + 1;
     if (batchOperations + operations.length > perBatch || batchBytes + bytes > maxBytes) await flush();
-    const userName = typeof entry.user.userName === "string" ? entry.user.userName : undefined;
     batch.push({ line: entry.line, ...(userName && { userName }), operations, bytes });
     batchOperations += operations.length;
     batchBytes += bytes;
