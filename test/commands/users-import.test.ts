@@ -53,6 +53,10 @@ async function importFile(run: Session["run"], dir: string, name: string, conten
 }
 
 const summaryOf = (result: CliResult): Summary => json<Summary>(result);
+const ok = (result: CliResult): CliResult => {
+  expect(result.exitCode, show(result)).toBe(0);
+  return result;
+};
 const failuresOf = (result: CliResult): Failure[] => (result.stdout.trim() ? summaryOf(result).failures : []);
 
 describe.each(MODES)("users import and export (%s)", (mode) => {
@@ -225,13 +229,6 @@ describe.each(MODES)("users import and export (%s)", (mode) => {
     }
   });
 
-  it("an empty stdin imports nothing, says so and exits 0 with a zero summary", async () => {
-    const result = await s.run(["users", "import", "-", "--json"], { input: "" });
-    expect(result.exitCode, show(result)).toBe(0);
-    expect(result.stderr).toContain("stdin holds no users: nothing to import.");
-    expect(json(result)).toEqual({ read: 0, created: 0, updated: 0, skipped: 0, failed: 0, failures: [] });
-  });
-
   it("reads the CSV's names, quotes and types as written", async () => {
     const zoe = await userNamed("zoë.ångström");
     expect(zoe).toMatchObject({
@@ -299,6 +296,49 @@ describe.each(MODES)("users import and export (%s)", (mode) => {
     const line = await s.run(["users", "import", join(s.sandbox.root, "shape2.csv"), "-o", "table"]);
     expect(line.exitCode, show(line)).toBe(0);
     expect(line.stderr).toContain("Imported: 1 created, 0 updated, 0 skipped, 0 failed, of 1 read.");
+  });
+
+  // issue 32: users import had no --on-conflict, so the second run of a CI script failed
+  const POLICIES: { policy: string[]; exit: number; counts: Partial<Summary>; problems: string[]; title: string }[] = [
+    { policy: [], exit: 6, counts: { created: 1, failed: 2 }, problems: ["conflict", "conflict"], title: "Old" },
+    {
+      policy: ["--on-conflict", "fail"],
+      exit: 6,
+      counts: { created: 1, failed: 2 },
+      problems: ["conflict", "conflict"],
+      title: "Old",
+    },
+    { policy: ["--on-conflict", "skip"], exit: 0, counts: { created: 1, skipped: 2 }, problems: [], title: "Old" },
+    { policy: ["--on-conflict", "update"], exit: 0, counts: { created: 1, updated: 2 }, problems: [], title: "New" },
+  ];
+  it.each(POLICIES)("a second run with $policy: $counts", async ({ policy, exit, counts, problems, title }) => {
+    const tag = `oc${POLICIES.findIndex((p) => p.policy === policy)}`;
+    const first = `userName,title\n${tag}-a,Old\n${tag}-b,Old\n`;
+    ok(await importFile(s.run, s.sandbox.root, `${tag}-1.csv`, first));
+    const second = `userName,title\n${tag}-a,New\n${tag.toUpperCase()}-B,New\n${tag}-c,New\n`;
+    const result = await importFile(s.run, s.sandbox.root, `${tag}-2.csv`, second, policy);
+    expect(result.exitCode, show(result)).toBe(exit);
+    expect(summaryOf(result)).toMatchObject({ read: 3, created: 0, updated: 0, skipped: 0, failed: 0, ...counts });
+    expect(failuresOf(result).map((f) => f.problem)).toEqual(problems);
+    expect((await userNamed(`${tag}-a`))?.title).toBe(title);
+    expect((await userNamed(`${tag}-b`))?.title).toBe(title);
+    expect((await userNamed(`${tag}-c`))?.title).toBe("New");
+  });
+
+  it("--on-conflict is fail, skip or update", async () => {
+    const result = await importFile(s.run, s.sandbox.root, "oc-bad.csv", "userName\nocbad\n", [
+      "--on-conflict",
+      "merge",
+    ]);
+    expect(result.exitCode, show(result)).toBe(2);
+    expect(await userNamed("ocbad")).toBeUndefined();
+  });
+
+  it("an empty stdin imports nothing, says so and exits 0 with a zero summary", async () => {
+    const result = await s.run(["users", "import", "-", "--json"], { input: "" });
+    expect(result.exitCode, show(result)).toBe(0);
+    expect(result.stderr).toContain("stdin holds no users: nothing to import.");
+    expect(json(result)).toEqual({ read: 0, created: 0, updated: 0, skipped: 0, failed: 0, failures: [] });
   });
 });
 

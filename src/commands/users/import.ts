@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { CliError, EXIT, UsageError } from "../../cli/errors.js";
 import { type ImportFailure, printImportSummary, zeroCounts } from "../../cli/import-summary.js";
@@ -7,10 +7,16 @@ import { Progress } from "../../cli/progress.js";
 import { parseRenames, readUsers, type UserLine, type UsersFormat } from "../../cli/user-records.js";
 import { ApiError } from "../../client/errors.js";
 import * as bulk from "../../contract/bulk.js";
+import * as resources from "../../contract/resources.js";
 import { serviceProviderConfig } from "../../contract/scim-discovery.js";
 import { collect, examples, wholeNumber, withContext } from "../verb-helpers.js";
 
+/** As `events import --on-conflict`: a userName that exists (or came earlier in the file). */
+const ON_CONFLICT = ["fail", "skip", "update"] as const;
+type OnConflict = (typeof ON_CONFLICT)[number];
+
 interface ImportOptions {
+  onConflict: OnConflict;
   map?: string[];
   invite?: boolean;
   inviteRate?: string;
@@ -22,6 +28,31 @@ type Failure = ImportFailure;
 
 type Operation = { method: string; path: string; bulkId?: string; data?: unknown };
 type Pending = { line: number; userName?: string; operations: Operation[]; bytes: number };
+type Attributes = Record<string, unknown>;
+
+/** The ids and versions of the Users of these userNames, by lower-cased userName (a userName matches in any case). */
+async function usersByName(
+  client: Awaited<ReturnType<Context["client"]>>,
+  userNames: string[],
+): Promise<Map<string, { id: string; version?: string }>> {
+  const found = new Map<string, { id: string; version?: string }>();
+  // a filter of 50 alternatives stays well under any URL limit
+  for (let at = 0; at < userNames.length; at += 50) {
+    const names = userNames.slice(at, at + 50);
+    const filter = names.map((name) => `userName eq ${JSON.stringify(name)}`).join(" or ");
+    const { data } = await client.call(resources.listResources, {
+      query: { resourcetypes: "User", filter, count: names.length },
+    });
+    for (const user of data.Resources as Attributes[]) {
+      const meta = user.meta as { version?: string } | undefined;
+      found.set(String(user.userName).toLowerCase(), {
+        id: String(user.id),
+        ...(meta?.version && { version: meta.version }),
+      });
+    }
+  }
+  return found;
+}
 
 const DEFAULT_BATCH = 500;
 const DEFAULT_INVITE_RATE = 50;
@@ -71,8 +102,8 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
   const maxBytes = config.bulk.maxPayloadSize - 1024;
   const progress = new Progress(ctx, "users");
   const failures: Failure[] = [];
+  const counts = zeroCounts();
   let seen = 0;
-  let created = 0;
   let invited = 0;
   let batch: Pending[] = [];
   let batchOperations = 0;
@@ -112,16 +143,19 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
     }
     const byBulkId = new Map(sent.map((pending) => [`line${pending.line}`, pending]));
     const notCreated = new Set<number>();
+    const taken: Pending[] = [];
     for (const result of data.Operations) {
       const invitation = String(result.bulkId).startsWith("invite-");
       const pending = byBulkId.get(String(result.bulkId).replace(/^invite-/, ""));
       if (!pending) continue;
       const who = { line: pending.line, ...(pending.userName && { userName: pending.userName }) };
       if (!invitation) {
-        if (result.status === "201") created++;
+        if (result.status === "201") counts.created++;
         else {
           notCreated.add(pending.line);
-          failures.push({ ...who, ...problemOf(result) });
+          const problem = problemOf(result);
+          if (problem.problem === "conflict" && pending.userName && options.onConflict !== "fail") taken.push(pending);
+          else failures.push({ ...who, ...problem });
         }
       } else if (result.status === "202") invited++;
       else if (!notCreated.has(pending.line)) {
@@ -134,6 +168,8 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
         });
       }
     }
+    if (options.onConflict === "skip") counts.skipped += taken.length;
+    else if (taken.length > 0) await replaceTaken(taken);
     // the mail goes out through the queue; pacing the batches keeps the average under the rate,
     // so that a large import does not flood the mail server
     if (options.invite) {
@@ -141,6 +177,61 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
       if (due > Date.now()) await sleep(due - Date.now());
     }
     progress.update(seen);
+  };
+
+  /**
+   * --on-conflict update: each line whose userName is taken replaces that User (PUT, under the
+   * version just read), in one more bulk request. Not invited: an existing user has its own way in.
+   */
+  const replaceTaken = async (taken: Pending[]) => {
+    const existing = await usersByName(
+      client,
+      taken.map((pending) => pending.userName as string),
+    );
+    const operations: Operation[] = [];
+    const byBulkId = new Map<string, Pending>();
+    for (const pending of taken) {
+      const who = { line: pending.line, ...(pending.userName && { userName: pending.userName }) };
+      const user = existing.get(String(pending.userName).toLowerCase());
+      const { passwordHash, ...data } = (pending.operations[0]?.data ?? {}) as Attributes;
+      if (!user) {
+        // taken by another attribute (an externalId), not by the userName: no User to update
+        failures.push({ ...who, problem: "conflict", message: "conflicts with an existing user of another userName" });
+        continue;
+      }
+      if (passwordHash !== undefined) {
+        failures.push({
+          ...who,
+          problem: "validation_failed",
+          message: "exists, and an update never replaces a password: leave passwordHash out",
+        });
+        continue;
+      }
+      const bulkId = `update${pending.line}`;
+      byBulkId.set(bulkId, pending);
+      operations.push({
+        method: "PUT",
+        path: `/Resources/${encodeURIComponent(user.id)}`,
+        bulkId,
+        ...(user.version && { version: user.version }),
+        data,
+      });
+    }
+    if (operations.length === 0) return;
+    const { data } = await client.call(bulk.bulk, {
+      body: { schemas: [bulk.BULK_URN.request], Operations: operations },
+    });
+    for (const result of data.Operations) {
+      const pending = byBulkId.get(String(result.bulkId));
+      if (!pending) continue;
+      if (result.status === "200") counts.updated++;
+      else
+        failures.push({
+          line: pending.line,
+          ...(pending.userName && { userName: pending.userName }),
+          ...problemOf(result),
+        });
+    }
   };
 
   const add = async (entry: UserLine) => {
@@ -194,7 +285,7 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
   // script's run when the filter matched nothing (an empty file, a CSV header alone)
   if (seen === 0) ctx.info(`${file === "-" ? "stdin" : file} holds no users: nothing to import.`);
   // a user created but not invited is a failure of its line, and counted as created
-  const counts = { ...zeroCounts(), created, failed: failures.length };
+  counts.failed = failures.length;
   await printImportSummary(ctx, {
     read: seen,
     counts,
@@ -215,6 +306,14 @@ export function register(group: Command, io: Context["io"]): void {
     .command("import <file>")
     .description(
       "create the users of a CSV or NDJSON file ('-' for stdin) through POST /Bulk; prints a summary and the failures",
+    )
+    .addOption(
+      new Option(
+        "--on-conflict <policy>",
+        "a userName that exists (or came earlier in the file): fail the line, skip it, or update that user",
+      )
+        .choices(ON_CONFLICT)
+        .default("fail"),
     )
     .option("--map <old=new>", "read the column (or NDJSON member) OLD as NEW (repeatable)", collect)
     .option("--invite", "mail each new user an invitation whose link sets the first password")
@@ -238,6 +337,7 @@ tab, a CR or a quote, so that no spreadsheet runs it as a formula, and reads bac
 NDJSON lines are User objects, as 'users export -o ndjson' writes them.
 ${examples(
   "bizctl users import <users-csv>",
+  "bizctl users import <users-csv> --on-conflict skip",
   "bizctl users import <users-csv> --map mail=emails[0].value --map login=userName --invite",
   "bizctl users export -o ndjson | bizctl --profile <other> users import -",
 )}`,
