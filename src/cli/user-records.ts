@@ -106,6 +106,60 @@ export function userFromRow(row: Record<string, string>): Attributes {
   return user;
 }
 
+/**
+ * The spellings of a column that HR systems and other directories export (Auth0's and Keycloak's
+ * imports take them as they are), by lower-case name, and the attribute path each means. Read
+ * only where the column names no attribute itself and `--map` did not rename it.
+ */
+const COMMON_HEADERS: Record<string, string> = {
+  username: "userName",
+  user_name: "userName",
+  email: "emails[0].value",
+  "e-mail": "emails[0].value",
+  mail: "emails[0].value",
+  emailaddress: "emails[0].value",
+  email_address: "emails[0].value",
+  firstname: "name.givenName",
+  first_name: "name.givenName",
+  givenname: "name.givenName",
+  given_name: "name.givenName",
+  lastname: "name.familyName",
+  last_name: "name.familyName",
+  familyname: "name.familyName",
+  family_name: "name.familyName",
+  surname: "name.familyName",
+  role: "roles",
+  externalid: "externalId",
+  external_id: "externalId",
+};
+
+/** Whether a column names a User attribute as it is (`userName`, `name.givenName`). */
+function isAttributePath(column: string): boolean {
+  try {
+    return KNOWN.has(String(columnPath(column)[0]));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The header with each common spelling read as its attribute path; `renamed` tells which became
+ * what. Two columns that would become the same attribute are left as they are, for checkColumns()
+ * to refuse the one that is no attribute.
+ */
+export function readCommonHeaders(columns: string[]): { columns: string[]; renamed: [string, string][] } {
+  const renamed: [string, string][] = [];
+  const result = columns.map((column) => {
+    const path = isAttributePath(column) ? undefined : COMMON_HEADERS[column.toLowerCase()];
+    if (path === undefined || columns.includes(path)) return column;
+    renamed.push([column, path]);
+    return path;
+  });
+  const targets = renamed.map(([, path]) => path);
+  if (new Set(targets).size !== targets.length) return { columns, renamed: [] };
+  return { columns: result, renamed };
+}
+
 /** Applies `--map OLD=NEW` to a header. */
 export function renameColumns(columns: string[], renames: Map<string, string>): string[] {
   return columns.map((column) => renames.get(column) ?? column);
@@ -188,7 +242,11 @@ async function* ndjsonLines(stream: AsyncIterable<Buffer>, renames: Map<string, 
   }
 }
 
-async function* csvLines(stream: AsyncIterable<Buffer>, renames: Map<string, string>): AsyncGenerator<UserLine> {
+async function* csvLines(
+  stream: AsyncIterable<Buffer>,
+  renames: Map<string, string>,
+  onHeader?: (renamed: [string, string][]) => void,
+): AsyncGenerator<UserLine> {
   const { parse } = commonJs(await import("csv-parse"));
   let header: string[] | undefined;
   const parser = parse({
@@ -213,11 +271,15 @@ async function* csvLines(stream: AsyncIterable<Buffer>, renames: Map<string, str
       endedAt = info.lines;
       emptyLines = info.empty_lines;
       if (!header) {
-        header = renameColumns(
-          record.map((column) => column.trim()),
-          renames,
+        const common = readCommonHeaders(
+          renameColumns(
+            record.map((column) => column.trim()),
+            renames,
+          ),
         );
+        header = common.columns;
         checkColumns(header);
+        onHeader?.(common.renamed);
         continue;
       }
       if (record.length !== header.length) {
@@ -244,7 +306,12 @@ async function* csvLines(stream: AsyncIterable<Buffer>, renames: Map<string, str
 export async function* readUsers(
   io: IO,
   file: string,
-  options: { renames: Map<string, string>; format?: UsersFormat },
+  options: {
+    renames: Map<string, string>;
+    format?: UsersFormat;
+    /** the CSV columns read by a common spelling, each with the attribute it became */
+    onHeader?: (renamed: [string, string][]) => void;
+  },
 ): AsyncGenerator<UserLine> {
   let input: Readable;
   try {
@@ -257,7 +324,7 @@ export async function* readUsers(
   // an empty input holds no users: `users export --filter … | users import -` when nothing matched
   if (first === undefined) return;
   const format = options.format ?? formatOf(file, first);
-  yield* format === "csv" ? csvLines(stream, options.renames) : ndjsonLines(stream, options.renames);
+  yield* format === "csv" ? csvLines(stream, options.renames, options.onHeader) : ndjsonLines(stream, options.renames);
 }
 
 /** The columns `users export` writes as CSV, in this order; NDJSON carries every attribute. */

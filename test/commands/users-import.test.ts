@@ -334,6 +334,36 @@ describe.each(MODES)("users import and export (%s)", (mode) => {
     expect(await userNamed("ocbad")).toBeUndefined();
   });
 
+  // issue 32: a CSV as HR systems export it stopped at once ("'email' is not a User attribute")
+  const HEADERS: { name: string; header: string; args?: string[]; told: boolean }[] = [
+    { name: "as HR systems export it, piped", header: "userName,email,givenName,familyName,role", told: false },
+    { name: "with --verbose", header: "userName,Email,firstName,lastName,roles", args: ["--verbose"], told: true },
+    { name: "snake case", header: "username,e-mail,first_name,last_name,role", told: false },
+  ];
+  it.each(HEADERS)("reads common header spellings: $name", async ({ header, args = [], told }) => {
+    const tag = `hdr${HEADERS.findIndex((h) => h.header === header)}`;
+    const csv = `${header}\n${tag},${tag}@example.com,Grace,Hopper,support\n`;
+    const result = await importFile(s.run, s.sandbox.root, `${tag}.csv`, csv, args);
+    expect(result.exitCode, show(result)).toBe(0);
+    expect(summaryOf(result)).toMatchObject({ created: 1, failed: 0 });
+    expect(await userNamed(tag)).toMatchObject({
+      emails: [{ value: `${tag}@example.com` }],
+      name: { givenName: "Grace", familyName: "Hopper" },
+      roles: [{ value: "support" }],
+    });
+    if (told) expect(result.stderr).toMatch(/Columns read as: .*Email → emails\[0\]\.value/);
+    else expect(result.stderr).not.toMatch(/Columns read as/);
+  });
+
+  it("on a terminal, stderr says which column became what", async () => {
+    const file = join(s.sandbox.root, "hdr-tty.csv");
+    await writeFile(file, "userName,email,externalId\nhdrtty,hdrtty@example.com,E-77\n");
+    const result = await s.run(["users", "import", file], { tty: true, env: { NO_COLOR: "1" } });
+    expect(result.exitCode, show(result)).toBe(0);
+    expect(result.stderr).toContain("Columns read as: email → emails[0].value.");
+    expect(await userNamed("hdrtty")).toMatchObject({ externalId: "E-77", emails: [{ value: "hdrtty@example.com" }] });
+  });
+
   it("an empty stdin imports nothing, says so and exits 0 with a zero summary", async () => {
     const result = await s.run(["users", "import", "-", "--json"], { input: "" });
     expect(result.exitCode, show(result)).toBe(0);

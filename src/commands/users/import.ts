@@ -276,7 +276,13 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
     batchBytes += bytes;
   };
 
-  for await (const entry of readUsers(ctx.io, file, { renames, format: options.format as UsersFormat | undefined })) {
+  // which column became what: on a terminal, or with --verbose; a script's stderr stays its errors
+  const onHeader = (renamed: [string, string][]) => {
+    if (renamed.length === 0 || !(ctx.io.stderr.isTTY || ctx.globals.verbose)) return;
+    ctx.info(`Columns read as: ${renamed.map(([from, to]) => `${from} → ${to}`).join(", ")}.`);
+  };
+  const format = options.format as UsersFormat | undefined;
+  for await (const entry of readUsers(ctx.io, file, { renames, format, onHeader })) {
     await add(entry);
   }
   await flush();
@@ -330,6 +336,10 @@ Header convention (CSV): a column names an attribute path of the User schema:
   roles                                    admin, support or member; several as 'admin;support'
   urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department  (the prefix is dropped)
   passwordHash                             a bcrypt ($2a$/$2b$/$2y$) or argon2id (PHC) hash
+Common spellings are read as they are, in any case: email (mail, e-mail) as emails[0].value,
+firstName (givenName, first_name) as name.givenName, lastName (familyName, surname) as
+name.familyName, role as roles, username as userName, external_id as externalId; on a terminal
+(or with --verbose) stderr says which column became what.
 Empty cells are absent attributes; active and primary are true or false. A 'password' column is
 refused: passwords in clear are never read from a file. A cell that starts with a quote (') loses
 that one quote: 'users export -o csv' writes one before a value that starts with =, +, -, @, a
