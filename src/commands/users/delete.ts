@@ -2,16 +2,31 @@ import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import * as resources from "../../contract/resources.js";
 import { examples, tolerating, withContext } from "../verb-helpers.js";
+import { actOnFilter, checkSelection, DELETE, type FilterOptions } from "./by-filter.js";
 import { resolveUser } from "./resolve.js";
 
 export function register(group: Command, io: Context["io"]): void {
   group
-    .command("delete <users...>")
-    .description("delete users by id, user name or e-mail (asks first; --yes without a terminal)")
+    .command("delete [users...]")
+    .description(
+      "delete users by id, user name or e-mail, or every user --filter selects, in bulk (asks first; --yes without a terminal)",
+    )
     .option("--ignore-not-found", "a user already gone is success")
-    .addHelpText("after", examples("bizctl users delete <user> --yes"))
+    .option("--filter <expr>", "delete every user this SCIM filter selects, through POST /Bulk")
+    .option("--dry-run", "with --filter: print how many users it selects and the first ids; delete nothing")
+    .addHelpText(
+      "after",
+      examples(
+        "bizctl users delete <user> --yes",
+        "bizctl users delete --filter 'userName sw \"ci-\"' --dry-run",
+        "bizctl users delete --filter 'externalId pr and department eq \"Temp\"' --yes",
+      ),
+    )
     .action(
-      withContext(io, async (ctx, references: string[], options: { ignoreNotFound?: boolean }) => {
+      withContext(io, async (ctx, references: string[], options: { ignoreNotFound?: boolean } & FilterOptions) => {
+        if (checkSelection(references, options, "delete")) {
+          return actOnFilter(ctx, options.filter as string, options, DELETE);
+        }
         ctx.requireCredential();
         const client = await ctx.client();
         const users = [];

@@ -1,0 +1,150 @@
+/**
+ * `users delete --filter EXPR` and `users disable --filter EXPR`: act on every user a filter
+ * selects, through POST /Bulk a batch at a time (not a request a user), after a count and a
+ * confirmation (`--yes` without a terminal); `--dry-run` shows the count and the first ids.
+ */
+import type { Context } from "../../cli/command-context.js";
+import { CliError, EXIT, exitCodeFor, UsageError } from "../../cli/errors.js";
+import { ApiError } from "../../client/errors.js";
+import * as bulk from "../../contract/bulk.js";
+import { SCIM_URN } from "../../contract/scim.js";
+import { serviceProviderConfig } from "../../contract/scim-discovery.js";
+import { listResources } from "../resource-calls.js";
+
+/** How many ids a dry run and a confirmation name. */
+const FIRST_SHOWN = 10;
+
+export interface FilterOptions {
+  filter?: string;
+  dryRun?: boolean;
+}
+
+interface Target {
+  id: string;
+  userName: string;
+  version?: string;
+}
+
+interface Action {
+  /** "delete", "disable": the verb, in the messages and the summary's member */
+  verb: string;
+  /** the past tense: "deleted" */
+  done: string;
+  /** the bulk operation that acts on one user */
+  operation: (user: Target) => { method: string; path: string; version?: string; data?: unknown };
+  /** the HTTP status of an operation that succeeded */
+  ok: string;
+}
+
+export const DELETE: Action = {
+  verb: "delete",
+  done: "deleted",
+  ok: "204",
+  operation: (user) => ({
+    method: "DELETE",
+    path: `/Resources/${encodeURIComponent(user.id)}`,
+    ...(user.version && { version: user.version }),
+  }),
+};
+
+export const DISABLE: Action = {
+  verb: "disable",
+  done: "disabled",
+  ok: "200",
+  operation: (user) => ({
+    method: "PATCH",
+    path: `/Resources/${encodeURIComponent(user.id)}`,
+    ...(user.version && { version: user.version }),
+    data: { schemas: [SCIM_URN.patchOp], Operations: [{ op: "replace", path: "active", value: false }] },
+  }),
+};
+
+/** Refuses users named and --filter together, and neither; --dry-run without --filter. */
+export function checkSelection(references: string[], options: FilterOptions, verb: string): boolean {
+  if (options.filter !== undefined && references.length > 0) {
+    throw new UsageError(`Name the users to ${verb}, or give --filter; not both.`);
+  }
+  if (options.filter === undefined && references.length === 0) {
+    throw new UsageError(`Name the users to ${verb}, or select them with --filter EXPR.`);
+  }
+  if (options.dryRun && options.filter === undefined) throw new UsageError("--dry-run goes with --filter.");
+  return options.filter !== undefined;
+}
+
+const named = (users: Target[]) =>
+  `${users
+    .slice(0, FIRST_SHOWN)
+    .map((u) => `${u.userName} (${u.id})`)
+    .join(", ")}${users.length > FIRST_SHOWN ? `, and ${users.length - FIRST_SHOWN} more` : ""}`;
+
+/** Every user the filter selects, acted on in bulk batches; prints `{matched, <done>, failed, failures}`. */
+export async function actOnFilter(ctx: Context, filter: string, options: FilterOptions, action: Action): Promise<void> {
+  ctx.requireCredential();
+  const rows = await listResources(ctx, { type: "User", filter, all: true });
+  const users: Target[] = rows.map((row) => {
+    const version = (row.meta as { version?: string } | undefined)?.version;
+    return { id: String(row.id), userName: String(row.userName), ...(version && { version }) };
+  });
+  if (users.length === 0) {
+    ctx.info(`No user matches ${JSON.stringify(filter)}; nothing to ${action.verb}.`);
+    await ctx.print({ matched: 0, [action.done]: 0, failed: 0, failures: [] });
+    return;
+  }
+  if (options.dryRun) {
+    ctx.info(`Dry run (nothing written): would ${action.verb} ${users.length} user(s): ${named(users)}.`);
+    await ctx.print({
+      dryRun: true,
+      matched: users.length,
+      first: users.slice(0, FIRST_SHOWN).map(({ id, userName }) => ({ id, userName })),
+    });
+    return;
+  }
+  await ctx.confirm(
+    `${action.verb[0]?.toUpperCase()}${action.verb.slice(1)} ${users.length} user(s) matching ${JSON.stringify(filter)}: ${named(users)}?`,
+  );
+  const client = await ctx.client();
+  const { data: config } = await client.call(serviceProviderConfig, {});
+  const perRequest = Math.max(1, Math.min(config.bulk.maxOperations, bulk.BULK_MAX_OPERATIONS));
+  const failures: { id: string; userName: string; problem: string; message: string }[] = [];
+  let done = 0;
+  for (let at = 0; at < users.length; at += perRequest) {
+    const batch = users.slice(at, at + perRequest);
+    const byBulkId = new Map(batch.map((user, index) => [`u${at + index}`, user]));
+    const { data } = await client.call(bulk.bulk, {
+      body: {
+        schemas: [bulk.BULK_URN.request],
+        Operations: [...byBulkId].map(([bulkId, user]) => ({ ...action.operation(user), bulkId })),
+      },
+    });
+    for (const result of data.Operations) {
+      const user = byBulkId.get(String(result.bulkId));
+      if (!user) continue;
+      if (result.status === action.ok) done++;
+      else {
+        const response = (result.response ?? {}) as { code?: string; detail?: string };
+        failures.push({
+          id: user.id,
+          userName: user.userName,
+          problem: response.code ?? `http_${result.status}`,
+          message: response.detail ?? `status ${result.status}`,
+        });
+      }
+    }
+  }
+  ctx.info(
+    `${action.done[0]?.toUpperCase()}${action.done.slice(1)} ${done} of ${users.length} user(s)${failures.length ? `; ${failures.length} failed` : ""}.`,
+  );
+  await ctx.print({ matched: users.length, [action.done]: done, failed: failures.length, failures });
+  if (failures.length === 0) return;
+  throw new CliError(
+    `${failures.length} of ${users.length} user(s) could not be ${action.done}.`,
+    exitOf(failures[0]?.problem),
+    `${action.verb}_incomplete`,
+  );
+}
+
+/** The exit code of the first failure's problem (6 for a last admin kept, 5 forbidden…). */
+function exitOf(problem: string | undefined): number {
+  const code = exitCodeFor(new ApiError(400, { type: "", title: "", status: 400, detail: "", code: problem ?? "" }));
+  return code === EXIT.ok ? EXIT.failure : code;
+}

@@ -1,0 +1,119 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { json, MODES, show } from "../helpers/cli.js";
+import { useInProcessSession } from "../helpers/in-process.js";
+
+/**
+ * Issue 32: acting on what a filter selects. Cleaning up imported users meant
+ * `list --query '[].id' | xargs users delete --yes`, a request per user; now `users delete
+ * --filter` and `users disable --filter`, in bulk, with a dry run and a confirmation.
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: the tests assert the shape with expect()
+type Json = any;
+
+describe.each(MODES)("users delete and disable --filter (%s)", (mode) => {
+  const s = useInProcessSession(mode);
+  const TEMP = 'department eq "Temp"';
+
+  async function userNames(filter: string): Promise<string[]> {
+    const listed = await s.run(["users", "list", "--filter", filter, "--all", "--json"]);
+    expect(listed.exitCode, show(listed)).toBe(0);
+    return json<{ userName: string }[]>(listed)
+      .map((u) => u.userName)
+      .sort();
+  }
+
+  beforeAll(async () => {
+    const rows = Array.from({ length: 12 }, (_, i) => `tmp${String(i).padStart(2, "0")},Temp`);
+    const file = join(s.sandbox.root, "temps.csv");
+    await writeFile(file, `userName,department\n${rows.join("\n")}\nkeep1,Sales\nkeep2,\n`);
+    const imported = await s.run(["users", "import", file]);
+    expect(imported.exitCode, show(imported)).toBe(0);
+  }, 120_000);
+
+  const REFUSED: { name: string; args: string[]; exit: number; message: RegExp }[] = [
+    {
+      name: "without a terminal and without --yes",
+      args: ["users", "delete", "--filter", TEMP],
+      exit: 2,
+      message: /Delete 12 user\(s\) matching .*Refusing without a terminal/,
+    },
+    {
+      name: "disable, without a terminal and without --yes",
+      args: ["users", "disable", "--filter", TEMP],
+      exit: 2,
+      message: /Disable 12 user\(s\)/,
+    },
+    {
+      name: "names and --filter",
+      args: ["users", "delete", "keep1", "--filter", TEMP, "--yes"],
+      exit: 2,
+      message: /not both/,
+    },
+    { name: "neither names nor --filter", args: ["users", "delete", "--yes"], exit: 2, message: /--filter EXPR/ },
+    {
+      name: "--dry-run without --filter",
+      args: ["users", "disable", "keep1", "--dry-run"],
+      exit: 2,
+      message: /--dry-run/,
+    },
+    {
+      name: "a filter that does not parse",
+      args: ["users", "delete", "--filter", "department eq", "--yes"],
+      exit: 7,
+      message: /./,
+    },
+  ];
+  it.each(REFUSED)("refused, nothing changed: $name", async ({ args, exit, message }) => {
+    const result = await s.run(args);
+    expect(result.exitCode, show(result)).toBe(exit);
+    expect(result.stderr).toMatch(message);
+    expect(await userNames(TEMP)).toHaveLength(12);
+    expect(await userNames("active eq false")).toEqual([]);
+  });
+
+  it("--dry-run prints the count and the first ids, and changes nothing", async () => {
+    const result = await s.run(["users", "delete", "--filter", TEMP, "--dry-run"]);
+    expect(result.exitCode, show(result)).toBe(0);
+    const out = json<Json>(result);
+    expect(out).toMatchObject({ dryRun: true, matched: 12 });
+    expect(out.first).toHaveLength(10);
+    expect(out.first[0]).toEqual({ id: expect.any(String), userName: expect.stringMatching(/^tmp/) });
+    expect(result.stderr).toMatch(/would delete 12 user\(s\): .*and 2 more/);
+    expect(await userNames(TEMP)).toHaveLength(12);
+  });
+
+  it("disable --filter --yes disables the selected users only", async () => {
+    const result = await s.run(["users", "disable", "--filter", TEMP, "--yes"]);
+    expect(result.exitCode, show(result)).toBe(0);
+    expect(json(result)).toEqual({ matched: 12, disabled: 12, failed: 0, failures: [] });
+    expect(await userNames("active eq false")).toEqual(await userNames(TEMP));
+    expect(await userNames('userName sw "keep"')).toEqual(["keep1", "keep2"]);
+    expect(await userNames('userName sw "keep" and active eq true')).toEqual(["keep1", "keep2"]);
+  });
+
+  it("delete --filter --yes deletes the selected users only; run again, nothing matches and it succeeds", async () => {
+    const result = await s.run(["users", "delete", "--filter", TEMP, "--yes"]);
+    expect(result.exitCode, show(result)).toBe(0);
+    expect(json(result)).toEqual({ matched: 12, deleted: 12, failed: 0, failures: [] });
+    expect(result.stderr).toContain("Deleted 12 of 12 user(s).");
+    expect(await userNames(TEMP)).toEqual([]);
+    expect(await userNames('userName sw "keep"')).toEqual(["keep1", "keep2"]);
+    const again = await s.run(["users", "delete", "--filter", TEMP, "--yes"]);
+    expect(again.exitCode, show(again)).toBe(0);
+    expect(json(again)).toEqual({ matched: 0, deleted: 0, failed: 0, failures: [] });
+    expect(again.stderr).toMatch(/No user matches/);
+  });
+
+  it("a user the server refuses to delete is that user's failure, with its exit code", async () => {
+    // the only admin: the server keeps it (last_admin, exit 6); keep1 goes
+    const result = await s.run(["users", "delete", "--filter", 'userName eq "admin" or userName eq "keep1"', "--yes"]);
+    expect(result.exitCode, show(result)).toBe(6);
+    const out = json<Json>(result);
+    expect(out).toMatchObject({ matched: 2, deleted: 1, failed: 1 });
+    expect(out.failures.map((f: Json) => [f.userName, f.problem])).toEqual([["admin", "last_admin"]]);
+    expect(await userNames('userName sw "keep"')).toEqual(["keep2"]);
+  });
+});
