@@ -81,7 +81,7 @@ _bizctl_words() {
     "events get") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events create") words="--set --file --if-not-exists --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events update") words="--set --file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "events delete") words="--ignore-not-found --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "events delete") words="--ignore-not-found --filter --dry-run --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events import") words="--on-conflict --dry-run --atomic --report --format --batch-size --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events export") words="--order --filter --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "audit") words="list tail --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

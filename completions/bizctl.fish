@@ -980,6 +980,8 @@ complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l ignore-not-found
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l filter
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l dry-run
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l server

@@ -321,6 +321,35 @@ export const batchEvents = defineRoute({
   responses: { 200: BatchResult },
 });
 
+export const EVENT_DELETIONS_PATH = `${EVENTS_PATH}/deletions`;
+
+export const deleteEvents = defineRoute({
+  id: "events.deletions",
+  method: "POST",
+  path: EVENT_DELETIONS_PATH,
+  summary: `Delete up to ${EVENT_BATCH_MAX} events by code in one transaction, each audited as its single delete; a code that names no event is told, not a failure`,
+  tags: ["events"],
+  access: { roles: EVENT_WRITERS, scope: "events:write" },
+  body: Type.Object(
+    {
+      codes: Type.Array(Type.String({ pattern: EVENT_CODE_PATTERN }), { minItems: 1, maxItems: EVENT_BATCH_MAX }),
+    },
+    { additionalProperties: false },
+  ),
+  responses: {
+    200: Type.Object({
+      deleted: Type.Integer(),
+      notFound: Type.Integer(),
+      results: Type.Array(
+        Type.Object({
+          code: Type.String(),
+          status: Type.Union([Type.Literal("deleted"), Type.Literal("not_found")]),
+        }),
+      ),
+    }),
+  },
+});
+
 const ImportParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 export const startEventImport = defineRoute({
@@ -377,6 +406,7 @@ export const eventRoutes = [
   updateEvent,
   deleteEvent,
   batchEvents,
+  deleteEvents,
   startEventImport,
   commitEventImport,
   abortEventImport,

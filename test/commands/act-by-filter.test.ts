@@ -117,3 +117,57 @@ describe.each(MODES)("users delete and disable --filter (%s)", (mode) => {
     expect(await userNames('userName sw "keep"')).toEqual(["keep2"]);
   });
 });
+
+describe.each(MODES)("events delete --filter (%s)", (mode) => {
+  const s = useInProcessSession(mode);
+  const CI = 'code sw "CI-"';
+
+  async function codes(filter: string): Promise<string[]> {
+    const listed = await s.run(["events", "list", "--filter", filter, "--all", "--json"]);
+    expect(listed.exitCode, show(listed)).toBe(0);
+    return json<{ code: string }[]>(listed)
+      .map((e) => e.code)
+      .sort();
+  }
+
+  beforeAll(async () => {
+    const lines = Array.from({ length: 25 }, (_, i) =>
+      JSON.stringify({ code: `CI-${i}`, name: `ci ${i}`, startsAt: "2027-05-01T10:00:00Z" }),
+    );
+    lines.push(JSON.stringify({ code: "KEEP-1", name: "kept", startsAt: "2027-05-01T10:00:00Z" }));
+    const file = join(s.sandbox.root, "ci-events.ndjson");
+    await writeFile(file, `${lines.join("\n")}\n`);
+    const imported = await s.run(["events", "import", file]);
+    expect(imported.exitCode, show(imported)).toBe(0);
+  }, 120_000);
+
+  it.each([
+    { name: "without a terminal and without --yes", args: ["--filter", CI], exit: 2, message: /Delete 25 event\(s\)/ },
+    { name: "codes and --filter", args: ["KEEP-1", "--filter", CI, "--yes"], exit: 2, message: /not both/ },
+    { name: "a filter that does not parse", args: ["--filter", "code sw", "--yes"], exit: 7, message: /./ },
+  ])("refused, nothing deleted: $name", async ({ args, exit, message }) => {
+    const result = await s.run(["events", "delete", ...args]);
+    expect(result.exitCode, show(result)).toBe(exit);
+    expect(result.stderr).toMatch(message);
+    expect(await codes(CI)).toHaveLength(25);
+  });
+
+  it("--dry-run prints the count and the first codes", async () => {
+    const result = await s.run(["events", "delete", "--filter", CI, "--dry-run"]);
+    expect(result.exitCode, show(result)).toBe(0);
+    expect(json(result)).toMatchObject({ dryRun: true, matched: 25 });
+    expect(json(result).first).toHaveLength(10);
+    expect(await codes(CI)).toHaveLength(25);
+  });
+
+  it("--yes deletes every selected event (more than a page) and no other; again, nothing matches and it passes", async () => {
+    const result = await s.run(["events", "delete", "--filter", CI, "--yes"]);
+    expect(result.exitCode, show(result)).toBe(0);
+    expect(json(result)).toEqual({ matched: 25, deleted: 25, notFound: 0 });
+    expect(await codes(CI)).toEqual([]);
+    expect(await codes('code eq "KEEP-1"')).toEqual(["KEEP-1"]);
+    const again = await s.run(["events", "delete", "--filter", CI, "--yes"]);
+    expect(again.exitCode, show(again)).toBe(0);
+    expect(json(again)).toEqual({ matched: 0, deleted: 0, notFound: 0 });
+  });
+});

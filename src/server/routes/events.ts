@@ -69,6 +69,9 @@ export function eventRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   registerRoute(app, ctx, contract.batchEvents, async (request) =>
     batch.batchEvents(ctx, principalOf(request), request.body),
   );
+  registerRoute(app, ctx, contract.deleteEvents, async (request) =>
+    events.deleteEventsByCode(ctx, principalOf(request), request.body.codes),
+  );
   registerRoute(app, ctx, contract.startEventImport, async (request, reply) => {
     const started = await batch.startImport(ctx, principalOf(request), request.body.onConflict);
     reply.status(201).header("location", buildPath(contract.abortEventImport.path, { id: started.id }));

@@ -337,3 +337,31 @@ export async function deleteEvent(
     });
   });
 }
+
+/**
+ * Deletes the events of these codes (`events delete --filter`) in one transaction, each audited
+ * as its single delete would be; a code that names no event (gone meanwhile) is told, not a
+ * failure, so that a clean-up run twice passes.
+ */
+export async function deleteEventsByCode(ctx: ServiceContext, principal: Principal, codes: string[]) {
+  const keys = [...new Set(codes.map((code) => code.toLowerCase()))];
+  return retryWhenChanged(async () => {
+    const found = await repo.findEvents(ctx.store.db, keys);
+    const results: { code: string; status: "deleted" | "not_found" }[] = [];
+    await ctx.store.db.transaction().execute(async (trx) => {
+      for (const key of keys) {
+        const current = found.get(key);
+        if (!current) {
+          results.push({ code: codes.find((code) => code.toLowerCase() === key) ?? key, status: "not_found" });
+          continue;
+        }
+        if (!(await repo.deleteEvent(trx, current.code, current.version)))
+          throw new ChangedMeanwhile("event", "deleted");
+        await auditBy(ctx, trx, principal, { action: "event.delete", target: eventTarget(current) });
+        results.push({ code: current.code, status: "deleted" });
+      }
+    });
+    const deleted = results.filter((result) => result.status === "deleted").length;
+    return { deleted, notFound: results.length - deleted, results };
+  });
+}
