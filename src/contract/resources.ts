@@ -14,8 +14,17 @@ export const BUILT_IN_TYPES = ["User", "OAuthConsumer"] as const;
  */
 export const USER_NAME_PATTERN = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]+$";
 
+/**
+ * Where a User's password stands: `none` (it cannot log in until a reset link, an invitation or a
+ * temporary password gives it one), `temporary` (set by an admin or support, to be changed at the
+ * next login) or `set` (its own).
+ */
+export const PASSWORD_STATES = ["none", "temporary", "set"] as const;
+export type PasswordState = (typeof PASSWORD_STATES)[number];
+
 /** A User's read-only account state, shown to admin and support beside its attributes. */
 export const USER_ACCOUNT_STATE = [
+  "passwordState",
   "locked",
   "lockedUntil",
   "failedLogins",
@@ -168,6 +177,12 @@ export const Resource = Type.Object(
       version: Type.String(),
       location: Type.String(),
     }),
+    passwordState: Type.Optional(
+      Type.Union(
+        PASSWORD_STATES.map((state) => Type.Literal(state)),
+        { description: "a User's, to admin and support: none, temporary (to change at the next login) or set" },
+      ),
+    ),
   },
   { additionalProperties: true },
 );

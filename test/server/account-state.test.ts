@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { STORES } from "../helpers/postgres.js";
 import {
   type Call,
   createResource,
@@ -15,8 +16,8 @@ import {
 const WRONG = "definitely not the password 0";
 type Json = Record<string, unknown>;
 
-describe("account state", () => {
-  const server = useTestServer({ loginRateLimit: { max: 10_000, timeWindowMs: 60_000 } });
+describe.each(STORES)("account state on %s", (_store, start) => {
+  const server = useTestServer({ loginRateLimit: { max: 10_000, timeWindowMs: 60_000 } }, start);
   const admin = server.call;
   let support: Call;
   const login = (userName: string, password: string) =>
@@ -63,14 +64,54 @@ describe("account state", () => {
       expect(ids(response).sort()).toEqual(expected);
     });
 
-  it("a member sees its own User without the state", async () => {
+  it("a member sees its own User without the state, firstLogin and passwordState included", async () => {
     const member = await loggedIn(server.app, "busy.one");
     const [self] = (await member("GET", "/Resources?resourcetypes=User")).json().Resources as Json[];
-    expect(self).toMatchObject({ userName: "busy.one", firstLogin: false });
-    for (const key of ["locked", "failedLogins", "openSessions", "lastLogin", "passwordChangedAt"]) {
-      expect(self).not.toHaveProperty(key);
+    const byId = (await member("GET", `/Resources/${String(self!.id)}`)).json() as Json;
+    const scim = (await member("GET", "/Me")).json() as Json;
+    for (const seen of [self, byId]) {
+      expect(seen).toMatchObject({ userName: "busy.one" });
+      for (const key of ["firstLogin", "passwordState", "locked", "failedLogins", "openSessions", "lastLogin"]) {
+        expect(seen).not.toHaveProperty(key);
+      }
     }
+    expect(JSON.stringify(scim)).not.toMatch(/firstLogin|passwordState/);
   });
+
+  it("tells no password from a temporary one and from the user's own", async () => {
+    const none = await createResource(admin, { resourceType: "User", userName: "state.none" });
+    const temporary = await createResource(admin, {
+      resourceType: "User",
+      userName: "state.temporary",
+      password: TEMP_PASSWORD,
+    });
+    expect(none).toMatchObject({ passwordState: "none", firstLogin: true });
+    expect(temporary).toMatchObject({ passwordState: "temporary", firstLogin: true });
+    for (const reader of [admin, support]) {
+      const read = async (id: unknown) => (await reader("GET", `/Resources/${String(id)}`)).json() as Json;
+      expect((await read(none.id)).passwordState).toBe("none");
+      expect((await read(temporary.id)).passwordState).toBe("temporary");
+      const [own] = (await list('userName eq "busy.one"')).json().Resources as Json[];
+      expect(own!.passwordState).toBe("set");
+    }
+    const scim = (await admin("GET", `/Users/${String(none.id)}`)).json() as Json;
+    expect(scim["urn:bizctl:schemas:extension:account:2.0:User"]).toMatchObject({ passwordState: "none" });
+    const later = await createResource(admin, { resourceType: "User", userName: "given.later" });
+    const replaced = await admin("PUT", `/Resources/${String(later.id)}`, { ...later, password: TEMP_PASSWORD });
+    expect(replaced.json()).toMatchObject({ passwordState: "temporary" });
+  });
+
+  const STATES: { filter: string; expected: string[] }[] = [
+    { filter: 'passwordState eq "none" and userName sw "state."', expected: ["state.none"] },
+    { filter: 'passwordState eq "temporary" and userName sw "state."', expected: ["state.temporary"] },
+    { filter: 'passwordState eq "set" and userName ew ".one"', expected: ["busy.one", "locked.one"] },
+  ];
+  for (const { filter, expected } of STATES)
+    it(`filters on the password state: ${filter}`, async () => {
+      const response = await list(filter);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(ids(response).sort()).toEqual(expected);
+    });
 
   it("is read-only: ignored in a GET-modify-PUT, refused on create", async () => {
     const [user] = (await list('userName eq "locked.one"')).json().Resources as Json[];

@@ -95,6 +95,7 @@ describe.each(DATABASES)("SCIM discovery and wire ($name)", ({ start }) => {
         "mfaEnabled",
         "openSessions",
         "passwordChangedAt",
+        "passwordState",
       ].sort(),
     );
     expect(names(ENTERPRISE_SCHEMA)).toEqual([

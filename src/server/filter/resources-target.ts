@@ -57,6 +57,13 @@ function accountColumns(nowIso: string): Record<string, ValueColumns> {
       text: credential(sql`case c.first_login when 1 then 'true' else 'false' end`),
       num: sql`null`,
     },
+    // as the representation shows it (resource-representation.ts): a User without a credentials
+    // row has no password either
+    passwordstate: {
+      kind: "s",
+      text: sql`(case when r.resource_type <> 'User' then null else coalesce(${credential(sql`case when c.password_hash is null then 'none' when c.first_login = 1 then 'temporary' else 'set' end`)}, 'none') end)`,
+      num: sql`null`,
+    },
     invited: {
       kind: "b",
       text: sql`(case when r.resource_type <> 'User' then null when (${INVITED}) = 1 then 'true' else 'false' end)`,

@@ -1,4 +1,4 @@
-import { RESOURCES_PATH, SCHEMA_URN } from "../../contract/resources.js";
+import { type PasswordState, RESOURCES_PATH, SCHEMA_URN } from "../../contract/resources.js";
 import { etagOf } from "../http/preconditions.js";
 import type { ResourceWithLogin } from "../store/resources-repo.js";
 import type { Attributes } from "./resource-bodies.js";
@@ -7,10 +7,19 @@ import type { Principal, ServiceContext } from "./service-context.js";
 
 // A resource as the API shows it: schemas, attributes, meta, and a User's account state for staff.
 
+function passwordStateOf(row: ResourceWithLogin): PasswordState {
+  if (Number(row.has_password ?? 0) !== 1) return "none";
+  return row.first_login === 1 ? "temporary" : "set";
+}
+
 function accountState(ctx: ServiceContext, row: ResourceWithLogin): Attributes {
   const lockedUntil =
     row.locked_until && Date.parse(row.locked_until) > ctx.clock().getTime() ? row.locked_until : undefined;
   return {
+    // a pending first login is account state like the rest: a member does not see it on its own
+    // User either (it has GET /auth/isFirstLogin, and its login says so)
+    firstLogin: row.first_login === 1,
+    passwordState: passwordStateOf(row),
     locked: lockedUntil !== undefined,
     ...(lockedUntil && { lockedUntil }),
     failedLogins: row.failed_logins ?? 0,
@@ -36,7 +45,6 @@ export function toRepresentation(ctx: ServiceContext, row: ResourceWithLogin, pr
     id: row.id,
     resourceType: row.resource_type,
     ...JSON.parse(row.attributes),
-    ...(user && { firstLogin: row.first_login === 1 }),
     ...(user && can(principal, "readAccountState", "User") && accountState(ctx, row)),
     meta: {
       resourceType: row.resource_type,

@@ -187,7 +187,11 @@ export async function createResource(ctx: ServiceContext, principal: Principal, 
     uniqueness(error, type, attributes);
   }
   const representation = {
-    ...toRepresentation(ctx, { ...row, first_login: imported === undefined ? 1 : 0 }, principal),
+    ...toRepresentation(
+      ctx,
+      { ...row, first_login: imported === undefined ? 1 : 0, has_password: passwordHash === null ? 0 : 1 },
+      principal,
+    ),
     ...(consumerSecret && { consumerSecret }),
   };
   return { body: representation, etag: etagOf(row.version), location: `${RESOURCES_PATH}/${id}` };
@@ -250,6 +254,7 @@ function planReplacement(
 function replacedRow(ctx: ServiceContext, current: repo.ResourceWithLogin, attributes: Attributes): repo.ResourceRow {
   const {
     first_login: _firstLogin,
+    has_password: _hasPassword,
     failed_logins: _failedLogins,
     locked_until: _lockedUntil,
     last_login_at: _lastLogin,

@@ -1,5 +1,5 @@
 import type { TSchema } from "@sinclair/typebox";
-import { OAuthConsumerInput, SCHEMA_URN, UserInput } from "../../contract/resources.js";
+import { OAuthConsumerInput, PASSWORD_STATES, SCHEMA_URN, UserInput } from "../../contract/resources.js";
 import { ACCOUNT_ATTRIBUTES, ENTERPRISE_ATTRIBUTES, SCIM_URN } from "../../contract/scim.js";
 
 // The schemas /Schemas describes (RFC 7643 section 7), derived from the contract's schemas that
@@ -67,6 +67,13 @@ const NOTES: Record<string, Note> = {
   "manager.displayName": { description: "The displayName of the manager.", mutability: "readWrite" },
   firstLogin: {
     description: "Whether the User's password is temporary (set by an admin or support): it must change it first.",
+    mutability: "readOnly",
+  },
+  passwordState: {
+    type: "string",
+    description:
+      "Where the User's password stands: none (it cannot log in until a link or a temporary password gives it one), temporary (to be changed at the next login) or set (its own).",
+    canonicalValues: [...PASSWORD_STATES],
     mutability: "readOnly",
   },
   locked: { description: "Whether failed logins have locked the account for now.", mutability: "readOnly" },
@@ -177,6 +184,7 @@ function accountAttributes(): ScimAttribute[] {
       mutability: "readOnly",
       returned: "default",
       uniqueness: "none",
+      ...(NOTES[name]?.canonicalValues && { canonicalValues: NOTES[name].canonicalValues }),
     }),
   );
   return [...inInput, ...state];

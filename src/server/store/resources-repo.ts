@@ -89,6 +89,8 @@ export async function findUserByName(db: Kysely<Schema>, userName: string): Prom
 /** A resource with, for a User, the state of its account (null for other types). */
 export type ResourceWithLogin = ResourceRow & {
   first_login: number | null;
+  /** 1 when the User has a password (temporary or its own), 0 while it has none */
+  has_password?: number | string | null;
   failed_logins?: number | null;
   locked_until?: string | null;
   last_login_at?: string | null;
@@ -121,6 +123,7 @@ function withAccount(db: Kysely<Schema>, nowIso: string) {
       "c.password_changed_at",
       "c.issuer_role",
     ])
+    .select(sql<number>`(case when c.password_hash is null then 0 else 1 end)`.as("has_password"))
     .select(
       sql<number>`(select count(*) from sessions s where s.user_id = r.id and s.revoked_at is null and s.expires_at > ${nowIso})`.as(
         "open_sessions",
