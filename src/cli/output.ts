@@ -107,10 +107,12 @@ function defaultColumns(rows: Row[]): string[] {
 
 /**
  * The columns a person copies into the next command or reads to act: never cut. Ids (`id`,
- * `…Id`), codes, keys and tokens (`code`, `consumerKey`, `token`), and an audit record's `time`
- * and `action` (its `--until` cursor and a `--filter` value).
+ * `…Id`), codes, keys and tokens (`code`, `consumerKey`, `token`), a user's user name and e-mail
+ * (`users get USER` takes either), and an audit record's `time` and `action` (its `--until`
+ * cursor and a `--filter` value).
  */
-export const isIdentifier = (column: string) => /(^|\.)(id|code|token|time|action)$|(Id|Key)$/.test(column);
+export const isIdentifier = (column: string) =>
+  /(^|\.)(id|code|token|time|action)$|(Id|Key)$|^userName$|^emails(\.value)?$/.test(column);
 
 /**
  * The columns the text takes on a terminal (escape sequences none, a wide character two; of

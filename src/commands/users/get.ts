@@ -3,6 +3,7 @@ import type { Context } from "../../cli/command-context.js";
 import { examples, withContext } from "../verb-helpers.js";
 import { recentActivity } from "./recent-activity.js";
 import { resolveUser } from "./resolve.js";
+import { userSummary } from "./summary.js";
 
 export function register(group: Command, io: Context["io"]): void {
   group
@@ -13,11 +14,12 @@ export function register(group: Command, io: Context["io"]): void {
       withContext(io, async (ctx, reference: string) => {
         ctx.requireCredential();
         const user = await resolveUser(ctx, reference);
-        await ctx.print(user);
-        // a person at a table gets the user's recent activity under it; data formats stay the user alone
-        if (ctx.format() === "table" && ctx.globals.query === undefined && ctx.fields() === undefined) {
-          ctx.io.stdout.write(await recentActivity(ctx, String(user.id)));
-        }
+        // a person at a table gets a summary and the user's recent activity under it; data
+        // formats, --fields and --query stay the user alone, as the API answers it
+        const forPerson = ctx.format() === "table" && ctx.globals.query === undefined && ctx.fields() === undefined;
+        await ctx.print(forPerson ? userSummary(user) : user);
+        // written as it is: printText would show the table's bold headers as escape codes
+        if (forPerson) ctx.io.stdout.write(await recentActivity(ctx, String(user.id)));
       }),
     );
 }
