@@ -622,7 +622,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from users' -a 'list create get update set-roles delete set-password disable enable unlock invite import export sessions sign-out tokens revoke-token mfa-reset'
+complete -c bizctl -n '__fish_seen_subcommand_from users' -a 'list create get update set-roles delete set-password reset-password disable enable unlock invite import export sessions sign-out tokens revoke-token mfa-reset'
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l server
@@ -719,8 +719,6 @@ complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_su
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l ignore-not-found
-complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l filter
-complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l dry-run
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l server
@@ -749,8 +747,19 @@ complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l filter
-complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l dry-run
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l server
@@ -803,7 +812,6 @@ complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l on-conflict
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l map
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l invite
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l invite-rate
@@ -980,8 +988,6 @@ complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l ignore-not-found
-complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l filter
-complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l dry-run
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l server
@@ -1356,8 +1362,6 @@ complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l logout
-complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l keep-session
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l server

@@ -1,6 +1,7 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { json, MODES, show } from "../helpers/cli.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorOf, json, MODES, show } from "../helpers/cli.js";
 import { expectScenario, type Scenario, useInProcessSession } from "../helpers/in-process.js";
+import { outboxReader, recipientsOf, resetLinkOf, type SmtpSink, startSmtpSink } from "../helpers/mail.js";
 
 /**
  * Issue 32 part 4: the support desk. What a help-desk person reads of users: a list with their
@@ -112,5 +113,108 @@ describe.each(MODES)("the support desk (%s)", (mode) => {
       meta: { resourceType: "User" },
       passwordState: "temporary",
     });
+  });
+});
+
+describe("users reset-password and users invite (remote, a real SMTP server)", () => {
+  let smtp: SmtpSink;
+  // the sink comes up as the session's server starts, which is told its address
+  const s = useInProcessSession("remote", {
+    serverArgs: async () => {
+      smtp = await startSmtpSink();
+      return ["--smtp-url", smtp.url];
+    },
+  });
+  afterAll(async () => smtp?.close());
+
+  beforeAll(async () => {
+    const users: string[][] = [
+      ["pat", "--email", "pat@example.com", "--password-stdin"],
+      ["nomail", "--password-stdin"],
+      ["gone", "--email", "gone@example.com", "--password-stdin"],
+      ["newbie", "--email", "newbie@example.com", "--no-password"],
+    ];
+    for (const [userName, ...more] of users) {
+      const created = await s.run(["users", "create", "--user-name", userName!, ...more], { input: `${TEMPORARY}\n` });
+      expect(created.exitCode, show(created)).toBe(0);
+    }
+    const disabled = await s.run(["users", "disable", "gone"]);
+    expect(disabled.exitCode, show(disabled)).toBe(0);
+  }, 120_000);
+
+  it("mails the user's own reset link, named by e-mail, and says where it went", async () => {
+    const sent = await s.run(["users", "reset-password", "pat@example.com"]);
+    expect(sent.exitCode, show(sent)).toBe(0);
+    expect(sent.stderr).toMatch(/^Reset link for pat queued to pat@example\.com; it works once/);
+    const mail = await smtp.waitFor((m) => m.rcptTo.includes("pat@example.com"));
+    expect(recipientsOf(mail)).toEqual(["pat@example.com"]);
+    expect(resetLinkOf(mail).token).not.toBe("");
+  });
+
+  const REFUSED: { name: string; user: string; exit: number; code: string; message: RegExp; hint: RegExp }[] = [
+    {
+      name: "a user without an e-mail",
+      user: "nomail",
+      exit: 7,
+      code: "no_email",
+      message: /nomail has no e-mail address/,
+      hint: /set-password nomail/,
+    },
+    {
+      name: "a disabled user",
+      user: "gone",
+      exit: 6,
+      code: "user_disabled",
+      message: /gone is disabled/,
+      hint: /users enable gone/,
+    },
+    { name: "an unknown user", user: "nobody", exit: 3, code: "not_found", message: /No user 'nobody'/, hint: /^$/ },
+  ];
+  it.each(REFUSED)("refuses $name before anything is sent, and says what to do", async (c) => {
+    const before = smtp.messages.length;
+    const refused = await s.run(["users", "reset-password", c.user]);
+    expect(refused.exitCode, show(refused)).toBe(c.exit);
+    const error = errorOf(refused);
+    expect(error).toMatchObject({ code: c.code });
+    expect(error.message).toMatch(c.message);
+    expect(error.hint ?? "").toMatch(c.hint);
+    expect(smtp.messages.length).toBe(before);
+  });
+
+  it("users invite says an earlier link stopped working only when there was one", async () => {
+    const first = await s.run(["users", "invite", "newbie"]);
+    expect(first.exitCode, show(first)).toBe(0);
+    expect(first.stderr).toMatch(/^Invitation for newbie queued to newbie@example\.com/);
+    expect(first.stderr).not.toMatch(/earlier|older/);
+    const again = await s.run(["users", "invite", "newbie"]);
+    expect(again.exitCode, show(again)).toBe(0);
+    expect(again.stderr).toMatch(/The link of the earlier invitation no longer works\./);
+  });
+});
+
+describe("users reset-password (embedded): the link is built from BIZCTL_PUBLIC_URL", () => {
+  const s = useInProcessSession("embedded");
+
+  it("mails, through the outbox, a link to the public URL", async () => {
+    const created = await s.run([
+      "users",
+      "create",
+      "--user-name",
+      "lin",
+      "--email",
+      "lin@example.com",
+      "--no-password",
+    ]);
+    expect(created.exitCode, show(created)).toBe(0);
+    const outbox = outboxReader(s.sandbox.dataDir);
+    await outbox.take();
+    const sent = await s.run(["users", "reset-password", "lin"], {
+      env: { BIZCTL_PUBLIC_URL: "https://desk.example.com" },
+    });
+    expect(sent.exitCode, show(sent)).toBe(0);
+    const [mail, ...more] = await outbox.take();
+    expect(more).toEqual([]);
+    expect(recipientsOf(mail!)).toEqual(["lin@example.com"]);
+    expect(resetLinkOf(mail!).base).toBe("https://desk.example.com");
   });
 });

@@ -10,6 +10,7 @@ import * as importUsers from "./import.js";
 import * as invite from "./invite.js";
 import * as list from "./list.js";
 import * as mfaReset from "./mfa-reset.js";
+import * as resetPassword from "./reset-password.js";
 import * as sessions from "./sessions.js";
 import * as setPassword from "./set-password.js";
 import * as setRoles from "./set-roles.js";
@@ -28,6 +29,7 @@ export function register(program: Command, io: Context["io"]): void {
     setRoles,
     del,
     setPassword,
+    resetPassword,
     disable,
     enable,
     unlock,

@@ -5,10 +5,15 @@ import { examples, withContext } from "../verb-helpers.js";
 import { resolveUser } from "./resolve.js";
 
 /** Mails the invitation and says where it went and until when it works. */
-export async function sendInvitation(ctx: Context, user: { id: string; userName: string }): Promise<void> {
+export async function sendInvitation(
+  ctx: Context,
+  user: { id: string; userName: string; invited?: unknown },
+): Promise<void> {
   const { data } = await (await ctx.client()).call(invitations.sendInvitation, { params: { resourceId: user.id } });
+  // `invited` (account state) says whether an earlier link was pending: only then did one stop working
+  const older = user.invited === true ? " The link of the earlier invitation no longer works." : "";
   ctx.info(
-    `Invitation for ${user.userName} queued to ${data.email}; its link sets the first password, works once, until ${data.expiresAt}. An older invitation's link no longer works.`,
+    `Invitation for ${user.userName} queued to ${data.email}; its link sets the first password, works once, until ${data.expiresAt}.${older}`,
   );
 }
 
