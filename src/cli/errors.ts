@@ -89,6 +89,22 @@ const HINTS: Record<string, string> = {
   last_admin: "make another user an admin first ('bizctl users create --role admin')",
 };
 
+/** Hints a command gives for a problem where the code alone would mislead (ApiError.hint). */
+const COMMAND_HINTS = new WeakMap<ApiError, string>();
+
+/**
+ * Awaits a call; a problem of `code` it fails with gets this command's `hint` in place of the
+ * code's (a wrong current password is not a wrong user name).
+ */
+export async function withHint<T>(call: Promise<T>, code: string, hint: string): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof ApiError && error.problem.code === code) COMMAND_HINTS.set(error, hint);
+    throw error;
+  }
+}
+
 /** A problem raised in-process by the server code the `server` commands run (same codes as over HTTP). */
 function asLocalProblem(error: unknown): ApiError | undefined {
   const e = error as { name?: unknown; code?: unknown; status?: unknown; detail?: unknown };
@@ -162,8 +178,9 @@ export function describeError(error: unknown): ErrorReport {
       status: error.status,
       message: `${error.problem.detail || error.problem.title}${wait !== undefined ? ` Retry in ${wait} s.` : ""}`,
       ...(error.problem.requestId && { requestId: error.problem.requestId }),
-      ...((HINTS[error.problem.code] || error.status >= 500) && {
-        hint: HINTS[error.problem.code] ?? "the server failed; retry later or check its logs",
+      ...((COMMAND_HINTS.has(error) || HINTS[error.problem.code] || error.status >= 500) && {
+        hint:
+          COMMAND_HINTS.get(error) ?? HINTS[error.problem.code] ?? "the server failed; retry later or check its logs",
       }),
       ...(error.problem.errors && { errors: error.problem.errors }),
     };

@@ -7,6 +7,16 @@ export const CUSTOM_TYPE_PATTERN = "^[A-Z][A-Za-z0-9]{0,63}$";
 export const CUSTOM_ATTRIBUTES_MAX_BYTES = 64 * 1024;
 export const LIST_COUNT = { default: 50, max: 500 } as const;
 export const BUILT_IN_TYPES = ["User", "OAuthConsumer"] as const;
+
+/**
+ * Why a name is not a resource type, said for a person rather than as the pattern: a type name
+ * starts with a capital letter, then letters and digits (64 at most); `user` is most likely `User`.
+ */
+export function notATypeName(name: string): string {
+  const known = BUILT_IN_TYPES.find((type) => type.toLowerCase() === name.toLowerCase());
+  const guess = known ?? (/^[a-z][A-Za-z0-9]{0,63}$/.test(name) ? name[0]!.toUpperCase() + name.slice(1) : undefined);
+  return `'${name}' is not a resource type: a type name starts with a capital letter, followed by up to 63 letters and digits (User, OAuthConsumer, or your own such as Room)${guess ? `; did you mean '${guess}'?` : "."}`;
+}
 /**
  * A userName is an identifier, typed at a login prompt and written into e-mails and logs: it may
  * not hold C0, DEL, C1 or bidi controls. Free text (displayName, event names…) may hold them; the

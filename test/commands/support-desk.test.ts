@@ -116,6 +116,78 @@ describe.each(MODES)("the support desk (%s)", (mode) => {
   });
 });
 
+describe.each(MODES)("messages a help desk can act on (%s)", (mode) => {
+  const s = useInProcessSession(mode);
+  const DESK_PASSWORD = "velvet harbour quartz 6620 meadow";
+  let desk: Record<string, string>;
+
+  beforeAll(async () => {
+    for (const [userName, role] of [
+      ["desk", "support"],
+      ["carol", "member"],
+    ]) {
+      const created = await s.run(["users", "create", "--user-name", userName!, "--role", role!, "--password-stdin"], {
+        input: `${TEMPORARY}\n`,
+      });
+      expect(created.exitCode, show(created)).toBe(0);
+    }
+    desk = await s.newConfig("desk");
+    const login = await s.login(desk, "desk", TEMPORARY, DESK_PASSWORD);
+    expect(login.exitCode, show(login)).toBe(0);
+  }, 120_000);
+
+  const MESSAGES: { name: string; args: string[]; input?: string; exit: number; want: RegExp; not?: RegExp }[] = [
+    {
+      name: "support changing roles is told who may, and whom to ask",
+      args: ["users", "set-roles", "carol", "admin"],
+      exit: 5,
+      want: /"message":"Only an admin may change the roles of users, and your account is support: ask an admin to do it\."/,
+    },
+    {
+      name: "support writing an event is told which roles may",
+      args: ["events", "create", "--set", "code=DESK", "--set", "name=Desk", "--set", "startsAt=2027-01-10T09:00:00Z"],
+      exit: 5,
+      want: /"message":"Only an account with the role admin or member may do this, and yours is support: ask an admin/,
+      not: /needs one of the roles/,
+    },
+    {
+      name: "unlocking a user who was never locked says nothing needed undoing",
+      args: ["users", "unlock", "carol"],
+      exit: 0,
+      want: /^carol was not locked and had no failed logins: nothing to undo\.\n$/,
+      not: /back to 0/,
+    },
+    {
+      name: "a lower-case type in a list is told what a type name is, and the likely one",
+      args: ["resources", "list", "--type", "user"],
+      exit: 7,
+      want: /'user' is not a resource type: a type name starts with a capital letter.*did you mean 'User'\?/,
+      not: /\^\[A-Z\]/,
+    },
+    {
+      name: "a lower-case type in a create, before anything is sent",
+      args: ["resources", "create", "--type", "room", "--set", "floor=3"],
+      exit: 2,
+      want: /'room' is not a resource type: .*did you mean 'Room'\?/,
+      not: /\^\[A-Z\]|pattern/,
+    },
+    {
+      name: "a wrong current password is not a wrong user name",
+      args: ["auth", "change-password", "--password-stdin"],
+      input: `not my password at all 1234\n${DESK_PASSWORD} but new\n`,
+      exit: 4,
+      want: /"hint":"type your current password again; forgotten, 'bizctl auth renew-password --user NAME' mails a reset link"/,
+      not: /user name and password/,
+    },
+  ];
+  it.each(MESSAGES)("$name", async (c) => {
+    const result = await s.run(c.args, { env: desk, ...(c.input !== undefined && { input: c.input }) });
+    expect(result.exitCode, show(result)).toBe(c.exit);
+    expect(result.stderr).toMatch(c.want);
+    if (c.not) expect(result.stderr).not.toMatch(c.not);
+  });
+});
+
 describe("users reset-password and users invite (remote, a real SMTP server)", () => {
   let smtp: SmtpSink;
   // the sink comes up as the session's server starts, which is told its address

@@ -1,13 +1,17 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
-import { UsageError } from "../../cli/errors.js";
+import { UsageError, withHint } from "../../cli/errors.js";
 import { readNewPassword, requirePassword } from "../../cli/passwords.js";
 import * as auth from "../../contract/auth.js";
 import { examples, withContext } from "../verb-helpers.js";
 
 export async function changeOwnPassword(ctx: Context, lastPassword: string, newPassword: string): Promise<void> {
   const client = await ctx.client();
-  await client.call(auth.changePassword, { body: { lastPassword, newPassword } });
+  await withHint(
+    client.call(auth.changePassword, { body: { lastPassword, newPassword } }),
+    "invalid_credentials",
+    "type your current password again; forgotten, 'bizctl auth renew-password --user NAME' mails a reset link",
+  );
   ctx.info("Password changed; your other sessions were ended.");
 }
 

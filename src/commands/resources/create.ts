@@ -3,6 +3,7 @@ import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import { promptText } from "../../cli/prompts.js";
 import { recordFromOptions } from "../../cli/record-input.js";
+import { CUSTOM_TYPE_PATTERN, notATypeName } from "../../contract/resources.js";
 import { createResource } from "../resource-calls.js";
 import { collect, examples, withContext } from "../verb-helpers.js";
 
@@ -23,6 +24,9 @@ async function create(
   } else {
     record.resourceType = type;
   }
+  // the server's schema would name the pattern; a person is better told what a type name is
+  const typeName = String(record.resourceType);
+  if (!new RegExp(CUSTOM_TYPE_PATTERN).test(typeName)) throw new UsageError(notATypeName(typeName));
   if (record.resourceType === "User" && record.userName === undefined) {
     if (!ctx.canPrompt())
       throw new UsageError("A User needs a userName.", "pass --set userName=NAME, or use 'bizctl users create'");

@@ -2,7 +2,17 @@ import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import * as auth from "../../contract/auth.js";
 import { examples, withContext } from "../verb-helpers.js";
-import { resolveUser } from "./resolve.js";
+import { resolveUser, type UserRecord } from "./resolve.js";
+
+/** What unlocking changed, in the words of a help desk. */
+function unlockedMessage(user: UserRecord): string {
+  if (user.locked) {
+    return `Unlocked ${user.userName}: it was locked until ${String(user.lockedUntil)} after ${String(user.failedLogins)} failed logins.`;
+  }
+  const failed = Number(user.failedLogins ?? 0);
+  if (failed === 0) return `${user.userName} was not locked and had no failed logins: nothing to undo.`;
+  return `${user.userName} was not locked; ${failed === 1 ? "its failed login is" : `its ${failed} failed logins are`} forgotten.`;
+}
 
 export function register(group: Command, io: Context["io"]): void {
   group
@@ -14,11 +24,7 @@ export function register(group: Command, io: Context["io"]): void {
         ctx.requireCredential();
         const user = await resolveUser(ctx, reference);
         await (await ctx.client()).call(auth.unlock, { params: { employeeId: user.id } });
-        ctx.info(
-          user.locked
-            ? `Unlocked ${user.userName}: it was locked until ${String(user.lockedUntil)} after ${String(user.failedLogins)} failed logins.`
-            : `${user.userName} was not locked; its count of failed logins (${String(user.failedLogins ?? 0)}) is back to 0.`,
-        );
+        ctx.info(unlockedMessage(user));
       }),
     );
 }

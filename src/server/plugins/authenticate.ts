@@ -83,7 +83,10 @@ export function authorize(ctx: ServiceContext, access: Access): onRequestHookHan
   const duringFirstLogin = access.duringFirstLogin === true;
   const duringMfaEnrollment = access.duringMfaEnrollment === true;
   const managesAccount = access.managesAccount === true;
-  const forbidden = `This operation needs one of the roles ${access.roles.join(", ")}.`;
+  const needed = access.roles.join(" or ");
+  // for a person at a help desk: who may, what the caller is, whom to ask
+  const forbidden = (roles: readonly string[]) =>
+    `Only an account with the role ${needed} may do this, and yours is ${roles.join(" and ") || "without a role"}: ask an admin to do it, or to give you the role.`;
   const scope = access.scope;
   const outOfScope =
     scope === undefined
@@ -113,7 +116,7 @@ export function authorize(ctx: ServiceContext, access: Access): onRequestHookHan
     }
     const roles = principal.roles;
     for (let i = 0; i < roles.length; i++) if (allowed.has(roles[i]!)) return;
-    throw new ProblemError("forbidden", forbidden);
+    throw new ProblemError("forbidden", forbidden(roles));
   };
 }
 

@@ -3,6 +3,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import {
   CUSTOM_ATTRIBUTES_MAX_BYTES,
   CUSTOM_TYPE_PATTERN,
+  notATypeName,
   OAuthConsumerInput,
   SCHEMA_URN,
   USER_ACCOUNT_STATE,
@@ -45,8 +46,7 @@ function validate(checker: ReturnType<typeof TypeCompiler.Compile<TSchema>>, bod
 export function typeOf(body: Attributes): string {
   const declared = body.resourceType;
   if (typeof declared === "string") {
-    if (!TYPE_NAME.test(declared))
-      throw scimInvalid(`'${declared}' is not a resource type name (${CUSTOM_TYPE_PATTERN}).`, "/resourceType");
+    if (!TYPE_NAME.test(declared)) throw scimInvalid(notATypeName(declared), "/resourceType");
     return declared;
   }
   const schemas = Array.isArray(body.schemas) ? body.schemas : [];

@@ -1,5 +1,5 @@
 import type { Static } from "@sinclair/typebox";
-import { CUSTOM_TYPE_PATTERN, LIST_COUNT, type ResourceListQuery } from "../../contract/resources.js";
+import { CUSTOM_TYPE_PATTERN, LIST_COUNT, notATypeName, type ResourceListQuery } from "../../contract/resources.js";
 import { parseFilter } from "../filter/parse.js";
 import { invalid } from "../problem-error.js";
 
@@ -15,7 +15,7 @@ function parseTypes(resourcetypes: string | undefined): string[] | undefined {
     .map((t) => t.trim())
     .filter(Boolean);
   for (const type of types ?? []) {
-    if (!TYPE_NAME.test(type)) throw queryInvalid(`'${type}' is not a resource type name.`, "resourcetypes");
+    if (!TYPE_NAME.test(type)) throw queryInvalid(notATypeName(type), "resourcetypes");
   }
   return types;
 }

@@ -165,10 +165,35 @@ export function assertCan(
       `Support staff may ${ACTION_WORDS[action]} only users who hold neither the admin nor the support role; ask an admin.`,
     );
   }
-  throw new ProblemError(
-    "forbidden",
-    `Your roles (${principal.roles.join(", ") || "none"}) may not ${ACTION_WORDS[action]} resources of type ${resourceType}.`,
-  );
+  throw new ProblemError("forbidden", refusal(principal, action, resourceType));
+}
+
+/** What a resource is called in a sentence for a person. */
+const nounOf = (resourceType: string) =>
+  resourceType === "User"
+    ? "users"
+    : resourceType === "OAuthConsumer"
+      ? "OAuth consumers"
+      : `${resourceType} resources`;
+
+const GRANT_WORDS: Record<Grant, string> = {
+  admin: "an admin",
+  support: "support staff",
+  member: "a member",
+  self: "the user itself",
+  "support:ordinary": "support staff (on ordinary users)",
+};
+
+/**
+ * A refusal a person at a help desk can act on: who may do it, what the caller's account is, and
+ * whom to ask, in place of a role list and a type name.
+ */
+function refusal(principal: Principal, action: ResourceAction, resourceType: string): string {
+  const who = POLICY[kindOf(resourceType)][action].map((grant) => GRANT_WORDS[grant]);
+  const yours =
+    principal.roles.length > 0 ? `your account is ${principal.roles.join(" and ")}` : "your account has no role";
+  if (who.length === 0) return `No one may ${ACTION_WORDS[action]} ${nounOf(resourceType)}.`;
+  return `Only ${who.join(" or ")} may ${ACTION_WORDS[action]} ${nounOf(resourceType)}, and ${yours}: ask an admin to do it.`;
 }
 
 /** Whether the caller may read every resource of these types (of every type when none are named). */
