@@ -20,6 +20,19 @@ const BY_GROUP: Record<string, TSchema[]> = {
   users: [UserInput, ACCOUNT_STATE],
 };
 
+/**
+ * The `fields` query of an events call: the server selects whole fields, so a dotted path
+ * (`customFields.budget`) fetches its top-level field and the CLI picks the path from it.
+ */
+export function fieldsToFetch(fields: string | undefined): string | undefined {
+  if (fields === undefined) return undefined;
+  const names = fields
+    .split(",")
+    .map((field) => field.trim().split(".")[0]!)
+    .filter(Boolean);
+  return [...new Set(names)].join(",");
+}
+
 /** The attributes a record can show: a write-only one (a password) is never printed. */
 function readableProperties(schema: TSchema): [string, TSchema][] {
   return Object.entries((schema.properties as Record<string, TSchema> | undefined) ?? {}).filter(

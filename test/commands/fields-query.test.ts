@@ -22,6 +22,8 @@ describe.each(MODES)("--fields, --query and api (%s)", (mode) => {
         `startsAt=2027-03-0${n}T10:00:00Z`,
         "--set",
         `type=${n % 2 ? "meeting" : "call"}`,
+        "--set",
+        `customFields.budget=${n * 100}`,
       ]);
       expect(created.exitCode, show(created)).toBe(0);
     }
@@ -97,6 +99,20 @@ describe.each(MODES)("--fields, --query and api (%s)", (mode) => {
     const result = await s.run(args);
     expect(result.exitCode, show(result)).toBe(0);
     expect(json(result).length).toBeGreaterThan(0);
+  });
+
+  // issue 32: the README's dotted paths answered 400 on events, whose server selects whole fields
+  it.each([
+    ["events list", ["events", "list", "--filter", 'code eq "Q2"']],
+    ["events get", ["events", "get", "Q2"]],
+  ])("%s --fields takes a dotted path into customFields, piped and on a terminal", async (_name, args) => {
+    const piped = await s.run([...args, "--fields", "code,customFields.budget"]);
+    expect(piped.exitCode, show(piped)).toBe(0);
+    expect([json(piped)].flat()).toEqual([{ code: "Q2", customFields: { budget: 200 } }]);
+    const table = await s.run([...args, "--fields", "code,customFields.budget"], TERMINAL);
+    expect(table.exitCode, show(table)).toBe(0);
+    expect(table.stdout).toMatch(/customFields\.budget/);
+    expect(table.stdout).toMatch(/\b200\b/);
   });
 
   it("--query reshapes the JSON, after --fields", async () => {

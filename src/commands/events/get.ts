@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
+import { fieldsToFetch } from "../../cli/fields.js";
 import * as events from "../../contract/events.js";
 import { examples, withContext } from "../verb-helpers.js";
 
@@ -7,7 +8,7 @@ async function getEvent(ctx: Context, code: string): Promise<void> {
   ctx.requireCredential();
   const { data } = await (await ctx.client()).call(events.getEvent, {
     params: { code },
-    query: { fields: ctx.globals.fields },
+    query: { fields: fieldsToFetch(ctx.globals.fields) },
   });
   await ctx.print(data);
 }

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { Context, MorePages } from "../../cli/command-context.js";
+import { fieldsToFetch } from "../../cli/fields.js";
 import { Progress } from "../../cli/progress.js";
 import { printPages } from "../../cli/stream-output.js";
 import { QUERY_INTEGER_LIMIT } from "../../contract/common.js";
@@ -52,7 +53,7 @@ export async function* eventPages(
   const query = {
     order: options.order,
     pagesize: pageSize ?? (options.all ? events.EVENT_PAGE_SIZE.max : undefined),
-    fields: ctx.globals.fields,
+    fields: fieldsToFetch(ctx.globals.fields),
     filter: options.filter,
   };
   // every page (export, list --all): a million events must not take more memory than a thousand
