@@ -51,6 +51,15 @@ describe("the browser authorization page", () => {
     });
   });
 
+  /**
+   * The page's reader is a partner's end user (issue 32): it names no command to run, no API call
+   * and no "client", only what they can do and whom to ask.
+   */
+  function expectWordsForEndUsers(html: string): void {
+    const text = html.replace(/<(style|script)[^>]*>[\s\S]*?<\/\1>/g, "").replace(/<title>[^<]*<\/title>/, "");
+    expect(text).not.toMatch(/\bbizctl\b|<code>|signed-in client|POST |GET /);
+  }
+
   const seconds = () => Math.floor(clock.clock().getTime() / 1000);
 
   function signed(data: Record<string, string>, token?: Credentials): string {
@@ -118,6 +127,7 @@ describe("the browser authorization page", () => {
     expect(html).toContain("Partner &lt;CRM&gt;");
     expect(html).toContain("partner.example");
     expect(html).toContain("act as you on this API until you revoke it");
+    expectWordsForEndUsers(html);
     expect(html).toMatch(
       /<label for="userName">[^<]+<\/label>\s*<input id="userName" name="userName"[^>]*autocomplete="username"/,
     );
@@ -261,7 +271,8 @@ describe("the browser authorization page", () => {
     const temp = await temporary();
     const response = await decide(temp, approveAs(user));
     expect(response.statusCode).toBe(200);
-    expect(response.body).toContain("This account has a second factor");
+    expect(response.body).toContain("Your account is protected by a second factor");
+    expectWordsForEndUsers(response.body);
     expect(response.body).not.toMatch(/oauth_verifier|class="verifier"/);
     const row = await server.app.services.store.db
       .selectFrom("oauth_temporary_credentials")
@@ -277,6 +288,7 @@ describe("the browser authorization page", () => {
     expect(response.statusCode).toBe(403);
     expect(response.headers.location).toBeUndefined();
     expect(response.body).toContain("Change your password first");
+    expectWordsForEndUsers(response.body);
     expect(response.body).not.toMatch(/oauth_verifier|class="verifier"/);
     const row = await server.app.services.store.db
       .selectFrom("oauth_temporary_credentials")

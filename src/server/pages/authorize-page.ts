@@ -37,7 +37,7 @@ function body(view: AuthorizeView): { title: string; main: string } {
         title: `Authorize ${view.consumerName}`,
         main: `<h1>Authorize an application</h1>
 <div class="app"><strong>${app}</strong> asks to act as you on this API until you revoke it.</div>
-<p class="hint">${destination} You can see and revoke the applications acting for you with <code>bizctl oauth tokens list</code>.</p>
+<p class="hint">${destination} You can take this access back at any time: your administrator can revoke it for you.</p>
 ${error}
 <form method="post" action="${escapeHtml(view.action)}">
   <input type="hidden" name="oauth_token" value="${escapeHtml(view.token)}">

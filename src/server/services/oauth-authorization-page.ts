@@ -161,7 +161,13 @@ export async function submitPage(ctx: ServiceContext, visit: PageVisit, loginBud
       const answer = await formPage(ctx, visit, temporary, 429, { userName, error: error.detail });
       return { ...answer, headers: error.extra.headers ?? {} };
     }
-    if (error.code === "mfa_required") return formPage(ctx, visit, temporary, 200, { userName, error: error.detail });
+    if (error.code === "mfa_required") {
+      return formPage(ctx, visit, temporary, 200, {
+        userName,
+        error:
+          "Your account is protected by a second factor, which this page cannot ask for, so it cannot approve the application here. Ask your administrator for another way to connect it; nothing was approved.",
+      });
+    }
     if (error.code !== "invalid_credentials") throw error;
     return formPage(ctx, visit, temporary, 200, { userName, error: "The user name or password is wrong." });
   }
@@ -169,7 +175,8 @@ export async function submitPage(ctx: ServiceContext, visit: PageVisit, loginBud
     return page(403, {
       kind: "message",
       title: "Change your password first",
-      text: "Your password is temporary. Change it (bizctl auth change-password), then open the authorization page again; nothing was approved.",
+      // the reader is a partner's end user, who may never have seen a command line
+      text: "Your password is temporary and must be changed before you can approve an application. Ask your administrator how to change it, then come back to this page from the application; nothing was approved.",
       restart: `${formAction(visit)}?oauth_token=${encodeURIComponent(token)}`,
     });
   }
