@@ -186,6 +186,61 @@ describe.each(MODES)("messages a help desk can act on (%s)", (mode) => {
     expect(result.stderr).toMatch(c.want);
     if (c.not) expect(result.stderr).not.toMatch(c.not);
   });
+  // what a prompt would have asked: none of it may appear before the refusal
+  const ASKED_FIRST: { name: string; args: string[]; question: RegExp }[] = [
+    { name: "users delete", args: ["users", "delete", "carol"], question: /Delete carol|Refusing without a terminal/ },
+    {
+      name: "events create without a name",
+      args: ["events", "create", "--set", "code=ASK"],
+      question: /Name|needs 'name'/,
+    },
+    {
+      name: "users set-password of an admin",
+      args: ["users", "set-password", "admin"],
+      question: /Temporary password/,
+    },
+  ];
+  it.each(ASKED_FIRST)("$name on a terminal: support is refused before any question (exit 5)", async (c) => {
+    const result = await s.run(c.args, { env: desk, tty: true, input: "" });
+    expect(result.exitCode, show(result)).toBe(5);
+    expect(result.stderr).toMatch(/Only an admin.* and your account is support: ask an admin to do it\./);
+    expect(result.stderr).not.toMatch(c.question);
+  });
+
+  it("users delete without a terminal: support is refused, not asked for --yes (exit 5)", async () => {
+    const result = await s.run(["users", "delete", "carol"], { env: desk });
+    expect(result.exitCode, show(result)).toBe(5);
+    expect(errorOf(result).message).toBe(
+      "Only an admin may delete users, and your account is support: ask an admin to do it.",
+    );
+  });
+
+  it("the only admin disabling itself is refused at once, as before: nothing to confirm (exit 6)", async () => {
+    const refused = await s.run(["users", "disable", s.userName]);
+    expect(refused.exitCode, show(refused)).toBe(6);
+    expect(errorOf(refused).code).toBe("last_admin");
+  });
+
+  it("an admin disabling itself is asked first, once another admin exists; another user is not", async () => {
+    const second = await s.run(["users", "create", "--user-name", "root2", "--role", "admin", "--password-stdin"], {
+      input: `${TEMPORARY}\n`,
+    });
+    expect(second.exitCode, show(second)).toBe(0);
+    const piped = await s.run(["users", "disable", s.userName]);
+    expect(piped.exitCode, show(piped)).toBe(2);
+    expect(errorOf(piped).message).toMatch(/^Disable your own account\? .*Refusing without a terminal\.$/);
+    const still = await s.run(["users", "get", s.userName, "--json"]);
+    expect(json(still)).toMatchObject({ active: true });
+    const other = await s.run(["users", "disable", "carol"]);
+    expect(other.exitCode, show(other)).toBe(0);
+    expect((await s.run(["users", "enable", "carol"])).exitCode).toBe(0);
+  });
+
+  it("support disabling itself is refused before any question (exit 5)", async () => {
+    const result = await s.run(["users", "disable", "desk"], { env: desk, tty: true, input: "" });
+    expect(result.exitCode, show(result)).toBe(5);
+    expect(result.stderr).not.toMatch(/Disable your own account/);
+  });
 });
 
 describe("users reset-password and users invite (remote, a real SMTP server)", () => {

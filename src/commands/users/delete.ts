@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
+import { refuseBeforeAsking } from "../../cli/permissions.js";
 import * as resources from "../../contract/resources.js";
 import { examples, tolerating, withContext } from "../verb-helpers.js";
 import { actOnFilter, checkSelection, DELETE, type FilterOptions } from "./by-filter.js";
@@ -43,6 +44,10 @@ export function register(group: Command, io: Context["io"]): void {
           if (user) users.push(user);
         }
         if (users.length === 0) return;
+        // with --yes nothing is asked: the server's answer is the check
+        if (!ctx.globals.yes) {
+          await refuseBeforeAsking(ctx, (roles) => roles.includes("admin"), "Only an admin may delete users");
+        }
         await ctx.confirm(`Delete ${users.map((u) => `${u.userName} (${u.id})`).join(", ")}?`);
         for (const user of users) {
           const current = await client.call(resources.getResource, { params: { resourceId: user.id } });

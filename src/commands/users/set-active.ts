@@ -1,12 +1,34 @@
 import type { Context } from "../../cli/command-context.js";
+import { caller } from "../../cli/permissions.js";
+import * as resources from "../../contract/resources.js";
 import { updateResource } from "../resource-calls.js";
 import { USER_COLUMNS } from "./columns.js";
 import { resolveUser } from "./resolve.js";
+
+/**
+ * Disabling oneself ends one's own session at once, so it is asked first; but not what the server
+ * refuses anyway: support disabling itself (only an admin acts on staff accounts), or the last
+ * active admin (409 last_admin, with its hint).
+ */
+async function confirmDisablingOneself(ctx: Context, roles: readonly string[]): Promise<void> {
+  if (!roles.includes("admin")) return;
+  const { data } = await (await ctx.client()).call(resources.listResources, {
+    query: { resourcetypes: "User", filter: 'roles.value eq "admin" and active eq true', count: 0 },
+  });
+  if (data.totalResults <= 1) return;
+  await ctx.confirm(
+    "Disable your own account? Your sessions end at once and you cannot log in until another admin enables it.",
+  );
+}
 
 /** What `users disable` and `users enable` do: set `active`, say what it means, print the user. */
 export async function setActive(ctx: Context, reference: string, active: boolean): Promise<void> {
   ctx.requireCredential();
   const { id } = await resolveUser(ctx, reference);
+  if (!active) {
+    const me = await caller(ctx);
+    if (me.id === id) await confirmDisablingOneself(ctx, me.roles);
+  }
   const user = await updateResource(ctx, id, (current) => ({ ...current, active }));
   ctx.info(
     active

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
+import { refuseBeforeAsking } from "../../cli/permissions.js";
 import { updateResource } from "../resource-calls.js";
 import { examples, withContext } from "../verb-helpers.js";
 import { resolveUser } from "./resolve.js";
@@ -12,9 +13,23 @@ async function setPassword(
   options: { generate?: boolean; passwordStdin?: boolean },
 ): Promise<void> {
   ctx.requireCredential();
-  const { id } = await resolveUser(ctx, reference);
+  const target = await resolveUser(ctx, reference);
+  const { id } = target;
   if (!options.generate && !options.passwordStdin && !ctx.canPrompt()) {
     throw new UsageError("No password given and no terminal to ask on.", "pass --generate or --password-stdin");
+  }
+  if (!options.generate && !options.passwordStdin) {
+    // before the password is typed twice: support helps ordinary users only (the server's rule)
+    const privileged = ((target.roles ?? []) as { value?: string }[]).some(
+      (role) => role.value === "admin" || role.value === "support",
+    );
+    await refuseBeforeAsking(
+      ctx,
+      (roles) => roles.includes("admin") || (roles.includes("support") && !privileged),
+      privileged
+        ? `Only an admin may set the password of ${target.userName}, who holds the admin or support role`
+        : `Only an admin or support staff may set the password of ${target.userName}`,
+    );
   }
   const secret = await temporaryPassword(ctx, {
     passwordStdin: options.passwordStdin,
