@@ -1,3 +1,4 @@
+import { PASSWORD_RULES } from "../contract/passwords.js";
 import { UsageError } from "./errors.js";
 import { type IO, stdinLine, writeLine } from "./io.js";
 import { promptPassword } from "./prompts.js";
@@ -43,6 +44,7 @@ export async function requirePassword(io: IO, source: PasswordSource): Promise<s
 /** A new password, typed twice on a terminal. */
 export async function readNewPassword(io: IO, source: PasswordSource): Promise<string | undefined> {
   if (source.stdin || !source.canPrompt) return readPassword(io, { ...source, env: undefined });
+  writeLine(io, PASSWORD_RULES);
   for (;;) {
     const first = await promptPassword(io, source.prompt);
     const second = await promptPassword(io, "Repeat it");

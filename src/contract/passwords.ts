@@ -14,3 +14,12 @@ export function generatePassword(): string {
   }
   return out.join("");
 }
+
+/** The server's default minimum length of a password, in characters (`passwordMinLength`). */
+export const DEFAULT_PASSWORD_MIN_LENGTH = 15;
+
+/**
+ * The rules of a new password (the server's assertAcceptablePassword), said before one is typed:
+ * a person should not learn them one refusal at a time.
+ */
+export const PASSWORD_RULES = `A password needs at least ${DEFAULT_PASSWORD_MIN_LENGTH} characters (unless the server asks for more); a phrase of a few words is easiest. Common passwords, repetitions, the user name and the current password are refused.`;

@@ -1,4 +1,5 @@
 import type { DestinationStream } from "pino";
+import { DEFAULT_PASSWORD_MIN_LENGTH } from "../contract/passwords.js";
 import type { Role } from "../contract/route.js";
 import type { Metrics } from "./metrics/metrics.js";
 import type { Clock, ImportQuota } from "./services/service-context.js";
@@ -109,7 +110,7 @@ export interface ServerOptions {
 export const DEFAULTS = {
   tokenTtlSeconds: 8 * 3600,
   maxSessionsPerUser: 10,
-  passwordMinLength: 15,
+  passwordMinLength: DEFAULT_PASSWORD_MIN_LENGTH,
   bodyLimitBytes: 1024 * 1024,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,

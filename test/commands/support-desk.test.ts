@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorOf, json, MODES, show } from "../helpers/cli.js";
 import { expectScenario, type Scenario, useInProcessSession } from "../helpers/in-process.js";
 import { outboxReader, recipientsOf, resetLinkOf, type SmtpSink, startSmtpSink } from "../helpers/mail.js";
+import { inTerminal } from "../helpers/pty.js";
 
 /**
  * Issue 32 part 4: the support desk. What a help-desk person reads of users: a list with their
@@ -213,6 +214,22 @@ describe.each(MODES)("messages a help desk can act on (%s)", (mode) => {
     expect(errorOf(result).message).toBe(
       "Only an admin may delete users, and your account is support: ask an admin to do it.",
     );
+  });
+
+  it("the password rules come before the password is typed, on a terminal", async () => {
+    const set = await inTerminal(
+      s.env,
+      ["users", "set-password", "carol"],
+      [
+        { expect: "at least 15 characters" },
+        { expect: "Temporary password", send: TEMPORARY },
+        { expect: "Repeat it", send: TEMPORARY },
+        { expect: "must change it at the next login" },
+      ],
+    );
+    expect(set.error, set.output).toBeUndefined();
+    expect(set.exitCode, set.output).toBe(0);
+    expect(set.output.indexOf("at least 15 characters")).toBeLessThan(set.output.indexOf("Temporary password"));
   });
 
   it("the only admin disabling itself is refused at once, as before: nothing to confirm (exit 6)", async () => {
