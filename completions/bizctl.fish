@@ -719,6 +719,8 @@ complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_su
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from set-roles; and __fish_seen_subcommand_from users' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l ignore-not-found
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l filter
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l dry-run
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l server
@@ -760,6 +762,8 @@ complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_se
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from reset-password; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l filter
+complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l dry-run
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l server
@@ -812,6 +816,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from invite; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l on-conflict
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l map
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l invite
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l invite-rate
@@ -988,6 +993,8 @@ complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from update; and __fish_seen_subcommand_from events' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l ignore-not-found
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l filter
+complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l dry-run
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from events' -l server
@@ -1362,6 +1369,8 @@ complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from show; and __fish_seen_subcommand_from profile' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l logout
+complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l keep-session
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from remove; and __fish_seen_subcommand_from profile' -l server
