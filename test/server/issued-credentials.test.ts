@@ -226,6 +226,7 @@ describe.each(STORES)("issued credentials on %s", (_store, start) => {
     const attributes = { ...(JSON.parse(row.attributes) as Json), roles: [{ value: role }] };
     const {
       first_login,
+      has_password,
       failed_logins,
       locked_until,
       last_login_at,
