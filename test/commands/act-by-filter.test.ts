@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { json, MODES, show } from "../helpers/cli.js";
 import { useInProcessSession } from "../helpers/in-process.js";
+import { inTerminal } from "../helpers/pty.js";
 
 /**
  * Issue 32: acting on what a filter selects. Cleaning up imported users meant
@@ -169,5 +170,41 @@ describe.each(MODES)("events delete --filter (%s)", (mode) => {
     const again = await s.run(["events", "delete", "--filter", CI, "--yes"]);
     expect(again.exitCode, show(again)).toBe(0);
     expect(json(again)).toEqual({ matched: 0, deleted: 0, notFound: 0 });
+  });
+});
+
+describe("users delete --filter on a terminal", () => {
+  const s = useInProcessSession("embedded");
+  const GONE = 'department eq "Gone"';
+
+  beforeAll(async () => {
+    const file = join(s.sandbox.root, "gone.csv");
+    await writeFile(file, "userName,department\ngone1,Gone\ngone2,Gone\nstays,Sales\n");
+    const imported = await s.run(["users", "import", file]);
+    expect(imported.exitCode, show(imported)).toBe(0);
+  }, 120_000);
+
+  const userNames = async () => {
+    const listed = await s.run(["users", "list", "--filter", GONE, "--json"]);
+    return json<{ userName: string }[]>(listed)
+      .map((u) => u.userName)
+      .sort();
+  };
+
+  // in this order: the answer "no" must leave both users for the answer "yes"
+  it.each([
+    { answer: "n", exitCode: 2, left: ["gone1", "gone2"] },
+    { answer: "y", exitCode: 0, left: [] },
+  ])("asks with the count and the names; '$answer' exits $exitCode", async ({ answer, exitCode, left }) => {
+    const result = await inTerminal(
+      s.sandbox.env,
+      ["users", "delete", "--filter", GONE],
+      [{ expect: "Delete 2 user(s) matching", send: answer }],
+    );
+    expect(result.error, result.output).toBeUndefined();
+    expect(result.output).toMatch(/gone1 [\s\S]*gone2/);
+    expect(result.exitCode, result.output).toBe(exitCode);
+    expect(await userNames()).toEqual(left);
+    expect(json(await s.run(["users", "get", "stays", "--json"])).userName).toBe("stays");
   });
 });
