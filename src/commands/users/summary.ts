@@ -1,26 +1,24 @@
 import { SCHEMA_URN } from "../../contract/resources.js";
+import { ACCOUNT_ATTRIBUTES } from "../../contract/scim.js";
 
 type Attributes = Record<string, unknown>;
 
-/** First what a help desk asks about a user (who, how to reach it, may it log in), then the rest. */
+/**
+ * First what a help desk asks about a user (who, how to reach it, may it log in: its password
+ * state before the rest of the account state), then the rest.
+ */
 const FIRST = [
-  "userName",
-  "id",
-  "name",
-  "displayName",
-  "emails",
-  "roles",
-  "active",
-  "passwordState",
-  "firstLogin",
-  "locked",
-  "lockedUntil",
-  "failedLogins",
-  "lastLogin",
-  "passwordChangedAt",
-  "openSessions",
-  "invited",
-  "mfaEnabled",
+  ...new Set([
+    "userName",
+    "id",
+    "name",
+    "displayName",
+    "emails",
+    "roles",
+    "active",
+    "passwordState",
+    ...ACCOUNT_ATTRIBUTES,
+  ]),
 ];
 
 /** What a table need not repeat: the schemas follow from the type, and meta is summed up below. */
