@@ -7,8 +7,8 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, bizctl, type Env, json, makeSandbox, PASSWORD, type Sandbox, show } from "../helpers/cli.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ADMIN, json, show, useSession } from "../helpers/cli.js";
 import { inTerminal } from "../helpers/pty.js";
 
 const LONG_CODE = "QUARTERLY-BUSINESS-REVIEW-2027-Q1";
@@ -76,22 +76,17 @@ const LISTS: ListScenario[] = [
 ];
 
 describe("every list on a real terminal", () => {
-  let sandbox: Sandbox;
-  let env: Env;
+  const s = useSession("embedded");
   let seen: Seen;
 
   const run = async (args: string[], input?: string) => {
-    const result = await bizctl(args, { env, input });
+    const result = await s.run(args, { input });
     expect(result.exitCode, show(result)).toBe(0);
     return result;
   };
 
   beforeAll(async () => {
-    sandbox = await makeSandbox();
-    env = sandbox.env;
-    const init = await run(["server", "init", "--admin-user", ADMIN]);
-    await run(["auth", "login", "--user", ADMIN, "--password-stdin"], `${json(init).oneTimePassword}\n${PASSWORD}\n`);
-    const file = join(sandbox.root, "events.json");
+    const file = join(s.sandbox.root, "events.json");
     const events = Array.from({ length: 3 }, (_, i) => ({
       code: i === 0 ? LONG_CODE : `T${i}`,
       name: `A quarterly business review with the regional directors ${i}`,
@@ -130,13 +125,10 @@ describe("every list on a real terminal", () => {
       activity: activity[0],
     };
   }, 180_000);
-  afterAll(async () => {
-    await sandbox?.remove();
-  });
 
   describe.each(LISTS)("$name", (list) => {
     it.each(WIDTHS)("at %i columns", async (columns) => {
-      const result = await inTerminal({ ...env, PTY_COLUMNS: String(columns) }, list.args);
+      const result = await inTerminal({ ...s.env, PTY_COLUMNS: String(columns) }, list.args);
       expect(result.error, result.raw).toBeUndefined();
       expect(result.exitCode, result.raw).toBe(0);
       // the header's bold is an escape sequence, never its visible form
