@@ -8,7 +8,7 @@
 import { rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type BuiltApp, buildApp } from "../../src/server/app.js";
 import { ADMIN_PASSWORD, ADMIN_USER, makeDataDir } from "../helpers/server.js";
 
@@ -101,7 +101,7 @@ let token: string;
 
 beforeAll(async () => {
   const { loadBundle } = createRequire(import.meta.url)(join(dist, "code-cache.cjs"));
-  process.env.NODE_DISABLE_COMPILE_CACHE = "1";
+  vi.stubEnv("NODE_DISABLE_COMPILE_CACHE", "1");
   bundle = loadBundle(dist, "server") as ServerBundle;
   dataDir = await makeDataDir();
   await bundle.initInstance({ dataDir, adminUser: ADMIN_USER, password: ADMIN_PASSWORD });
@@ -117,6 +117,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // test files share a worker's process: its environment goes back as it was
+  vi.unstubAllEnvs();
   await fromBundle?.close();
   await fromSources?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
