@@ -56,6 +56,8 @@ interface Read {
   query: (size: number) => string;
   /** totalResults expected at `size` users, when it is known in advance */
   expect?: (size: number) => number;
+  /** shown without a target: a read whose cost is known to grow with the data */
+  informational?: boolean;
 }
 
 const users = "resourcetypes=User";
@@ -64,7 +66,12 @@ const READS: Read[] = [
   { key: "page 1, sortBy=userName ascending", query: () => `${users}&sortby=userName&sortorder=ascending&count=20` },
   { key: "page 1, sortBy=userName descending", query: () => `${users}&sortby=userName&sortorder=descending&count=20` },
   { key: `userName eq "${targetName}"`, query: () => filter(`userName eq "${targetName}"`), expect: () => 1 },
-  { key: `userName sw "${targetName.slice(0, -2)}"`, query: () => filter(`userName sw "${targetName.slice(0, -2)}"`) },
+  // a filter that matches a share of the users asks for as many as it finds at the small size, so
+  // that both sizes answer the same page and only the count of the matches grows
+  {
+    key: `userName sw "${targetName.slice(0, -2)}", count=1`,
+    query: () => `${filter(`userName sw "${targetName.slice(0, -2)}"`)}&count=1`,
+  },
   {
     key: `emails eq "${targetName}@example.com"`,
     query: () => filter(`emails eq "${targetName}@example.com"`),
@@ -72,9 +79,15 @@ const READS: Read[] = [
   },
   { key: `emails co "${targetName.slice(-4)}@"`, query: () => filter(`emails co "${targetName.slice(-4)}@"`) },
   { key: `externalId eq "ext-${target}"`, query: () => filter(`externalId eq "ext-${target}"`), expect: () => 1 },
-  { key: "active eq false", query: () => filter("active eq false") },
+  { key: "active eq false, count=10", query: () => `${filter("active eq false")}&count=10` },
   { key: "count=0 (the total only)", query: () => `${users}&count=0`, expect: (size) => size },
   { key: "a page near the end", query: (size) => `${users}&startindex=${Math.max(1, size - 100)}&count=20` },
+  // an OFFSET is read from the nearer end: the middle is the deepest page, linear on both stores
+  {
+    key: "the page in the middle",
+    query: (size) => `${users}&startindex=${Math.floor(size / 2)}&count=20`,
+    informational: true,
+  },
 ];
 
 const app = await buildApp({
@@ -189,7 +202,12 @@ try {
       resources: Number(counts.n),
       resourceValues: Number(values.n),
       seedSeconds: { small: seedSmall, large: seedLarge },
-      reads: READS.map((r) => ({ key: r.key, small: small[r.key], large: large[r.key] })),
+      reads: READS.map((r) => ({
+        key: r.key,
+        small: small[r.key],
+        large: large[r.key],
+        ...(r.informational && { informational: true }),
+      })),
     })}\n`,
   );
 } finally {

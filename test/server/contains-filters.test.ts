@@ -14,6 +14,7 @@ import { parseFilter } from "../../src/server/filter/parse.js";
 import { resourcesTargetAt } from "../../src/server/filter/resources-target.js";
 import { openStore } from "../../src/server/store/database.js";
 import { migrateTo, migrateToLatest } from "../../src/server/store/migrator.js";
+import { refreshStatisticsAfterGrowth } from "../../src/server/store/resources-repo.js";
 import { createTestDatabase } from "../helpers/postgres.js";
 import { DATABASES, useScimServer } from "../helpers/scim.js";
 import { makeDataDir } from "../helpers/server.js";
@@ -106,7 +107,7 @@ describe("the trigram index of resource values on PostgreSQL", () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
 
-  /** Migrates a new database as the given role (its owner, a superuser, by default); a client on it. */
+  /** Migrates a new database as the given role (its owner, a superuser, by default); a superuser's client on it, and the role's URL. */
   async function migrated(asRole?: { name: string; password: string }) {
     const database = await createTestDatabase();
     cleanups.push(database.drop);
@@ -133,14 +134,14 @@ describe("the trigram index of resource values on PostgreSQL", () => {
     } finally {
       await store.close();
     }
-    return admin;
+    return { client: admin, url };
   }
 
   const trigramIndexes = async (client: pg.Client) =>
     (await client.query("select indexname from pg_indexes where indexname = 'resource_values_trigram_idx'")).rowCount;
 
   it("answers LIKE '%text%' from the index where the role may create the extension", async () => {
-    const client = await migrated();
+    const { client } = await migrated();
     expect(await trigramIndexes(client)).toBe(1);
     await client.query("set enable_seqscan = off");
     const plan = await client.query(
@@ -152,10 +153,31 @@ describe("the trigram index of resource values on PostgreSQL", () => {
 
   it("migrates without it where the role may not", async () => {
     const name = `bizctl_limited_${process.pid}_${Date.now()}`;
-    const client = await migrated({ name, password: "limited-role-password" });
+    const { client } = await migrated({ name, password: "limited-role-password" });
     expect(await trigramIndexes(client)).toBe(0);
     const tables = await client.query("select count(*)::int as n from pg_tables where tablename = 'resource_values'");
     expect(tables.rows[0].n).toBe(1);
+  });
+
+  it("grows a directory served by a role that owns neither its tables nor their trigram index", async () => {
+    const { client, url } = await migrated();
+    const role = { name: `bizctl_writer_${process.pid}_${Date.now()}`, password: "writer-role-password" };
+    await client.query(`create role ${role.name} login password '${role.password}'`);
+    cleanups.push(() => dropRole(url, role.name));
+    await client.query(`grant select, insert, update, delete on all tables in schema public to ${role.name}`);
+    const served = new URL(url);
+    served.username = role.name;
+    served.password = role.password;
+    const root = await makeDataDir();
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    const store = await openStore({ dataDir: root, databaseUrl: served.toString() });
+    try {
+      await sql`insert into resources (id, resource_type, attributes, created_at, updated_at, version)
+        select 'u' || n, 'User', '{}', '2026-01-01', '2026-01-01', 1 from generate_series(1, 80) n`.execute(store.db);
+      await expect(refreshStatisticsAfterGrowth(store.db, "postgres")).resolves.toBeUndefined();
+    } finally {
+      await store.close();
+    }
   });
 });
 
