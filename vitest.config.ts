@@ -9,9 +9,6 @@ export default defineConfig({
     // Two cores, but a worker often waits on a process it spawned, a socket or a browser: with
     // two workers a tenth of the CPU stayed idle; three keep both cores busy (docs/testing.md)
     maxWorkers: 3,
-    // Each test file evaluating the server's modules afresh took 100 s of a run; the modules keep
-    // no state between apps (their caches are keyed by the app), so a worker evaluates them once
-    isolate: false,
     // expect.poll waits on real work (argon2 hashing, a browser): its 1 s default failed on a
     // loaded machine; this bounds the wait, it asserts no timing
     expect: { poll: { timeout: 15_000 } },
