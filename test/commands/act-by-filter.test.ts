@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { json, MODES, show } from "../helpers/cli.js";
-import { useInProcessSession } from "../helpers/in-process.js";
+import { expectScenario, type Scenario, useInProcessSession } from "../helpers/in-process.js";
 import { inTerminal } from "../helpers/pty.js";
 
 /**
@@ -173,6 +173,43 @@ describe.each(MODES)("events delete --filter (%s)", (mode) => {
   });
 });
 
+describe.each(MODES)("act-by-filter on a terminal: nothing drawn before the question (%s)", (mode) => {
+  const s = useInProcessSession(mode);
+
+  beforeAll(async () => {
+    const file = join(s.sandbox.root, "quiet.csv");
+    await writeFile(file, "userName,department\nquiet1,Quiet\nquiet2,Quiet\n");
+    const users = await s.run(["users", "import", file]);
+    expect(users.exitCode, show(users)).toBe(0);
+    const events = join(s.sandbox.root, "quiet.ndjson");
+    const lines = ["Q-1", "Q-2"].map((code) => JSON.stringify({ code, name: code, startsAt: "2027-05-01T10:00:00Z" }));
+    await writeFile(events, `${lines.join("\n")}\n`);
+    const imported = await s.run(["events", "import", events]);
+    expect(imported.exitCode, show(imported)).toBe(0);
+  }, 120_000);
+
+  // reading the selection is not long work: a bar ("2/2 resources") would stand before the question
+  const noProgress = (stderr: string) => expect(stderr).not.toMatch(/\d+\/\d+ (resources|events)|\r/);
+  const USERS = ["--filter", 'department eq "Quiet"'];
+  const EVENTS = ["--filter", 'code sw "Q-"'];
+  const SCENARIOS: Scenario[] = [
+    { name: "users delete, refused without --yes", args: ["users", "delete", ...USERS, "--no-input"], wantExit: 2 },
+    { name: "users disable, refused without --yes", args: ["users", "disable", ...USERS, "--no-input"], wantExit: 2 },
+    { name: "events delete, refused without --yes", args: ["events", "delete", ...EVENTS, "--no-input"], wantExit: 2 },
+    { name: "users delete --dry-run", args: ["users", "delete", ...USERS, "--dry-run"], wantExit: 0 },
+    { name: "events delete --dry-run", args: ["events", "delete", ...EVENTS, "--dry-run"], wantExit: 0 },
+    {
+      name: "events delete --yes",
+      args: ["events", "delete", ...EVENTS, "--yes"],
+      wantExit: 0,
+      wantStdout: /^deleted +2$/m,
+    },
+  ];
+  it.each(SCENARIOS)("$name", async (scenario) => {
+    await expectScenario(s, { ...scenario, tty: true, env: { NO_COLOR: "1" }, wantStderr: noProgress });
+  });
+});
+
 describe("users delete --filter on a terminal", () => {
   const s = useInProcessSession("embedded");
   const GONE = 'department eq "Gone"';
@@ -203,6 +240,7 @@ describe("users delete --filter on a terminal", () => {
     );
     expect(result.error, result.output).toBeUndefined();
     expect(result.output).toMatch(/gone1 [\s\S]*gone2/);
+    expect(result.output).not.toMatch(/\d+\/\d+ resources/);
     expect(result.exitCode, result.output).toBe(exitCode);
     expect(await userNames()).toEqual(left);
     expect(json(await s.run(["users", "get", "stays", "--json"])).userName).toBe("stays");

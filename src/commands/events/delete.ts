@@ -20,7 +20,7 @@ const FIRST_SHOWN = 10;
  */
 async function deleteByFilter(ctx: Context, filter: string, options: DeleteOptions): Promise<void> {
   const selected: { code: string; name: string }[] = [];
-  for await (const page of eventPages(ctx, { filter, all: true })) {
+  for await (const page of eventPages(ctx, { filter, all: true, progress: false })) {
     for (const event of page as { code: string; name: string }[]) selected.push({ code: event.code, name: event.name });
   }
   const named = `${selected

@@ -80,7 +80,7 @@ const named = (users: Target[]) =>
 /** Every user the filter selects, acted on in bulk batches; prints `{matched, <done>, failed, failures}`. */
 export async function actOnFilter(ctx: Context, filter: string, options: FilterOptions, action: Action): Promise<void> {
   ctx.requireCredential();
-  const rows = await listResources(ctx, { type: "User", filter, all: true });
+  const rows = await listResources(ctx, { type: "User", filter, all: true, progress: false });
   const users: Target[] = rows.map((row) => {
     const version = (row.meta as { version?: string } | undefined)?.version;
     return { id: String(row.id), userName: String(row.userName), ...(version && { version }) };
