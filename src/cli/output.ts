@@ -95,6 +95,9 @@ function cell(value: unknown): string {
   return String(value);
 }
 
+/** A record's row: an empty list says `none` (a summary's `failures: []`), not a blank. */
+const recordCell = (value: unknown): string => (Array.isArray(value) && value.length === 0 ? "none" : cell(value));
+
 function defaultColumns(rows: Row[]): string[] {
   const keys: string[] = [];
   for (const row of rows.slice(0, 20)) {
@@ -200,7 +203,7 @@ async function table(data: unknown, options: RenderOptions): Promise<string> {
   if (data !== null && typeof data === "object") {
     const entries = (
       options.fields ? options.fields.map((f) => [f, pick(data, f)] as const) : Object.entries(data as Row)
-    ).map(([key, value]) => [terminalText(key), terminalText(cell(value), { newlines: true })] as const);
+    ).map(([key, value]) => [terminalText(key), terminalText(recordCell(value), { newlines: true })] as const);
     const natural = [
       Math.max(...entries.map(([k]) => displayWidth(k))),
       Math.max(...entries.map(([, v]) => displayWidth(v))),

@@ -198,6 +198,25 @@ describe.each(MODES)("act-by-filter on a terminal: nothing drawn before the ques
     { name: "events delete, refused without --yes", args: ["events", "delete", ...EVENTS, "--no-input"], wantExit: 2 },
     { name: "users delete --dry-run", args: ["users", "delete", ...USERS, "--dry-run"], wantExit: 0 },
     { name: "events delete --dry-run", args: ["events", "delete", ...EVENTS, "--dry-run"], wantExit: 0 },
+    // the summary's record table: no failure is said, not a blank row
+    {
+      name: "users disable --yes",
+      args: ["users", "disable", ...USERS, "--yes"],
+      wantExit: 0,
+      wantStdout: /^disabled +2\nfailed +0\nfailures +none\n$/m,
+    },
+    {
+      name: "users delete --yes",
+      args: ["users", "delete", ...USERS, "--yes"],
+      wantExit: 0,
+      wantStdout: /^deleted +2\nfailed +0\nfailures +none\n$/m,
+    },
+    {
+      name: "users delete --yes, nothing left",
+      args: ["users", "delete", ...USERS, "--yes"],
+      wantExit: 0,
+      wantStdout: /^failures +none\n$/m,
+    },
     {
       name: "events delete --yes",
       args: ["events", "delete", ...EVENTS, "--yes"],
