@@ -66,6 +66,16 @@ describe.each(MODES)("users delete and disable --filter (%s)", (mode) => {
       exit: 7,
       message: /./,
     },
+    // `--filter "$FILTER"` with FILTER unset selected every user
+    ...[
+      ["delete", ""],
+      ["disable", "  "],
+    ].map(([verb, filter]) => ({
+      name: `${verb}, an empty filter`,
+      args: ["users", verb!, "--filter", filter!, "--yes"],
+      exit: 2,
+      message: /--filter is empty, which would select every user; .*--filter 'userName pr'/,
+    })),
   ];
   it.each(REFUSED)("refused, nothing changed: $name", async ({ args, exit, message }) => {
     const result = await s.run(args);
@@ -146,6 +156,12 @@ describe.each(MODES)("events delete --filter (%s)", (mode) => {
     { name: "without a terminal and without --yes", args: ["--filter", CI], exit: 2, message: /Delete 25 event\(s\)/ },
     { name: "codes and --filter", args: ["KEEP-1", "--filter", CI, "--yes"], exit: 2, message: /not both/ },
     { name: "a filter that does not parse", args: ["--filter", "code sw", "--yes"], exit: 7, message: /./ },
+    {
+      name: "an empty filter",
+      args: ["--filter", "", "--yes"],
+      exit: 2,
+      message: /--filter is empty, which would select every event; .*--filter 'code pr'/,
+    },
   ])("refused, nothing deleted: $name", async ({ args, exit, message }) => {
     const result = await s.run(["events", "delete", ...args]);
     expect(result.exitCode, show(result)).toBe(exit);

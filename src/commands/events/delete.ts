@@ -58,6 +58,12 @@ async function deleteEvents(ctx: Context, codes: string[], options: DeleteOption
     throw new UsageError("Name the events to delete, or select them with --filter EXPR.");
   }
   if (options.dryRun && options.filter === undefined) throw new UsageError("--dry-run goes with --filter.");
+  // `--filter "$FILTER"` with FILTER unset: the server reads no filter as every event
+  if (options.filter?.trim() === "") {
+    throw new UsageError(
+      "--filter is empty, which would select every event; give the expression (every event: --filter 'code pr').",
+    );
+  }
   ctx.requireCredential();
   if (options.filter !== undefined) return deleteByFilter(ctx, options.filter, options);
   const client = await ctx.client();

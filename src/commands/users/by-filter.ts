@@ -59,7 +59,7 @@ export const DISABLE: Action = {
   }),
 };
 
-/** Refuses users named and --filter together, and neither; --dry-run without --filter. */
+/** Refuses users named and --filter together, and neither; --dry-run without --filter; an empty --filter. */
 export function checkSelection(references: string[], options: FilterOptions, verb: string): boolean {
   if (options.filter !== undefined && references.length > 0) {
     throw new UsageError(`Name the users to ${verb}, or give --filter; not both.`);
@@ -68,6 +68,12 @@ export function checkSelection(references: string[], options: FilterOptions, ver
     throw new UsageError(`Name the users to ${verb}, or select them with --filter EXPR.`);
   }
   if (options.dryRun && options.filter === undefined) throw new UsageError("--dry-run goes with --filter.");
+  // `--filter "$FILTER"` with FILTER unset: the server reads no filter as every user
+  if (options.filter?.trim() === "") {
+    throw new UsageError(
+      "--filter is empty, which would select every user; give the expression (every user: --filter 'userName pr').",
+    );
+  }
   return options.filter !== undefined;
 }
 
