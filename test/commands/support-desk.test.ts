@@ -117,6 +117,9 @@ describe.each(MODES)("the support desk (%s)", (mode) => {
   });
 });
 
+const CAROL = 'userName eq "carol"';
+const START = "startsAt=2027-01-10T09:00:00Z";
+
 describe.each(MODES)("messages a help desk can act on (%s)", (mode) => {
   const s = useInProcessSession(mode);
   const DESK_PASSWORD = "velvet harbour quartz 6620 meadow";
@@ -135,6 +138,8 @@ describe.each(MODES)("messages a help desk can act on (%s)", (mode) => {
     desk = await s.newConfig("desk");
     const login = await s.login(desk, "desk", TEMPORARY, DESK_PASSWORD);
     expect(login.exitCode, show(login)).toBe(0);
+    const event = await s.run(["events", "create", "--set", "code=DESK-1", "--set", "name=Desk", "--set", START]);
+    expect(event.exitCode, show(event)).toBe(0);
   }, 120_000);
 
   const MESSAGES: {
@@ -234,7 +239,30 @@ describe.each(MODES)("messages a help desk can act on (%s)", (mode) => {
       args: ["users", "set-password", "admin"],
       question: /Temporary password/,
     },
+    // and those that act on several records: asked, then every one refused
+    { name: "users delete --filter", args: ["users", "delete", "--filter", CAROL], question: /Delete 1 user|would/ },
+    {
+      name: "users disable --filter of an admin",
+      args: ["users", "disable", "--filter", 'userName eq "admin"'],
+      question: /Disable 1 user|would/,
+    },
+    {
+      name: "users delete --filter --dry-run",
+      args: ["users", "delete", "--filter", CAROL, "--dry-run"],
+      question: /would/,
+    },
+    { name: "events delete", args: ["events", "delete", "DESK-1"], question: /Delete event/ },
+    {
+      name: "events delete --filter",
+      args: ["events", "delete", "--filter", 'code eq "DESK-1"'],
+      question: /Delete 1/,
+    },
   ];
+  it("users disable --filter of ordinary users: support may, and is shown the selection", async () => {
+    const result = await s.run(["users", "disable", "--filter", CAROL, "--dry-run"], { env: desk, tty: true });
+    expect(result.exitCode, show(result)).toBe(0);
+    expect(result.stderr).toMatch(/would disable 1 user\(s\): carol/);
+  });
   it.each(ASKED_FIRST)("$name on a terminal: support is refused before any question (exit 5)", async (c) => {
     const result = await s.run(c.args, { env: desk, tty: true, input: "" });
     expect(result.exitCode, show(result)).toBe(5);

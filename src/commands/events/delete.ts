@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
+import { holdersOf, refuseBeforeAsking } from "../../cli/permissions.js";
 import * as events from "../../contract/events.js";
 import { examples, tolerating, withContext } from "../verb-helpers.js";
 import { eventPages } from "./list.js";
@@ -13,6 +14,15 @@ interface DeleteOptions {
 
 /** How many codes a dry run and a confirmation name. */
 const FIRST_SHOWN = 10;
+
+/** Before a question (or a dry run): the roles that may delete events, as the server will check them. */
+async function refuseNonWriters(ctx: Context, roles: readonly string[]): Promise<void> {
+  await refuseBeforeAsking(
+    ctx,
+    (mine) => mine.some((role) => roles.includes(role)),
+    `Only ${holdersOf(roles)} may delete events`,
+  );
+}
 
 /**
  * `events delete --filter EXPR`: every event the filter selects, deleted through
@@ -32,6 +42,7 @@ async function deleteByFilter(ctx: Context, filter: string, options: DeleteOptio
     await ctx.print({ matched: 0, deleted: 0, notFound: 0 });
     return;
   }
+  if (options.dryRun || !ctx.globals.yes) await refuseNonWriters(ctx, events.deleteEvents.access.roles);
   if (options.dryRun) {
     ctx.info(`Dry run (nothing written): would delete ${selected.length} event(s): ${named}.`);
     await ctx.print({ dryRun: true, matched: selected.length, first: selected.slice(0, FIRST_SHOWN) });
@@ -82,6 +93,7 @@ async function deleteEvents(ctx: Context, codes: string[], options: DeleteOption
     if (current) found.push(current);
   }
   if (found.length === 0) return;
+  if (!ctx.globals.yes) await refuseNonWriters(ctx, events.deleteEvent.access.roles);
   await ctx.confirm(`Delete ${found.map((e) => `event ${e.data.code} (${e.data.name})`).join(", ")}?`);
   for (const current of found) {
     await tolerating(

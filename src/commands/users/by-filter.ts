@@ -5,6 +5,7 @@
  */
 import type { Context } from "../../cli/command-context.js";
 import { CliError, EXIT, exitCodeFor, UsageError } from "../../cli/errors.js";
+import { refuseBeforeAsking } from "../../cli/permissions.js";
 import { ApiError } from "../../client/errors.js";
 import * as bulk from "../../contract/bulk.js";
 import { SCIM_URN } from "../../contract/scim.js";
@@ -23,6 +24,14 @@ interface Target {
   id: string;
   userName: string;
   version?: string;
+  /** holds admin or support: only an admin acts on such an account */
+  staff: boolean;
+}
+
+/** Who may act on these users, as refuseBeforeAsking() takes it: the check and who may, in words. */
+interface Permitted {
+  may: (roles: readonly string[]) => boolean;
+  only: string;
 }
 
 interface Action {
@@ -34,12 +43,17 @@ interface Action {
   operation: (user: Target) => { method: string; path: string; version?: string; data?: unknown };
   /** the HTTP status of an operation that succeeded */
   ok: string;
+  /** the server's rule, checked before the question so that nobody answers it only to be refused */
+  permitted: (users: Target[]) => Permitted;
 }
+
+const adminOnly = (roles: readonly string[]) => roles.includes("admin");
 
 export const DELETE: Action = {
   verb: "delete",
   done: "deleted",
   ok: "204",
+  permitted: () => ({ may: adminOnly, only: "Only an admin may delete users" }),
   operation: (user) => ({
     method: "DELETE",
     path: `/Resources/${encodeURIComponent(user.id)}`,
@@ -51,6 +65,17 @@ export const DISABLE: Action = {
   verb: "disable",
   done: "disabled",
   ok: "200",
+  permitted: (users) => {
+    const staff = users.filter((user) => user.staff);
+    if (staff.length === 0) {
+      return {
+        may: (roles) => roles.includes("admin") || roles.includes("support"),
+        only: "Only an admin or support staff may disable users",
+      };
+    }
+    const who = staff.length === 1 ? "who holds" : "who hold";
+    return { may: adminOnly, only: `Only an admin may disable ${named(staff)}, ${who} the admin or support role` };
+  },
   operation: (user) => ({
     method: "PATCH",
     path: `/Resources/${encodeURIComponent(user.id)}`,
@@ -89,12 +114,18 @@ export async function actOnFilter(ctx: Context, filter: string, options: FilterO
   const rows = await listResources(ctx, { type: "User", filter, all: true, progress: false });
   const users: Target[] = rows.map((row) => {
     const version = (row.meta as { version?: string } | undefined)?.version;
-    return { id: String(row.id), userName: String(row.userName), ...(version && { version }) };
+    const staff = ((row.roles ?? []) as { value?: string }[]).some((r) => r.value === "admin" || r.value === "support");
+    return { id: String(row.id), userName: String(row.userName), staff, ...(version && { version }) };
   });
   if (users.length === 0) {
     ctx.info(`No user matches ${JSON.stringify(filter)}; nothing to ${action.verb}.`);
     await ctx.print({ matched: 0, [action.done]: 0, failed: 0, failures: [] });
     return;
+  }
+  // a dry run too: it would say what the server then refuses; with --yes the server's answer is the check
+  if (options.dryRun || !ctx.globals.yes) {
+    const { may, only } = action.permitted(users);
+    await refuseBeforeAsking(ctx, may, only);
   }
   if (options.dryRun) {
     ctx.info(`Dry run (nothing written): would ${action.verb} ${users.length} user(s): ${named(users)}.`);
