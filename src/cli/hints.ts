@@ -28,12 +28,18 @@ const shellWord = (word: string) => (/^[\w.@%+=:,/-]+$/.test(word) ? word : `'${
 /**
  * `bizctl` commands named in the text (`'bizctl auth login'`, `Resume with: bizctl audit tail …`),
  * each with `--profile NAME` when a profile was chosen. Commands that name their own profile or
- * work on profiles, local data or the shell (`profile`, `server`, `completion`) are left alone.
+ * work on profiles, local data or the shell (`profile`, `server`, `completion`) are left alone,
+ * but for a bare `profile show`, which is given the name.
  */
 export function scoped(text: string, profile: string | undefined): string {
   if (!profile) return text;
-  return text.replace(
-    /\bbizctl (?!--profile|profile |server |completion )(?=[a-z])/g,
-    `bizctl --profile ${shellWord(profile)} `,
+  return (
+    text
+      .replace(
+        /\bbizctl (?!--profile|profile |server |completion )(?=[a-z])/g,
+        `bizctl --profile ${shellWord(profile)} `,
+      )
+      // without a name it shows the current profile, not the one chosen
+      .replace(/\bbizctl profile show(?=['"]|$)/gm, `bizctl profile show ${shellWord(profile)}`)
   );
 }

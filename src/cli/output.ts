@@ -95,6 +95,9 @@ function cell(value: unknown): string {
   return String(value);
 }
 
+/** A record's row: an empty list says `none` (a summary's `failures: []`), not a blank. */
+const recordCell = (value: unknown): string => (Array.isArray(value) && value.length === 0 ? "none" : cell(value));
+
 function defaultColumns(rows: Row[]): string[] {
   const keys: string[] = [];
   for (const row of rows.slice(0, 20)) {
@@ -170,6 +173,36 @@ export function fitWidths(natural: number[], width: number | undefined, fixed: b
   return widths;
 }
 
+/**
+ * A record's value in lines at most `width` columns wide: broken between words, and a word wider
+ * than that (a secret shown once, a URL, JSON) broken inside it; cli-table3's word wrap cut
+ * such a word short with "…".
+ */
+function wrapValue(text: string, width: number): string {
+  const lines: string[] = [];
+  for (const line of text.split("\n")) {
+    let current = "";
+    for (const word of line.split(" ")) {
+      const joined = current === "" ? word : `${current} ${word}`;
+      if (displayWidth(joined) <= width) {
+        current = joined;
+        continue;
+      }
+      if (current !== "") lines.push(current);
+      current = "";
+      for (const char of word) {
+        if (current !== "" && displayWidth(current + char) > width) {
+          lines.push(current);
+          current = "";
+        }
+        current += char;
+      }
+    }
+    lines.push(current);
+  }
+  return lines.join("\n");
+}
+
 const trimLines = (text: string) => `${text.replace(/ +$/gm, "")}\n`;
 
 async function table(data: unknown, options: RenderOptions): Promise<string> {
@@ -200,7 +233,7 @@ async function table(data: unknown, options: RenderOptions): Promise<string> {
   if (data !== null && typeof data === "object") {
     const entries = (
       options.fields ? options.fields.map((f) => [f, pick(data, f)] as const) : Object.entries(data as Row)
-    ).map(([key, value]) => [terminalText(key), terminalText(cell(value), { newlines: true })] as const);
+    ).map(([key, value]) => [terminalText(key), terminalText(recordCell(value), { newlines: true })] as const);
     const natural = [
       Math.max(...entries.map(([k]) => displayWidth(k))),
       Math.max(...entries.map(([, v]) => displayWidth(v))),
@@ -209,9 +242,9 @@ async function table(data: unknown, options: RenderOptions): Promise<string> {
     // never narrower than an identifier's (the record's id), which would be cut
     const [nameWidth, valueWidth] = fitWidths(natural, options.width, [true, false]) as [number, number];
     const identifiers = entries.filter(([key]) => isIdentifier(key)).map(([, value]) => displayWidth(value));
-    const colWidths = [nameWidth, Math.max(valueWidth, ...identifiers)];
-    const t = new Table({ ...COMPACT, colWidths, wordWrap: true });
-    for (const [key, value] of entries) t.push([chalk.bold(key), value]);
+    const colWidths = [nameWidth, Math.max(valueWidth, ...identifiers)] as const;
+    const t = new Table({ ...COMPACT, colWidths: [...colWidths], wordWrap: false });
+    for (const [key, value] of entries) t.push([chalk.bold(key), wrapValue(value, colWidths[1])]);
     return trimLines(t.toString());
   }
   return `${terminalText(cell(data), { newlines: true })}\n`;

@@ -19,6 +19,8 @@ export interface ListOptions {
   startIndex?: string;
   count?: string;
   all?: boolean;
+  /** false: every page read without a progress bar (a selection read before a question) */
+  progress?: boolean;
 }
 
 export async function listResources(
@@ -54,15 +56,15 @@ export async function listResources(
     return data.Resources;
   }
   const rows: Record<string, unknown>[] = [];
-  const progress = new Progress(ctx, "resources");
+  const progress = options.progress === false ? undefined : new Progress(ctx, "resources");
   for (let start = startIndex ?? 1; ; ) {
     const { data } = await client.call(resources.listResources, { query: { ...query, startindex: start } });
     rows.push(...data.Resources);
-    progress.update(rows.length, data.totalResults);
+    progress?.update(rows.length, data.totalResults);
     start += data.itemsPerPage;
     if (data.itemsPerPage === 0 || start > data.totalResults) break;
   }
-  progress.done();
+  progress?.done();
   return rows;
 }
 

@@ -1,3 +1,4 @@
+import { CUSTOM_TYPE_PATTERN, notATypeName } from "../contract/resources.js";
 import type { FieldIssue } from "./problem-error.js";
 
 export interface AjvIssue {
@@ -68,8 +69,31 @@ function bound(issue: AjvIssue): string | undefined {
   return undefined;
 }
 
-/** Ajv's issues as the problem document's `errors` (pointers into the body when `context` is "body"). */
-export function fieldIssues(context: string | undefined, validation: AjvIssue[]): FieldIssue[] {
+/** The value a JSON pointer names in the input (`/resourceType`), if there is one. */
+function valueAt(input: unknown, pointer: string): unknown {
+  let current = input;
+  for (const part of pointer.split("/").slice(1)) {
+    if (current === null || typeof current !== "object") return undefined;
+    const key = part.replace(/~1/g, "/").replace(/~0/g, "~");
+    current = Object.hasOwn(current, key) ? (current as Record<string, unknown>)[key] : undefined;
+  }
+  return current;
+}
+
+/** A resource type that is not a type name is told what one looks like, not the pattern. */
+function patternWords(issue: AjvIssue, input: unknown): string | undefined {
+  if (issue.keyword !== "pattern" || issue.params.pattern !== CUSTOM_TYPE_PATTERN) return undefined;
+  const value = valueAt(input, issue.instancePath);
+  const text = typeof value === "string" ? value : String(value);
+  // the name is quoted back: a long one is cut, not echoed whole
+  return notATypeName(text.length > 80 ? `${text.slice(0, 64)}…` : text);
+}
+
+/**
+ * Ajv's issues as the problem document's `errors` (pointers into the body when `context` is
+ * "body"); `input`, the part of the request they are about, lets a message quote the value.
+ */
+export function fieldIssues(context: string | undefined, validation: AjvIssue[], input?: unknown): FieldIssue[] {
   const location = context === "body" ? "" : `/${context === "querystring" ? "query" : (context ?? "")}`;
   return collapseUnions(validation).map((issue) => {
     const extra = issue.params.additionalProperty ?? issue.params.missingProperty;
@@ -79,7 +103,7 @@ export function fieldIssues(context: string | undefined, validation: AjvIssue[])
         ? `unknown field '${String(extra)}'`
         : issue.keyword === "required"
           ? `'${String(extra)}' is required`
-          : (bound(issue) ?? issue.message ?? "is not valid");
+          : (bound(issue) ?? patternWords(issue, input) ?? issue.message ?? "is not valid");
     return { path, message };
   });
 }

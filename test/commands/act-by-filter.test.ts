@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { json, MODES, show } from "../helpers/cli.js";
-import { useInProcessSession } from "../helpers/in-process.js";
+import { expectScenario, type Scenario, useInProcessSession } from "../helpers/in-process.js";
 import { inTerminal } from "../helpers/pty.js";
 
 /**
@@ -66,6 +66,16 @@ describe.each(MODES)("users delete and disable --filter (%s)", (mode) => {
       exit: 7,
       message: /./,
     },
+    // `--filter "$FILTER"` with FILTER unset selected every user
+    ...[
+      ["delete", ""],
+      ["disable", "  "],
+    ].map(([verb, filter]) => ({
+      name: `${verb}, an empty filter`,
+      args: ["users", verb!, "--filter", filter!, "--yes"],
+      exit: 2,
+      message: /--filter is empty, which would select every user; .*--filter 'userName pr'/,
+    })),
   ];
   it.each(REFUSED)("refused, nothing changed: $name", async ({ args, exit, message }) => {
     const result = await s.run(args);
@@ -146,6 +156,12 @@ describe.each(MODES)("events delete --filter (%s)", (mode) => {
     { name: "without a terminal and without --yes", args: ["--filter", CI], exit: 2, message: /Delete 25 event\(s\)/ },
     { name: "codes and --filter", args: ["KEEP-1", "--filter", CI, "--yes"], exit: 2, message: /not both/ },
     { name: "a filter that does not parse", args: ["--filter", "code sw", "--yes"], exit: 7, message: /./ },
+    {
+      name: "an empty filter",
+      args: ["--filter", "", "--yes"],
+      exit: 2,
+      message: /--filter is empty, which would select every event; .*--filter 'code pr'/,
+    },
   ])("refused, nothing deleted: $name", async ({ args, exit, message }) => {
     const result = await s.run(["events", "delete", ...args]);
     expect(result.exitCode, show(result)).toBe(exit);
@@ -170,6 +186,62 @@ describe.each(MODES)("events delete --filter (%s)", (mode) => {
     const again = await s.run(["events", "delete", "--filter", CI, "--yes"]);
     expect(again.exitCode, show(again)).toBe(0);
     expect(json(again)).toEqual({ matched: 0, deleted: 0, notFound: 0 });
+  });
+});
+
+describe.each(MODES)("act-by-filter on a terminal: nothing drawn before the question (%s)", (mode) => {
+  const s = useInProcessSession(mode);
+
+  beforeAll(async () => {
+    const file = join(s.sandbox.root, "quiet.csv");
+    await writeFile(file, "userName,department\nquiet1,Quiet\nquiet2,Quiet\n");
+    const users = await s.run(["users", "import", file]);
+    expect(users.exitCode, show(users)).toBe(0);
+    const events = join(s.sandbox.root, "quiet.ndjson");
+    const lines = ["Q-1", "Q-2"].map((code) => JSON.stringify({ code, name: code, startsAt: "2027-05-01T10:00:00Z" }));
+    await writeFile(events, `${lines.join("\n")}\n`);
+    const imported = await s.run(["events", "import", events]);
+    expect(imported.exitCode, show(imported)).toBe(0);
+  }, 120_000);
+
+  // reading the selection is not long work: a bar ("2/2 resources") would stand before the question
+  const noProgress = (stderr: string) => expect(stderr).not.toMatch(/\d+\/\d+ (resources|events)|\r/);
+  const USERS = ["--filter", 'department eq "Quiet"'];
+  const EVENTS = ["--filter", 'code sw "Q-"'];
+  const SCENARIOS: Scenario[] = [
+    { name: "users delete, refused without --yes", args: ["users", "delete", ...USERS, "--no-input"], wantExit: 2 },
+    { name: "users disable, refused without --yes", args: ["users", "disable", ...USERS, "--no-input"], wantExit: 2 },
+    { name: "events delete, refused without --yes", args: ["events", "delete", ...EVENTS, "--no-input"], wantExit: 2 },
+    { name: "users delete --dry-run", args: ["users", "delete", ...USERS, "--dry-run"], wantExit: 0 },
+    { name: "events delete --dry-run", args: ["events", "delete", ...EVENTS, "--dry-run"], wantExit: 0 },
+    // the summary's record table: no failure is said, not a blank row
+    {
+      name: "users disable --yes",
+      args: ["users", "disable", ...USERS, "--yes"],
+      wantExit: 0,
+      wantStdout: /^disabled +2\nfailed +0\nfailures +none\n$/m,
+    },
+    {
+      name: "users delete --yes",
+      args: ["users", "delete", ...USERS, "--yes"],
+      wantExit: 0,
+      wantStdout: /^deleted +2\nfailed +0\nfailures +none\n$/m,
+    },
+    {
+      name: "users delete --yes, nothing left",
+      args: ["users", "delete", ...USERS, "--yes"],
+      wantExit: 0,
+      wantStdout: /^failures +none\n$/m,
+    },
+    {
+      name: "events delete --yes",
+      args: ["events", "delete", ...EVENTS, "--yes"],
+      wantExit: 0,
+      wantStdout: /^deleted +2$/m,
+    },
+  ];
+  it.each(SCENARIOS)("$name", async (scenario) => {
+    await expectScenario(s, { ...scenario, tty: true, env: { NO_COLOR: "1" }, wantStderr: noProgress });
   });
 });
 
@@ -203,6 +275,7 @@ describe("users delete --filter on a terminal", () => {
     );
     expect(result.error, result.output).toBeUndefined();
     expect(result.output).toMatch(/gone1 [\s\S]*gone2/);
+    expect(result.output).not.toMatch(/\d+\/\d+ resources/);
     expect(result.exitCode, result.output).toBe(exitCode);
     expect(await userNames()).toEqual(left);
     expect(json(await s.run(["users", "get", "stays", "--json"])).userName).toBe("stays");

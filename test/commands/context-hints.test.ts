@@ -20,6 +20,9 @@ describe("hints carry the profile in use", () => {
       input: `${json(init).oneTimePassword}\n${PASSWORD}\n`,
     });
     expect(login.exitCode, show(login)).toBe(0);
+    // "gone" points at a port nothing listens on
+    const gone = await bizctl(["profile", "add", "gone", "--server", "http://127.0.0.1:1"], { env });
+    expect(gone.exitCode, show(gone)).toBe(0);
     for (const name of ["lab", "staff"]) {
       const added = await bizctl(["profile", "add", name, "--server", "embedded", "--data-dir", sandbox.dataDir], {
         env,
@@ -62,6 +65,19 @@ describe("hints carry the profile in use", () => {
       name: "the current profile needs no flag",
       args: ["audit", "tail", "-n", "1"],
       want: "Resume with: bizctl audit tail --follow --since ",
+    },
+    // `profile show` without a name shows the current profile, not the one chosen
+    {
+      name: "server unreachable, --profile",
+      args: ["--profile", "gone", "events", "list"],
+      env: { BIZCTL_TOKEN: "unused" },
+      want: "check the profile's server URL ('bizctl profile show gone')",
+    },
+    {
+      name: "server unreachable, BIZCTL_PROFILE",
+      args: ["events", "list"],
+      env: { BIZCTL_PROFILE: "gone", BIZCTL_TOKEN: "unused" },
+      want: "check the profile's server URL ('bizctl profile show gone')",
     },
     {
       name: "a command on profiles is left alone",

@@ -117,6 +117,9 @@ describe.each(MODES)("the support desk (%s)", (mode) => {
   });
 });
 
+const CAROL = 'userName eq "carol"';
+const START = "startsAt=2027-01-10T09:00:00Z";
+
 describe.each(MODES)("messages a help desk can act on (%s)", (mode) => {
   const s = useInProcessSession(mode);
   const DESK_PASSWORD = "velvet harbour quartz 6620 meadow";
@@ -135,9 +138,20 @@ describe.each(MODES)("messages a help desk can act on (%s)", (mode) => {
     desk = await s.newConfig("desk");
     const login = await s.login(desk, "desk", TEMPORARY, DESK_PASSWORD);
     expect(login.exitCode, show(login)).toBe(0);
+    const event = await s.run(["events", "create", "--set", "code=DESK-1", "--set", "name=Desk", "--set", START]);
+    expect(event.exitCode, show(event)).toBe(0);
   }, 120_000);
 
-  const MESSAGES: { name: string; args: string[]; input?: string; exit: number; want: RegExp; not?: RegExp }[] = [
+  const MESSAGES: {
+    name: string;
+    args: string[];
+    input?: string;
+    /** run as the admin rather than as support */
+    admin?: boolean;
+    exit: number;
+    want: RegExp;
+    not?: RegExp;
+  }[] = [
     {
       name: "support changing roles is told who may, and whom to ask",
       args: ["users", "set-roles", "carol", "admin"],
@@ -180,9 +194,34 @@ describe.each(MODES)("messages a help desk can act on (%s)", (mode) => {
       want: /"hint":"type your current password again; forgotten, 'bizctl auth renew-password --user NAME' mails a reset link"/,
       not: /user name and password/,
     },
+    // a reset link needs an e-mail: what to do instead is what the caller may do
+    {
+      name: "support resetting an admin without an e-mail is not told to set its password",
+      args: ["users", "reset-password", "admin"],
+      exit: 7,
+      want: /"hint":"ask an admin to add one \('bizctl users update admin --set emails=\.\.\.'\) or to give admin a temporary password"/,
+      not: /bizctl users set-password admin/,
+    },
+    {
+      name: "support resetting a member without an e-mail may give it a temporary password",
+      args: ["users", "reset-password", "carol"],
+      exit: 7,
+      want: /"hint":"ask an admin to add one \('bizctl users update carol --set emails=\.\.\.'\), or give a temporary password \('bizctl users set-password carol'\)"/,
+    },
+    {
+      name: "an admin is not told to ask an admin",
+      args: ["users", "reset-password", "carol"],
+      admin: true,
+      exit: 7,
+      want: /"hint":"add one \('bizctl users update carol --set emails=\.\.\.'\), or give a temporary password \('bizctl users set-password carol'\)"/,
+      not: /ask an admin/,
+    },
   ];
   it.each(MESSAGES)("$name", async (c) => {
-    const result = await s.run(c.args, { env: desk, ...(c.input !== undefined && { input: c.input }) });
+    const result = await s.run(c.args, {
+      ...(!c.admin && { env: desk }),
+      ...(c.input !== undefined && { input: c.input }),
+    });
     expect(result.exitCode, show(result)).toBe(c.exit);
     expect(result.stderr).toMatch(c.want);
     if (c.not) expect(result.stderr).not.toMatch(c.not);
@@ -200,7 +239,30 @@ describe.each(MODES)("messages a help desk can act on (%s)", (mode) => {
       args: ["users", "set-password", "admin"],
       question: /Temporary password/,
     },
+    // and those that act on several records: asked, then every one refused
+    { name: "users delete --filter", args: ["users", "delete", "--filter", CAROL], question: /Delete 1 user|would/ },
+    {
+      name: "users disable --filter of an admin",
+      args: ["users", "disable", "--filter", 'userName eq "admin"'],
+      question: /Disable 1 user|would/,
+    },
+    {
+      name: "users delete --filter --dry-run",
+      args: ["users", "delete", "--filter", CAROL, "--dry-run"],
+      question: /would/,
+    },
+    { name: "events delete", args: ["events", "delete", "DESK-1"], question: /Delete event/ },
+    {
+      name: "events delete --filter",
+      args: ["events", "delete", "--filter", 'code eq "DESK-1"'],
+      question: /Delete 1/,
+    },
   ];
+  it("users disable --filter of ordinary users: support may, and is shown the selection", async () => {
+    const result = await s.run(["users", "disable", "--filter", CAROL, "--dry-run"], { env: desk, tty: true });
+    expect(result.exitCode, show(result)).toBe(0);
+    expect(result.stderr).toMatch(/would disable 1 user\(s\): carol/);
+  });
   it.each(ASKED_FIRST)("$name on a terminal: support is refused before any question (exit 5)", async (c) => {
     const result = await s.run(c.args, { env: desk, tty: true, input: "" });
     expect(result.exitCode, show(result)).toBe(5);

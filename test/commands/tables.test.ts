@@ -92,6 +92,40 @@ describe.each(MODES)("tables (%s)", (mode) => {
     await expectScenario(s, { ...scenario, tty: true, env: NO_COLOR });
   });
 
+  // issue 32: a record's value wider than its column wraps onto the lines below; a word wider
+  // than the column (a secret shown once, a URL) was cut short with "…"
+  const CALLBACK = `https://printer.example.com/${"callback/".repeat(6)}ready`;
+  /** The value of `key` in a record table: its row's text and the lines below that continue it. */
+  const recordValue = (stdout: string, key: string) => {
+    const lines = stdout.split("\n");
+    const at = lines.findIndex((line) => line.startsWith(`${key} `));
+    const rest = lines.slice(at + 1);
+    const more = rest.slice(
+      0,
+      Math.max(
+        0,
+        rest.findIndex((line) => !line.startsWith(" ")),
+      ),
+    );
+    return [lines[at] ?? "", ...more].map((line, i) => (i === 0 ? line.slice(key.length) : line).trim()).join("");
+  };
+  const RECORDS: Scenario[] = [40, 60].map((columns) => ({
+    name: `oauth consumers create at ${columns} columns: the secret and the callback URL whole`,
+    args: ["oauth", "consumers", "create", "--name", `Wrapped ${columns}`, "--callback", CALLBACK],
+    columns,
+    wantExit: 0,
+    wantStdout: (stdout) => {
+      expect(stdout).not.toContain("…");
+      expect(recordValue(stdout, "consumerSecret")).toMatch(/^[0-9a-f]{64}$/);
+      expect(recordValue(stdout, "callbackUrls")).toBe(CALLBACK);
+      // at 40 the id (never cut) lets the rows out wider than the terminal
+      if (columns >= 60) for (const line of stdout.trimEnd().split("\n")) expect(line.length).toBeLessThanOrEqual(60);
+    },
+  }));
+  it.each(RECORDS)("on a terminal: $name", async (scenario) => {
+    await expectScenario(s, { ...scenario, tty: true, env: NO_COLOR });
+  });
+
   it("piped, a table is compact too, and a page cut from more says so on stderr only", async () => {
     const result = await s.run(["events", "list", "-o", "table"]);
     expect(result.exitCode, show(result)).toBe(0);

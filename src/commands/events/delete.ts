@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
+import { holdersOf, refuseBeforeAsking } from "../../cli/permissions.js";
 import * as events from "../../contract/events.js";
 import { examples, tolerating, withContext } from "../verb-helpers.js";
 import { eventPages } from "./list.js";
@@ -14,13 +15,22 @@ interface DeleteOptions {
 /** How many codes a dry run and a confirmation name. */
 const FIRST_SHOWN = 10;
 
+/** Before a question (or a dry run): the roles that may delete events, as the server will check them. */
+async function refuseNonWriters(ctx: Context, roles: readonly string[]): Promise<void> {
+  await refuseBeforeAsking(
+    ctx,
+    (mine) => mine.some((role) => roles.includes(role)),
+    `Only ${holdersOf(roles)} may delete events`,
+  );
+}
+
 /**
  * `events delete --filter EXPR`: every event the filter selects, deleted through
  * POST /events/deletions a thousand codes at a time, after a count and a confirmation.
  */
 async function deleteByFilter(ctx: Context, filter: string, options: DeleteOptions): Promise<void> {
   const selected: { code: string; name: string }[] = [];
-  for await (const page of eventPages(ctx, { filter, all: true })) {
+  for await (const page of eventPages(ctx, { filter, all: true, progress: false })) {
     for (const event of page as { code: string; name: string }[]) selected.push({ code: event.code, name: event.name });
   }
   const named = `${selected
@@ -32,6 +42,7 @@ async function deleteByFilter(ctx: Context, filter: string, options: DeleteOptio
     await ctx.print({ matched: 0, deleted: 0, notFound: 0 });
     return;
   }
+  if (options.dryRun || !ctx.globals.yes) await refuseNonWriters(ctx, events.deleteEvents.access.roles);
   if (options.dryRun) {
     ctx.info(`Dry run (nothing written): would delete ${selected.length} event(s): ${named}.`);
     await ctx.print({ dryRun: true, matched: selected.length, first: selected.slice(0, FIRST_SHOWN) });
@@ -58,6 +69,12 @@ async function deleteEvents(ctx: Context, codes: string[], options: DeleteOption
     throw new UsageError("Name the events to delete, or select them with --filter EXPR.");
   }
   if (options.dryRun && options.filter === undefined) throw new UsageError("--dry-run goes with --filter.");
+  // `--filter "$FILTER"` with FILTER unset: the server reads no filter as every event
+  if (options.filter?.trim() === "") {
+    throw new UsageError(
+      "--filter is empty, which would select every event; give the expression (every event: --filter 'code pr').",
+    );
+  }
   ctx.requireCredential();
   if (options.filter !== undefined) return deleteByFilter(ctx, options.filter, options);
   const client = await ctx.client();
@@ -76,6 +93,7 @@ async function deleteEvents(ctx: Context, codes: string[], options: DeleteOption
     if (current) found.push(current);
   }
   if (found.length === 0) return;
+  if (!ctx.globals.yes) await refuseNonWriters(ctx, events.deleteEvent.access.roles);
   await ctx.confirm(`Delete ${found.map((e) => `event ${e.data.code} (${e.data.name})`).join(", ")}?`);
   for (const current of found) {
     await tolerating(

@@ -15,6 +15,8 @@ interface Options {
   pageSize?: string;
   filter?: string;
   all?: boolean;
+  /** false: every page read without a progress bar (a selection read before a question) */
+  progress?: boolean;
 }
 
 /** The next page after this one, from the page body's numbers; none when they are missing. */
@@ -58,7 +60,7 @@ export async function* eventPages(
   };
   // every page (export, list --all): a million events must not take more memory than a thousand
   if (options.all) keepMemoryFlat();
-  const progress = new Progress(ctx, "events");
+  const progress = options.progress === false ? undefined : new Progress(ctx, "events");
   let cursor: string | undefined;
   let total: number | undefined;
   let seen = 0;
@@ -74,10 +76,10 @@ export async function* eventPages(
       return;
     }
     yield data.data;
-    progress.update(seen, total);
+    progress?.update(seen, total);
     cursor = nextCursor(headers.link);
   } while (cursor);
-  progress.done();
+  progress?.done();
 }
 
 export function register(group: Command, io: Context["io"]): void {

@@ -5,6 +5,7 @@
  */
 import type { Context } from "../../cli/command-context.js";
 import { CliError, EXIT, exitCodeFor, UsageError } from "../../cli/errors.js";
+import { refuseBeforeAsking } from "../../cli/permissions.js";
 import { ApiError } from "../../client/errors.js";
 import * as bulk from "../../contract/bulk.js";
 import { SCIM_URN } from "../../contract/scim.js";
@@ -23,6 +24,14 @@ interface Target {
   id: string;
   userName: string;
   version?: string;
+  /** holds admin or support: only an admin acts on such an account */
+  staff: boolean;
+}
+
+/** Who may act on these users, as refuseBeforeAsking() takes it: the check and who may, in words. */
+interface Permitted {
+  may: (roles: readonly string[]) => boolean;
+  only: string;
 }
 
 interface Action {
@@ -34,12 +43,17 @@ interface Action {
   operation: (user: Target) => { method: string; path: string; version?: string; data?: unknown };
   /** the HTTP status of an operation that succeeded */
   ok: string;
+  /** the server's rule, checked before the question so that nobody answers it only to be refused */
+  permitted: (users: Target[]) => Permitted;
 }
+
+const adminOnly = (roles: readonly string[]) => roles.includes("admin");
 
 export const DELETE: Action = {
   verb: "delete",
   done: "deleted",
   ok: "204",
+  permitted: () => ({ may: adminOnly, only: "Only an admin may delete users" }),
   operation: (user) => ({
     method: "DELETE",
     path: `/Resources/${encodeURIComponent(user.id)}`,
@@ -51,6 +65,17 @@ export const DISABLE: Action = {
   verb: "disable",
   done: "disabled",
   ok: "200",
+  permitted: (users) => {
+    const staff = users.filter((user) => user.staff);
+    if (staff.length === 0) {
+      return {
+        may: (roles) => roles.includes("admin") || roles.includes("support"),
+        only: "Only an admin or support staff may disable users",
+      };
+    }
+    const who = staff.length === 1 ? "who holds" : "who hold";
+    return { may: adminOnly, only: `Only an admin may disable ${named(staff)}, ${who} the admin or support role` };
+  },
   operation: (user) => ({
     method: "PATCH",
     path: `/Resources/${encodeURIComponent(user.id)}`,
@@ -59,7 +84,7 @@ export const DISABLE: Action = {
   }),
 };
 
-/** Refuses users named and --filter together, and neither; --dry-run without --filter. */
+/** Refuses users named and --filter together, and neither; --dry-run without --filter; an empty --filter. */
 export function checkSelection(references: string[], options: FilterOptions, verb: string): boolean {
   if (options.filter !== undefined && references.length > 0) {
     throw new UsageError(`Name the users to ${verb}, or give --filter; not both.`);
@@ -68,6 +93,12 @@ export function checkSelection(references: string[], options: FilterOptions, ver
     throw new UsageError(`Name the users to ${verb}, or select them with --filter EXPR.`);
   }
   if (options.dryRun && options.filter === undefined) throw new UsageError("--dry-run goes with --filter.");
+  // `--filter "$FILTER"` with FILTER unset: the server reads no filter as every user
+  if (options.filter?.trim() === "") {
+    throw new UsageError(
+      "--filter is empty, which would select every user; give the expression (every user: --filter 'userName pr').",
+    );
+  }
   return options.filter !== undefined;
 }
 
@@ -80,15 +111,21 @@ const named = (users: Target[]) =>
 /** Every user the filter selects, acted on in bulk batches; prints `{matched, <done>, failed, failures}`. */
 export async function actOnFilter(ctx: Context, filter: string, options: FilterOptions, action: Action): Promise<void> {
   ctx.requireCredential();
-  const rows = await listResources(ctx, { type: "User", filter, all: true });
+  const rows = await listResources(ctx, { type: "User", filter, all: true, progress: false });
   const users: Target[] = rows.map((row) => {
     const version = (row.meta as { version?: string } | undefined)?.version;
-    return { id: String(row.id), userName: String(row.userName), ...(version && { version }) };
+    const staff = ((row.roles ?? []) as { value?: string }[]).some((r) => r.value === "admin" || r.value === "support");
+    return { id: String(row.id), userName: String(row.userName), staff, ...(version && { version }) };
   });
   if (users.length === 0) {
     ctx.info(`No user matches ${JSON.stringify(filter)}; nothing to ${action.verb}.`);
     await ctx.print({ matched: 0, [action.done]: 0, failed: 0, failures: [] });
     return;
+  }
+  // a dry run too: it would say what the server then refuses; with --yes the server's answer is the check
+  if (options.dryRun || !ctx.globals.yes) {
+    const { may, only } = action.permitted(users);
+    await refuseBeforeAsking(ctx, may, only);
   }
   if (options.dryRun) {
     ctx.info(`Dry run (nothing written): would ${action.verb} ${users.length} user(s): ${named(users)}.`);

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { CliError, EXIT } from "../../cli/errors.js";
+import { caller } from "../../cli/permissions.js";
 import * as auth from "../../contract/auth.js";
 import { examples, withContext } from "../verb-helpers.js";
 import { resolveUser, type UserRecord } from "./resolve.js";
@@ -9,6 +10,24 @@ import { resolveUser, type UserRecord } from "./resolve.js";
 function mailboxOf(user: UserRecord): string | undefined {
   const emails = ((user.emails ?? []) as { value?: string; primary?: boolean }[]).filter((e) => e.value);
   return (emails.find((e) => e.primary) ?? emails[0])?.value;
+}
+
+/**
+ * What the caller may do for a user without an e-mail: an admin adds one or sets a temporary
+ * password; support asks an admin to add one, and sets a temporary password only for a user
+ * who holds neither admin nor support (the server's rule), else asks an admin for that too.
+ */
+async function insteadOfMail(ctx: Context, user: UserRecord): Promise<string> {
+  const update = `'bizctl users update ${user.userName} --set emails=...'`;
+  const setPassword = `'bizctl users set-password ${user.userName}'`;
+  const { roles } = await caller(ctx);
+  if (roles.includes("admin")) return `add one (${update}), or give a temporary password (${setPassword})`;
+  const privileged = ((user.roles ?? []) as { value?: string }[]).some(
+    (role) => role.value === "admin" || role.value === "support",
+  );
+  return privileged
+    ? `ask an admin to add one (${update}) or to give ${user.userName} a temporary password`
+    : `ask an admin to add one (${update}), or give a temporary password (${setPassword})`;
 }
 
 /**
@@ -25,7 +44,7 @@ async function resetPassword(ctx: Context, reference: string): Promise<void> {
       `${user.userName} has no e-mail address, so no reset link can reach them.`,
       EXIT.validation,
       "no_email",
-      `ask an admin to add one ('bizctl users update ${user.userName} --set emails=...'), or give a temporary password ('bizctl users set-password ${user.userName}')`,
+      await insteadOfMail(ctx, user),
     );
   }
   if (user.active === false) {

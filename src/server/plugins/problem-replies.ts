@@ -57,10 +57,23 @@ const BY_FASTIFY_CODE: Record<string, [ErrorCode, string]> = {
 /** What SCIM calls a body that is not JSON (RFC 7644 section 3.12). */
 const SYNTAX_ERRORS = new Set(["FST_ERR_CTP_EMPTY_JSON_BODY", "FST_ERR_CTP_INVALID_JSON_BODY"]);
 
-function toProblem(error: FastifyError & { validationContext?: string }, scim: boolean): ProblemError | undefined {
+/** The part of the request a validation failed on, for messages that quote its value. */
+function validatedInput(request: FastifyRequest, context: string | undefined): unknown {
+  if (context === "body") return request.body;
+  if (context === "querystring") return request.query;
+  if (context === "params") return request.params;
+  return undefined;
+}
+
+function toProblem(
+  error: FastifyError & { validationContext?: string },
+  scim: boolean,
+  request: FastifyRequest,
+): ProblemError | undefined {
   if (error instanceof ProblemError) return error;
   if (error.validation) {
-    const errors = fieldIssues(error.validationContext, error.validation as unknown as AjvIssue[]);
+    const input = validatedInput(request, error.validationContext);
+    const errors = fieldIssues(error.validationContext, error.validation as unknown as AjvIssue[], input);
     const detail = errors.map((e) => `${e.path}: ${e.message}`).join("; ");
     // the resources area answers in SCIM's terms too (RFC 7644 section 3.12)
     return new ProblemError("validation_failed", `The request is not valid: ${detail}`, {
@@ -95,7 +108,7 @@ export function installProblemHandling(app: FastifyInstance): void {
     // a path no route serves is 404 whatever its body: the body (of a type nothing parses, too
     // large, malformed) is read before the not-found handler runs, but nothing would ever use it
     if (request.is404) return sendNotFound(request, reply);
-    const problem = toProblem(error, followsScim(request));
+    const problem = toProblem(error, followsScim(request), request);
     if (problem) return sendProblem(reply, request, problem);
     request.log.error({ err: error }, "unhandled error");
     return sendProblem(
