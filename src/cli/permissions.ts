@@ -18,14 +18,16 @@ export async function caller(ctx: Context) {
  * (`GET /auth/isLogged`, what `auth status` shows: a profile's stored roles may be stale), and the
  * server still decides the request itself. `only` names who may ("Only an admin may delete
  * users"); the refusal says the caller's roles and whom to ask, as the server's refusals do.
+ * Returns the caller.
  */
 export async function refuseBeforeAsking(
   ctx: Context,
   may: (roles: readonly string[]) => boolean,
   only: string,
-): Promise<void> {
-  const { roles } = await caller(ctx);
-  if (may(roles)) return;
+): Promise<Awaited<ReturnType<typeof caller>>> {
+  const me = await caller(ctx);
+  const { roles } = me;
+  if (may(roles)) return me;
   const yours = roles.length > 0 ? `your account is ${roles.join(" and ")}` : "your account has no role";
   throw new CliError(`${only}, and ${yours}: ask an admin to do it.`, EXIT.forbidden, "forbidden");
 }

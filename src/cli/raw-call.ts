@@ -15,6 +15,13 @@ export async function readDataOption(ctx: Context, data: string | undefined): Pr
       throw new UsageError(`Cannot read ${data.slice(1)}: ${error.message}`);
     });
   }
+  if (text.trim() === "") {
+    throw new UsageError(
+      data === "-"
+        ? "--data - read nothing: stdin is empty; send the JSON body there."
+        : `--data ${data} read nothing: the file is empty; put the JSON body in it.`,
+    );
+  }
   try {
     JSON.parse(text);
   } catch {

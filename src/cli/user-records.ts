@@ -108,30 +108,26 @@ export function userFromRow(row: Record<string, string>): Attributes {
 
 /**
  * The spellings of a column that HR systems and other directories export (Auth0's and Keycloak's
- * imports take them as they are), by lower-case name, and the attribute path each means. Read
- * only where the column names no attribute itself and `--map` did not rename it.
+ * imports take them as they are), by their letters in lower case (`First Name`, `first_name` and
+ * `firstName` are `firstname`), and the attribute path each means. Read only where the column
+ * names no attribute itself and `--map` did not rename it.
  */
 const COMMON_HEADERS: Record<string, string> = {
   username: "userName",
-  user_name: "userName",
   email: "emails[0].value",
-  "e-mail": "emails[0].value",
   mail: "emails[0].value",
   emailaddress: "emails[0].value",
-  email_address: "emails[0].value",
   firstname: "name.givenName",
-  first_name: "name.givenName",
   givenname: "name.givenName",
-  given_name: "name.givenName",
   lastname: "name.familyName",
-  last_name: "name.familyName",
   familyname: "name.familyName",
-  family_name: "name.familyName",
   surname: "name.familyName",
   role: "roles",
   externalid: "externalId",
-  external_id: "externalId",
 };
+
+/** A column's spelling as COMMON_HEADERS knows it: lower case, without spaces, `_` or `-`. */
+const spelling = (column: string) => column.toLowerCase().replace(/[\s_-]+/g, "");
 
 /** Whether a column names a User attribute as it is (`userName`, `name.givenName`). */
 function isAttributePath(column: string): boolean {
@@ -150,7 +146,7 @@ function isAttributePath(column: string): boolean {
 export function readCommonHeaders(columns: string[]): { columns: string[]; renamed: [string, string][] } {
   const renamed: [string, string][] = [];
   const result = columns.map((column) => {
-    const path = isAttributePath(column) ? undefined : COMMON_HEADERS[column.toLowerCase()];
+    const path = isAttributePath(column) ? undefined : COMMON_HEADERS[spelling(column)];
     if (path === undefined || columns.includes(path)) return column;
     renamed.push([column, path]);
     return path;

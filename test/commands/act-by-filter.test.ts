@@ -243,6 +243,18 @@ describe.each(MODES)("act-by-filter on a terminal: nothing drawn before the ques
   it.each(SCENARIOS)("$name", async (scenario) => {
     await expectScenario(s, { ...scenario, tty: true, env: { NO_COLOR: "1" }, wantStderr: noProgress });
   });
+
+  // the 11th name of a selection is not shown: an admin disabling itself among others is told so
+  it.each([["--dry-run"], ["--no-input"]])(
+    "users disable --filter %s that selects the caller says so",
+    async (flag) => {
+      const other = await s.run(["users", "create", "--user-name", `admin-${flag.slice(2)}`, "--role", "admin"]);
+      expect(other.exitCode, show(other)).toBe(0);
+      const result = await s.run(["users", "disable", "--filter", 'roles.value eq "admin"', flag], { tty: true });
+      expect(result.stderr).toMatch(/\), your own account among them \(your sessions end at once, .*\)[?.]/);
+      expect(json(await s.run(["users", "get", "admin", "--json"])).active).toBe(true);
+    },
+  );
 });
 
 describe("users delete --filter on a terminal", () => {

@@ -63,6 +63,34 @@ describe.each(MODES)("api (%s)", (mode) => {
     expect(json<{ code: string }[]>(list).map((e) => e.code)).toEqual(["API-1", "API-2"]);
   });
 
+  // an empty stdin or file is not "not valid JSON": it says what was read, before any call
+  it.each([
+    {
+      name: "an empty stdin",
+      data: "-",
+      input: "",
+      said: "--data - read nothing: stdin is empty; send the JSON body there.",
+    },
+    {
+      name: "a blank stdin",
+      data: "-",
+      input: " \n",
+      said: "--data - read nothing: stdin is empty; send the JSON body there.",
+    },
+  ])("api --data: $name exits 2, saying so", async ({ data, input, said }) => {
+    const result = await s.run(["api", "POST", "/api/crm/v1/events", "--data", data], { input });
+    expect(result.exitCode, show(result)).toBe(2);
+    expect(errorOf(result).message).toBe(said);
+  });
+
+  it("api --data @FILE of an empty file exits 2, naming the file", async () => {
+    const file = join(s.sandbox.root, "empty.json");
+    writeFileSync(file, "");
+    const result = await s.run(["api", "POST", "/api/crm/v1/events", "--data", `@${file}`]);
+    expect(result.exitCode, show(result)).toBe(2);
+    expect(errorOf(result).message).toBe(`--data @${file} read nothing: the file is empty; put the JSON body in it.`);
+  });
+
   it("api refuses an unknown method or a relative path (exit 2), and needs a credential where the API does", async () => {
     expect((await s.run(["api", "FETCH", "/health"])).exitCode).toBe(2);
     expect((await s.run(["api", "GET", "health"])).exitCode).toBe(2);

@@ -339,6 +339,7 @@ describe.each(MODES)("users import and export (%s)", (mode) => {
     { name: "as HR systems export it, piped", header: "userName,email,givenName,familyName,role", told: false },
     { name: "with --verbose", header: "userName,Email,firstName,lastName,roles", args: ["--verbose"], told: true },
     { name: "snake case", header: "username,e-mail,first_name,last_name,role", told: false },
+    { name: "with spaces", header: "User Name,Email Address,First Name,Last Name,Role", told: false },
   ];
   it.each(HEADERS)("reads common header spellings: $name", async ({ header, args = [], told }) => {
     const tag = `hdr${HEADERS.findIndex((h) => h.header === header)}`;

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
+import { refuseBeforeAsking } from "../../cli/permissions.js";
 import * as resources from "../../contract/resources.js";
 import { examples, tolerating, withContext } from "../verb-helpers.js";
 
@@ -23,6 +24,10 @@ async function deleteResources(ctx: Context, ids: string[], options: { ignoreNot
     if (current) found.push({ id, current, data: current.data as Record<string, unknown> });
   }
   if (found.length === 0) return;
+  // with --yes nothing is asked: the server's answer is the check
+  if (!ctx.globals.yes) {
+    await refuseBeforeAsking(ctx, (roles) => roles.includes("admin"), "Only an admin may delete resources");
+  }
   await ctx.confirm(
     `Delete ${found.map((f) => `${String(f.data.resourceType)} ${labelOf(f.data)} (${f.id})`).join(", ")}?`,
   );

@@ -123,12 +123,18 @@ export async function actOnFilter(ctx: Context, filter: string, options: FilterO
     return;
   }
   // a dry run too: it would say what the server then refuses; with --yes the server's answer is the check
+  let self = "";
   if (options.dryRun || !ctx.globals.yes) {
     const { may, only } = action.permitted(users);
-    await refuseBeforeAsking(ctx, may, only);
+    const me = await refuseBeforeAsking(ctx, may, only);
+    // the question names ten users: one's own account may be past them
+    if (action === DISABLE && users.some((user) => user.id === me.id)) {
+      self =
+        ", your own account among them (your sessions end at once, and you cannot log in until another admin enables it)";
+    }
   }
   if (options.dryRun) {
-    ctx.info(`Dry run (nothing written): would ${action.verb} ${users.length} user(s): ${named(users)}.`);
+    ctx.info(`Dry run (nothing written): would ${action.verb} ${users.length} user(s): ${named(users)}${self}.`);
     await ctx.print({
       dryRun: true,
       matched: users.length,
@@ -137,7 +143,7 @@ export async function actOnFilter(ctx: Context, filter: string, options: FilterO
     return;
   }
   await ctx.confirm(
-    `${action.verb[0]?.toUpperCase()}${action.verb.slice(1)} ${users.length} user(s) matching ${JSON.stringify(filter)}: ${named(users)}?`,
+    `${action.verb[0]?.toUpperCase()}${action.verb.slice(1)} ${users.length} user(s) matching ${JSON.stringify(filter)}: ${named(users)}${self}?`,
   );
   const client = await ctx.client();
   const { data: config } = await client.call(serviceProviderConfig, {});

@@ -336,10 +336,11 @@ Header convention (CSV): a column names an attribute path of the User schema:
   roles                                    admin, support or member; several as 'admin;support'
   urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department  (the prefix is dropped)
   passwordHash                             a bcrypt ($2a$/$2b$/$2y$) or argon2id (PHC) hash
-Common spellings are read as they are, in any case: email (mail, e-mail) as emails[0].value,
-firstName (givenName, first_name) as name.givenName, lastName (familyName, surname) as
-name.familyName, role as roles, username as userName, external_id as externalId; on a terminal
-(or with --verbose) stderr says which column became what.
+Common spellings are read as they are, in any case, with or without spaces, _ or - (First Name,
+first_name): email (mail, e-mail, Email Address) as emails[0].value, firstName (givenName) as
+name.givenName, lastName (familyName, surname) as name.familyName, role as roles, username as
+userName, external_id as externalId; on a terminal (or with --verbose) stderr says which column
+became what.
 Empty cells are absent attributes; active and primary are true or false. A 'password' column is
 refused: passwords in clear are never read from a file. A cell that starts with a quote (') loses
 that one quote: 'users export -o csv' writes one before a value that starts with =, +, -, @, a

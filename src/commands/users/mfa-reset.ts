@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
+import { refuseBeforeAsking } from "../../cli/permissions.js";
 import * as mfa from "../../contract/mfa.js";
 import { examples, withContext } from "../verb-helpers.js";
 import { resolveUser } from "./resolve.js";
@@ -7,6 +8,19 @@ import { resolveUser } from "./resolve.js";
 async function mfaReset(ctx: Context, reference: string, options: { reason?: string }): Promise<void> {
   ctx.requireCredential();
   const user = await resolveUser(ctx, reference);
+  if (!ctx.globals.yes) {
+    // support helps ordinary users only (the server's rule)
+    const privileged = ((user.roles ?? []) as { value?: string }[]).some(
+      (role) => role.value === "admin" || role.value === "support",
+    );
+    await refuseBeforeAsking(
+      ctx,
+      (roles) => roles.includes("admin") || (roles.includes("support") && !privileged),
+      privileged
+        ? `Only an admin may reset the second factor of ${user.userName}, who holds the admin or support role`
+        : `Only an admin or support staff may reset the second factor of ${user.userName}`,
+    );
+  }
   await ctx.confirm(
     `Remove the second factor of ${user.userName} (${user.id}) and its recovery codes, and end its sessions?`,
   );

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
+import { refuseBeforeAsking } from "../../cli/permissions.js";
 import { listOfUser, revokeOfUser } from "../../contract/api-tokens.js";
 import { API_TOKEN_COLUMNS, managingTokens } from "../api-token-output.js";
 import { examples, withContext } from "../verb-helpers.js";
@@ -16,6 +17,10 @@ async function listTokens(ctx: Context, reference: string): Promise<void> {
 async function revokeToken(ctx: Context, reference: string, tokenId: string): Promise<void> {
   ctx.requireCredential();
   const user = await resolveUser(ctx, reference);
+  if (!ctx.globals.yes) {
+    const only = "Only an admin may revoke the API tokens of users";
+    await refuseBeforeAsking(ctx, (roles) => roles.includes("admin"), only);
+  }
   await ctx.confirm(`Revoke API token ${tokenId} of ${user.userName}? Scripts that use it stop working.`);
   const call = (await ctx.client()).call(revokeOfUser, { params: { resourceId: user.id, tokenId } });
   await managingTokens(ctx, call);

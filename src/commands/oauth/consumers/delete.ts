@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { Context } from "../../../cli/command-context.js";
+import { refuseBeforeAsking } from "../../../cli/permissions.js";
 import * as resources from "../../../contract/resources.js";
 import { examples, withContext } from "../../verb-helpers.js";
 import { getConsumer } from "./consumer-resource.js";
@@ -14,6 +15,9 @@ export function register(group: Command, io: Context["io"]): void {
         ctx.requireCredential();
         const current = await getConsumer(ctx, id);
         const name = String((current.data as Record<string, unknown>).name ?? id);
+        if (!ctx.globals.yes) {
+          await refuseBeforeAsking(ctx, (roles) => roles.includes("admin"), "Only an admin may delete OAuth consumers");
+        }
         await ctx.confirm(`Delete OAuth consumer ${name} (${id}) and revoke its tokens?`);
         const client = await ctx.client();
         await client.call(resources.deleteResource, { params: { resourceId: id }, ifMatch: current.etag });
