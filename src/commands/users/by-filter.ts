@@ -11,6 +11,7 @@ import * as bulk from "../../contract/bulk.js";
 import { SCIM_URN } from "../../contract/scim.js";
 import { serviceProviderConfig } from "../../contract/scim-discovery.js";
 import { listResources } from "../resource-calls.js";
+import { holdsStaffRole } from "./resolve.js";
 
 /** How many ids a dry run and a confirmation name. */
 const FIRST_SHOWN = 10;
@@ -114,8 +115,12 @@ export async function actOnFilter(ctx: Context, filter: string, options: FilterO
   const rows = await listResources(ctx, { type: "User", filter, all: true, progress: false });
   const users: Target[] = rows.map((row) => {
     const version = (row.meta as { version?: string } | undefined)?.version;
-    const staff = ((row.roles ?? []) as { value?: string }[]).some((r) => r.value === "admin" || r.value === "support");
-    return { id: String(row.id), userName: String(row.userName), staff, ...(version && { version }) };
+    return {
+      id: String(row.id),
+      userName: String(row.userName),
+      staff: holdsStaffRole(row),
+      ...(version && { version }),
+    };
   });
   if (users.length === 0) {
     ctx.info(`No user matches ${JSON.stringify(filter)}; nothing to ${action.verb}.`);

@@ -3,16 +3,14 @@ import type { Context } from "../../cli/command-context.js";
 import { refuseBeforeAsking } from "../../cli/permissions.js";
 import * as mfa from "../../contract/mfa.js";
 import { examples, withContext } from "../verb-helpers.js";
-import { resolveUser } from "./resolve.js";
+import { holdsStaffRole, resolveUser } from "./resolve.js";
 
 async function mfaReset(ctx: Context, reference: string, options: { reason?: string }): Promise<void> {
   ctx.requireCredential();
   const user = await resolveUser(ctx, reference);
   if (!ctx.globals.yes) {
     // support helps ordinary users only (the server's rule)
-    const privileged = ((user.roles ?? []) as { value?: string }[]).some(
-      (role) => role.value === "admin" || role.value === "support",
-    );
+    const privileged = holdsStaffRole(user);
     await refuseBeforeAsking(
       ctx,
       (roles) => roles.includes("admin") || (roles.includes("support") && !privileged),

@@ -4,6 +4,10 @@ import * as resources from "../../contract/resources.js";
 
 export type UserRecord = Record<string, unknown> & { id: string; userName: string };
 
+/** Whether a user holds a role support may not act on (admin or support): the server's rule, asked before a prompt. */
+export const holdsStaffRole = (user: Record<string, unknown>) =>
+  ((user.roles ?? []) as { value?: string }[]).some((role) => role.value === "admin" || role.value === "support");
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The user a person names: by id, userName or e-mail, as support staff know them. */

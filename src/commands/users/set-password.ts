@@ -4,7 +4,7 @@ import { UsageError } from "../../cli/errors.js";
 import { refuseBeforeAsking } from "../../cli/permissions.js";
 import { updateResource } from "../resource-calls.js";
 import { examples, withContext } from "../verb-helpers.js";
-import { resolveUser } from "./resolve.js";
+import { holdsStaffRole, resolveUser } from "./resolve.js";
 import { temporaryPassword } from "./temporary-password.js";
 
 async function setPassword(
@@ -20,9 +20,7 @@ async function setPassword(
   }
   if (!options.generate && !options.passwordStdin) {
     // before the password is typed twice: support helps ordinary users only (the server's rule)
-    const privileged = ((target.roles ?? []) as { value?: string }[]).some(
-      (role) => role.value === "admin" || role.value === "support",
-    );
+    const privileged = holdsStaffRole(target);
     await refuseBeforeAsking(
       ctx,
       (roles) => roles.includes("admin") || (roles.includes("support") && !privileged),
