@@ -196,10 +196,10 @@ describe.each(MODES)("messages a help desk can act on (%s)", (mode) => {
     },
     // a reset link needs an e-mail: what to do instead is what the caller may do
     {
-      name: "support resetting an admin without an e-mail is not told to set its password",
+      name: "support may not send an admin a reset link, with or without an e-mail",
       args: ["users", "reset-password", "admin"],
-      exit: 7,
-      want: /"hint":"ask an admin to add one \('bizctl users update admin --set emails=\.\.\.'\) or to give admin a temporary password"/,
+      exit: 5,
+      want: /Only an admin may send a reset link to admin, who holds admin or support, and your account is support/,
       not: /bizctl users set-password admin/,
     },
     {
@@ -347,6 +347,38 @@ describe("users reset-password and users invite (remote, a real SMTP server)", (
     const disabled = await s.run(["users", "disable", "gone"]);
     expect(disabled.exitCode, show(disabled)).toBe(0);
   }, 120_000);
+
+  // spec 1.1: a reset link support triggers may not open an account that holds admin or support
+  let desk: Record<string, string> | undefined;
+  const signedInDesk = async () => {
+    const created = await s.run(["users", "create", "--user-name", "desk", "--role", "support", "--password-stdin"], {
+      input: `${TEMPORARY}\n`,
+    });
+    expect(created.exitCode, show(created)).toBe(0);
+    const env = await s.newConfig("desk");
+    const login = await s.login(env, "desk", TEMPORARY, "amber lantern meadow 4471 quiet");
+    expect(login.exitCode, show(login)).toBe(0);
+    return env;
+  };
+  it.each([
+    { target: "boss", role: "admin" },
+    { target: "helper", role: "support" },
+  ])("refuses support a reset link to an account that holds $role, and sends none", async ({ target, role }) => {
+    desk ??= await signedInDesk();
+    const created = await s.run(
+      ["users", "create", "--user-name", target, "--email", `${target}@example.com`, "--role", role, "--no-password"],
+      {},
+    );
+    expect(created.exitCode, show(created)).toBe(0);
+    const before = smtp.messages.length;
+    const refused = await s.run(["users", "reset-password", target], { env: desk });
+    expect(refused.exitCode, show(refused)).toBe(5);
+    expect(errorOf(refused).message).toMatch(`Only an admin may send a reset link to ${target}`);
+    expect(smtp.messages.length).toBe(before);
+    const sent = await s.run(["users", "reset-password", target]);
+    expect(sent.exitCode, show(sent)).toBe(0);
+    await smtp.waitFor((m) => m.rcptTo.includes(`${target}@example.com`));
+  });
 
   it("mails the user's own reset link, named by e-mail, and says where it went", async () => {
     const sent = await s.run(["users", "reset-password", "pat@example.com"]);

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { CliError, EXIT } from "../../cli/errors.js";
-import { caller } from "../../cli/permissions.js";
+import { caller, refuseBeforeAsking } from "../../cli/permissions.js";
 import * as auth from "../../contract/auth.js";
 import { examples, withContext } from "../verb-helpers.js";
-import { resolveUser, type UserRecord } from "./resolve.js";
+import { holdsStaffRole, resolveUser, type UserRecord } from "./resolve.js";
 
 /** The address a link goes to, as the server picks it: the primary e-mail, else the first. */
 function mailboxOf(user: UserRecord): string | undefined {
@@ -14,20 +14,15 @@ function mailboxOf(user: UserRecord): string | undefined {
 
 /**
  * What the caller may do for a user without an e-mail: an admin adds one or sets a temporary
- * password; support asks an admin to add one, and sets a temporary password only for a user
- * who holds neither admin nor support (the server's rule), else asks an admin for that too.
+ * password; support (here only for a user who holds neither admin nor support) asks an admin
+ * to add one, or sets a temporary password.
  */
 async function insteadOfMail(ctx: Context, user: UserRecord): Promise<string> {
   const update = `'bizctl users update ${user.userName} --set emails=...'`;
   const setPassword = `'bizctl users set-password ${user.userName}'`;
   const { roles } = await caller(ctx);
   if (roles.includes("admin")) return `add one (${update}), or give a temporary password (${setPassword})`;
-  const privileged = ((user.roles ?? []) as { value?: string }[]).some(
-    (role) => role.value === "admin" || role.value === "support",
-  );
-  return privileged
-    ? `ask an admin to add one (${update}) or to give ${user.userName} a temporary password`
-    : `ask an admin to add one (${update}), or give a temporary password (${setPassword})`;
+  return `ask an admin to add one (${update}), or give a temporary password (${setPassword})`;
 }
 
 /**
@@ -38,6 +33,15 @@ async function insteadOfMail(ctx: Context, user: UserRecord): Promise<string> {
 async function resetPassword(ctx: Context, reference: string): Promise<void> {
   ctx.requireCredential();
   const user = await resolveUser(ctx, reference);
+  // A link that support sends may not open an account that holds admin or support (spec 1.1).
+  // The request is the anonymous forgot-password one, which cannot tell who sent it: so here.
+  if (holdsStaffRole(user)) {
+    await refuseBeforeAsking(
+      ctx,
+      (roles) => roles.includes("admin"),
+      `Only an admin may send a reset link to ${user.userName}, who holds admin or support`,
+    );
+  }
   const email = mailboxOf(user);
   if (!email) {
     throw new CliError(
