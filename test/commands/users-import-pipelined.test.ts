@@ -60,7 +60,9 @@ describe.each(IMPORT_STORES)("users import, batches in flight (%s)", (store) => 
       titles: { a: "A1", old: "Before", b: "B1", d: "D1" },
     },
     {
-      // (a conflict by externalId alone, line 10, is skipped too: the server names no attribute)
+      // Line 10 conflicts by externalId alone. docs/bulk-and-import.md says such a line fails
+      // whatever the policy; skip counts it as skipped, as it did before batches were in flight
+      // (the server's conflict does not say which attribute): this pins today's behaviour.
       policy: "skip",
       exit: 7,
       counts: { created: 6, updated: 0, skipped: 5, failed: 1 },
