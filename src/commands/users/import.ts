@@ -63,6 +63,17 @@ function problemOf(result: { status: string; response?: unknown }): { problem: s
   return { problem: response.code ?? `http_${result.status}`, message: response.detail ?? `status ${result.status}` };
 }
 
+/** What makes the Users of a batch unique in the directory: userNames and externalIds, lower-cased. */
+function keysOf(batch: Pending[]): Set<string> {
+  const keys = new Set<string>();
+  for (const pending of batch) {
+    if (pending.userName) keys.add(`userName:${pending.userName.toLowerCase()}`);
+    const externalId = (pending.operations[0]?.data as Attributes | undefined)?.externalId;
+    if (externalId !== undefined && externalId !== null) keys.add(`externalId:${String(externalId).toLowerCase()}`);
+  }
+  return keys;
+}
+
 /** Whether a User has an e-mail address an invitation can go to. */
 function hasAddress(user: Record<string, unknown>): boolean {
   const emails = Array.isArray(user.emails) ? (user.emails as { value?: unknown }[]) : [];
@@ -110,33 +121,65 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
   let batchBytes = 0;
   const started = Date.now();
 
+  type Answer = { Operations: { bulkId?: string; status: string; response?: unknown }[] };
+
+  /** POST /Bulk of a batch: its answer, or the ApiError that refused the request whole. */
+  const send = async (sent: Pending[]): Promise<Answer | ApiError> => {
+    // the creates first, then the invitations: consecutive creates share a commit on the server
+    const operations = sent.flatMap((p) => p.operations);
+    const invitation = (operation: Operation) => operation.path.endsWith("/invitation");
+    try {
+      const { data } = await client.call(bulk.bulk, {
+        body: {
+          schemas: [bulk.BULK_URN.request],
+          Operations: [...operations.filter((o) => !invitation(o)), ...operations.filter(invitation)],
+        },
+      });
+      return data;
+    } catch (error) {
+      // a refused request (a line too large for one, a session that ended) fails its lines, told;
+      // a server out of reach stops the import, the lines before it imported
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      return error;
+    }
+  };
+
+  // Without --invite (paced per batch), a batch goes out while the one before it is still being
+  // answered, so that the server never waits for the CLI to read and send the next; the answers
+  // are handled in the file's order. A batch naming a userName or externalId of the batch in
+  // flight waits for it: the earlier line still comes first, as it did one batch at a time.
+  let inFlight: { keys: Set<string>; done: Promise<void> } | undefined;
   const flush = async () => {
     if (batch.length === 0) return;
     const sent = batch;
     batch = [];
     batchOperations = 0;
     batchBytes = 0;
-    let data: { Operations: { bulkId?: string; status: string; response?: unknown }[] };
-    // the creates first, then the invitations: consecutive creates share a commit on the server
-    const operations = sent.flatMap((p) => p.operations);
-    const invitation = (operation: Operation) => operation.path.endsWith("/invitation");
-    try {
-      ({ data } = await client.call(bulk.bulk, {
-        body: {
-          schemas: [bulk.BULK_URN.request],
-          Operations: [...operations.filter((o) => !invitation(o)), ...operations.filter(invitation)],
-        },
-      }));
-    } catch (error) {
-      // a refused request (a line too large for one, a session that ended) fails its lines, told;
-      // a server out of reach stops the import, the lines before it imported
-      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+    const keys = keysOf(sent);
+    const previous = inFlight;
+    if (previous && (options.invite || [...keys].some((key) => previous.keys.has(key)))) await previous.done;
+    const answer = send(sent);
+    const done = (async () => {
+      const data = await answer;
+      await previous?.done;
+      await handle(sent, data);
+    })();
+    // (awaited below or by the next flush: a failure is not lost, nor unhandled meanwhile)
+    done.catch(() => {});
+    inFlight = { keys, done };
+    // at most two requests out: this one, and the one before it, which is waited for here
+    if (options.invite) await done;
+    else await previous?.done;
+  };
+
+  const handle = async (sent: Pending[], data: Answer | ApiError) => {
+    if (data instanceof ApiError) {
       for (const pending of sent) {
         failures.push({
           line: pending.line,
           ...(pending.userName && { userName: pending.userName }),
-          problem: error.problem.code,
-          message: error.problem.detail,
+          problem: data.problem.code,
+          message: data.problem.detail,
         });
       }
       return;
@@ -286,6 +329,7 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
     await add(entry);
   }
   await flush();
+  await inFlight?.done;
   progress.done();
   // nothing to do is no mistake: `users export --filter … | users import -` must not fail a
   // script's run when the filter matched nothing (an empty file, a CSV header alone)

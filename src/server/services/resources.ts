@@ -169,6 +169,7 @@ export async function createResource(ctx: ServiceContext, principal: Principal, 
             passwordHash,
             firstLogin: imported === undefined,
             ...(body.password !== undefined && { issuerRole: issuerRoleOf(principal) }),
+            created: true,
           },
           ctx.clock(),
         );

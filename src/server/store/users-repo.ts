@@ -115,7 +115,12 @@ export async function countUsers(db: Kysely<Schema>): Promise<number> {
 export async function saveCredential(
   db: Kysely<Schema>,
   userId: string,
-  change: Partial<Omit<Credential, "passwordChangedAt" | "lastFailedAt">> & { loggedIn?: boolean; failedAt?: Date },
+  change: Partial<Omit<Credential, "passwordChangedAt" | "lastFailedAt">> & {
+    loggedIn?: boolean;
+    failedAt?: Date;
+    /** the User was created in this transaction: it has no reset or invitation link to void */
+    created?: boolean;
+  },
   now: Date,
 ): Promise<void> {
   const values = {
@@ -147,7 +152,7 @@ export async function saveCredential(
     })
     .onConflict((oc) => oc.column("user_id").doUpdateSet(values))
     .execute();
-  if (change.passwordHash !== undefined) await voidPendingLinks(db, userId, now);
+  if (change.passwordHash !== undefined && !change.created) await voidPendingLinks(db, userId, now);
 }
 
 /**

@@ -28,6 +28,7 @@ import { totpFactors } from "./0028-totp-factors.js";
 import { apiTokens } from "./0029-api-tokens.js";
 import { auditApiToken } from "./0030-audit-api-token.js";
 import { eventCountsPerStatement } from "./0031-event-counts-per-statement.js";
+import { valueTrigramStrings } from "./0032-value-trigram-strings.js";
 
 /**
  * Every migration, under the name kysely_migration records for it (which never changes: a renamed
@@ -65,4 +66,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0029_api_tokens": apiTokens,
   "0030_audit_api_token": auditApiToken,
   "0031_event_counts_per_statement": eventCountsPerStatement,
+  "0032_value_trigram_strings": valueTrigramStrings,
 };
