@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ADMIN, type CliResult, errorOf, json, PASSWORD, show, startServer } from "../helpers/cli.js";
-import { event, IMPORT_STORES, importSession, ndjson } from "../helpers/events-import.js";
-import type { InProcessSession } from "../helpers/in-process.js";
+import { event, IMPORT_STORES, importFiles, ndjson, useImportSession } from "../helpers/events-import.js";
 
 /**
  * `events import` streamed in batches, through the command in this process: SQLite embedded, and
@@ -28,18 +27,9 @@ interface Report {
 }
 
 describe.each(IMPORT_STORES)("events import, streamed in batches (%s)", (store) => {
-  let s: InProcessSession;
-  beforeAll(async () => {
-    s = await importSession(store);
-  }, 60_000);
-  afterAll(async () => s?.close());
+  const s = useImportSession(store);
 
-  const file = (name: string, content: string) => {
-    const path = join(s.sandbox.root, name);
-    writeFileSync(path, content);
-    return path;
-  };
-  const importFile = (path: string, ...args: string[]) => s.run(["events", "import", path, "--json", ...args]);
+  const { file, importFile, exported } = importFiles(s);
   const report = (result: CliResult) => json<Report>(result);
   /** Every event with every field, as export writes it: equal digests, equal stores. */
   const digest = async () => {
@@ -303,20 +293,7 @@ describe.each(IMPORT_STORES)("events import, streamed in batches (%s)", (store) 
         const got = report(again);
         expect(got.created).toBeGreaterThan(0);
         expect(got.created + got.skipped).toBe(total);
-        const exported = await s.run([
-          "events",
-          "export",
-          "-o",
-          "ndjson",
-          "--filter",
-          'code sw "OUT-"',
-          "--order",
-          "code",
-        ]);
-        const all = exported.stdout
-          .trim()
-          .split("\n")
-          .map((l) => JSON.parse(l) as { code: string; name: string });
+        const all = await exported("OUT-");
         expect(all.map((e) => [e.code, e.name])).toEqual(lines.map((l) => [l.code, l.name]));
       } finally {
         await restarted.stop();

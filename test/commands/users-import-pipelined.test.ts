@@ -6,20 +6,15 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type CliResult, json, show } from "../helpers/cli.js";
-import { IMPORT_STORES, importSession } from "../helpers/events-import.js";
-import type { InProcessSession } from "../helpers/in-process.js";
+import { IMPORT_STORES, useImportSession } from "../helpers/events-import.js";
 
 type Failure = { line: number; userName?: string; problem: string };
 type Summary = { read: number; created: number; updated: number; skipped: number; failed: number; failures: Failure[] };
 
 describe.each(IMPORT_STORES)("users import, batches in flight (%s)", (store) => {
-  let s: InProcessSession;
-  beforeAll(async () => {
-    s = await importSession(store);
-  }, 60_000);
-  afterAll(async () => s?.close());
+  const s = useImportSession(store);
 
   async function importCsv(name: string, lines: string[], args: string[]): Promise<CliResult> {
     const file = join(s.sandbox.root, name);

@@ -1,10 +1,7 @@
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BIN, json, ROOT, show } from "../helpers/cli.js";
-import { event, IMPORT_STORES, importSession, ndjson } from "../helpers/events-import.js";
-import type { InProcessSession } from "../helpers/in-process.js";
+import { event, IMPORT_STORES, importFiles, ndjson, useImportSession } from "../helpers/events-import.js";
 
 /**
  * An `events import` process killed with SIGKILL half-way leaves whole batches behind, and the
@@ -14,18 +11,9 @@ import type { InProcessSession } from "../helpers/in-process.js";
  */
 
 describe.each(IMPORT_STORES)("events import killed half-way (%s)", (store) => {
-  let s: InProcessSession;
-  beforeAll(async () => {
-    s = await importSession(store);
-  }, 60_000);
-  afterAll(async () => s?.close());
+  const s = useImportSession(store);
 
-  const file = (name: string, content: string) => {
-    const path = join(s.sandbox.root, name);
-    writeFileSync(path, content);
-    return path;
-  };
-  const importFile = (path: string, ...args: string[]) => s.run(["events", "import", path, "--json", ...args]);
+  const { file, importFile, exported } = importFiles(s);
 
   it("an import killed half-way, run again with --on-conflict skip, ends with exactly the file", async () => {
     const total = 3000;
@@ -61,24 +49,6 @@ describe.each(IMPORT_STORES)("events import killed half-way (%s)", (store) => {
   }, 120_000);
 
   async function exportedKills() {
-    const exported = await s.run([
-      "events",
-      "export",
-      "-o",
-      "ndjson",
-      "--filter",
-      'code sw "KILL-"',
-      "--order",
-      "code",
-    ]);
-    expect(exported.exitCode, show(exported)).toBe(0);
-    return exported.stdout
-      .trim()
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => {
-        const e = JSON.parse(l) as Record<string, unknown>;
-        return { code: e.code, name: e.name, startsAt: e.startsAt };
-      });
+    return (await exported("KILL-")).map((e) => ({ code: e.code, name: e.name, startsAt: e.startsAt }));
   }
 });

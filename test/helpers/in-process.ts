@@ -79,9 +79,14 @@ export function useInProcessSession(
   options: Omit<SessionOptions<InProcessOptions>, "runner"> = {},
   timeoutMs?: number,
 ): InProcessSession {
+  return useStartedSession(() => inProcessSession(mode, options), timeoutMs);
+}
+
+/** A session that `start` makes, started before the describe block's first test and closed after its last. */
+export function useStartedSession(start: () => Promise<InProcessSession>, timeoutMs?: number): InProcessSession {
   let session: InProcessSession | undefined;
   beforeAll(async () => {
-    session = await inProcessSession(mode, options);
+    session = await start();
   }, timeoutMs);
   afterAll(async () => session?.close());
   const started = () => {

@@ -79,6 +79,13 @@ export const DATABASES = [
   { name: "PostgreSQL", start: (options?: TestServerOptions) => startPostgresTestServer(options) },
 ] as const;
 
+/** The user names of the Users a filter selects, sorted: what a filter test compares. */
+export async function userNamesFound(scim: Pick<ScimServer, "call">, filter: string): Promise<string[]> {
+  const answer = await scim.call("GET", `/Resources?resourcetypes=User&filter=${encodeURIComponent(filter)}`);
+  if (answer.status !== 200) throw new Error(`the filter ${filter} answered ${answer.status}: ${answer.text}`);
+  return (answer.json().Resources as { userName: string }[]).map((r) => r.userName).sort();
+}
+
 export async function startScimServer(
   start: (options?: TestServerOptions) => Promise<TestServer>,
   options: TestServerOptions = {},

@@ -9,7 +9,7 @@ import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/server/store/database.js";
 import { migrateTo, migrateToLatest } from "../../src/server/store/migrator.js";
-import { DATABASES, PATCH_OP, useScimServer } from "../helpers/scim.js";
+import { DATABASES, PATCH_OP, userNamesFound, useScimServer } from "../helpers/scim.js";
 import { makeDataDir } from "../helpers/server.js";
 
 const JSON_BODY = { "content-type": "application/json" };
@@ -37,14 +37,7 @@ describe.each(DATABASES)("co and ew on short values and needles on $name", ({ na
     }
   });
 
-  const found = async (filter: string) => {
-    const answer = await scim.call("GET", `/Resources?resourcetypes=User&filter=${encodeURIComponent(filter)}`);
-    expect(answer.status, answer.text).toBe(200);
-    return answer
-      .json()
-      .Resources.map((r: { userName: string }) => r.userName)
-      .sort();
-  };
+  const found = (filter: string) => userNamesFound(scim, filter);
 
   const titled = async (key: string, title: string) => {
     const body = { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "title", value: title }] };
