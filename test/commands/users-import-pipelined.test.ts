@@ -55,13 +55,12 @@ describe.each(IMPORT_STORES)("users import, batches in flight (%s)", (store) => 
       titles: { a: "A1", old: "Before", b: "B1", d: "D1" },
     },
     {
-      // Line 10 conflicts by externalId alone. docs/bulk-and-import.md says such a line fails
-      // whatever the policy; skip counts it as skipped, as it did before batches were in flight
-      // (the server's conflict does not say which attribute): this pins today's behaviour.
+      // line 10 conflicts by externalId alone: it fails whatever the policy (skip counted it as
+      // skipped, a user of a new userName silently not created)
       policy: "skip",
-      exit: 7,
-      counts: { created: 6, updated: 0, skipped: 5, failed: 1 },
-      failures: [9],
+      exit: 1,
+      counts: { created: 6, updated: 0, skipped: 4, failed: 2 },
+      failures: [9, 10],
       titles: { a: "A1", old: "Before", b: "B1", d: "D1" },
     },
     {

@@ -211,8 +211,7 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
         });
       }
     }
-    if (options.onConflict === "skip") counts.skipped += taken.length;
-    else if (taken.length > 0) await replaceTaken(taken);
+    if (taken.length > 0) await (options.onConflict === "skip" ? skipTaken(taken) : replaceTaken(taken));
     // the mail goes out through the queue; pacing the batches keeps the average under the rate,
     // so that a large import does not flood the mail server
     if (options.invite) {
@@ -222,26 +221,45 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
     progress.update(seen);
   };
 
+  /** A line taken by another attribute (an externalId), not by the userName: no User to skip or update. */
+  const takenByUserName = async (taken: Pending[]) => {
+    const existing = await usersByName(
+      client,
+      taken.map((pending) => pending.userName as string),
+    );
+    return (pending: Pending) => {
+      const user = existing.get(String(pending.userName).toLowerCase());
+      if (!user) {
+        failures.push({
+          line: pending.line,
+          ...(pending.userName && { userName: pending.userName }),
+          problem: "conflict",
+          message: "conflicts with an existing user of another userName",
+        });
+      }
+      return user;
+    };
+  };
+
+  /** --on-conflict skip: a line whose userName is taken is counted as skipped, the user left as it is. */
+  const skipTaken = async (taken: Pending[]) => {
+    const userOf = await takenByUserName(taken);
+    for (const pending of taken) if (userOf(pending)) counts.skipped++;
+  };
+
   /**
    * --on-conflict update: each line whose userName is taken replaces that User (PUT, under the
    * version just read), in one more bulk request. Not invited: an existing user has its own way in.
    */
   const replaceTaken = async (taken: Pending[]) => {
-    const existing = await usersByName(
-      client,
-      taken.map((pending) => pending.userName as string),
-    );
+    const userOf = await takenByUserName(taken);
     const operations: Operation[] = [];
     const byBulkId = new Map<string, Pending>();
     for (const pending of taken) {
       const who = { line: pending.line, ...(pending.userName && { userName: pending.userName }) };
-      const user = existing.get(String(pending.userName).toLowerCase());
+      const user = userOf(pending);
       const { passwordHash, ...data } = (pending.operations[0]?.data ?? {}) as Attributes;
-      if (!user) {
-        // taken by another attribute (an externalId), not by the userName: no User to update
-        failures.push({ ...who, problem: "conflict", message: "conflicts with an existing user of another userName" });
-        continue;
-      }
+      if (!user) continue;
       if (passwordHash !== undefined) {
         failures.push({
           ...who,
