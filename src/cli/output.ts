@@ -173,36 +173,6 @@ export function fitWidths(natural: number[], width: number | undefined, fixed: b
   return widths;
 }
 
-/**
- * A record's value in lines at most `width` columns wide: broken between words, and a word wider
- * than that (a secret shown once, a URL, JSON) broken inside it; cli-table3's word wrap cut
- * such a word short with "…".
- */
-function wrapValue(text: string, width: number): string {
-  const lines: string[] = [];
-  for (const line of text.split("\n")) {
-    let current = "";
-    for (const word of line.split(" ")) {
-      const joined = current === "" ? word : `${current} ${word}`;
-      if (displayWidth(joined) <= width) {
-        current = joined;
-        continue;
-      }
-      if (current !== "") lines.push(current);
-      current = "";
-      for (const char of word) {
-        if (current !== "" && displayWidth(current + char) > width) {
-          lines.push(current);
-          current = "";
-        }
-        current += char;
-      }
-    }
-    lines.push(current);
-  }
-  return lines.join("\n");
-}
-
 const trimLines = (text: string) => `${text.replace(/ +$/gm, "")}\n`;
 
 async function table(data: unknown, options: RenderOptions): Promise<string> {
@@ -244,7 +214,12 @@ async function table(data: unknown, options: RenderOptions): Promise<string> {
     const identifiers = entries.filter(([key]) => isIdentifier(key)).map(([, value]) => displayWidth(value));
     const colWidths = [nameWidth, Math.max(valueWidth, ...identifiers)] as const;
     const t = new Table({ ...COMPACT, colWidths: [...colWidths], wordWrap: false });
-    for (const [key, value] of entries) t.push([chalk.bold(key), wrapValue(value, colWidths[1])]);
+    // a value wider than its column (a secret shown once, a URL, JSON) is broken onto the lines
+    // below, inside a word if it must: cli-table3's word wrap cut such a word short with "…"
+    const { default: wrapAnsi } = await import("wrap-ansi");
+    for (const [key, value] of entries) {
+      t.push([chalk.bold(key), wrapAnsi(value, colWidths[1], { hard: true, trim: false })]);
+    }
     return trimLines(t.toString());
   }
   return `${terminalText(cell(data), { newlines: true })}\n`;
