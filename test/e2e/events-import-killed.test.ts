@@ -5,7 +5,8 @@ import { event, IMPORT_STORES, importFiles, ndjson, useImportSession } from "../
 
 /**
  * An `events import` process killed with SIGKILL half-way leaves whole batches behind, and the
- * same import run again with `--on-conflict skip` ends with exactly the file, on each store. The
+ * same import run again with `--on-conflict skip` ends with exactly the file, on each store (a
+ * batch already sent may still land after the kill: the server finishes a request it has read). The
  * import that is killed is the binary; the set-up, the counts and the run again are commands in
  * this process (test/commands/events-bulk-import.test.ts has the rest of the import's behaviour).
  */
@@ -43,7 +44,13 @@ describe.each(IMPORT_STORES)("events import killed half-way (%s)", (store) => {
 
     const again = await importFile(path, "--on-conflict", "skip");
     expect(again.exitCode, show(again)).toBe(0);
-    expect(json(again)).toMatchObject({ created: total - partial.length, skipped: partial.length, failed: 0 });
+    // A remote server may still commit the batch whose request was in flight when the client was
+    // killed, after the export above: the run again skips at least what that export saw.
+    const summary = json<{ created: number; skipped: number; failed: number }>(again);
+    expect(summary.failed).toBe(0);
+    expect(summary.created + summary.skipped).toBe(total);
+    expect(summary.skipped).toBeGreaterThanOrEqual(partial.length);
+    expect(summary.skipped).toBeLessThan(total);
     const all = await exportedKills();
     expect(all).toEqual(lines.map((l) => ({ code: l.code, name: l.name, startsAt: l.startsAt })));
   }, 120_000);
