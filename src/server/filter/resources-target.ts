@@ -82,6 +82,22 @@ function accountColumns(nowIso: string): Record<string, ValueColumns> {
   };
 }
 
+/**
+ * Attributes a User keeps in a column the database derives (migration 0033), for a list of
+ * Users alone: there they equal its values, and read an index in the list's order. Among other
+ * types, whose attributes of the same name may be any shape, the values are read.
+ */
+const USER_COLUMNS = new Map<string, ValueColumns>(
+  Object.entries({
+    // no kind where there is none, so that `not (active eq true)` holds for a User without one
+    active: {
+      kind: sql`(case when r.user_active is null then '' else 'b' end)`,
+      text: sql`r.user_active`,
+      num: sql`null`,
+    },
+  }),
+);
+
 const TIMESTAMPS = new Set(["meta.created", "meta.lastmodified", "lockeduntil", "lastlogin", "passwordchangedat"]);
 
 const valueColumns = (alias: string): ValueColumns => ({
@@ -122,9 +138,13 @@ function schemasHave(predicate: (value: ValueColumns) => Condition): Condition {
   return sql`((r.resource_type = 'User' and (${predicate(urn(SCHEMA_URN.user))} or ${predicate(urn(SCHEMA_URN.enterpriseUser))})) or (r.resource_type = 'OAuthConsumer' and ${predicate(urn(SCHEMA_URN.oauthConsumer))}) or (r.resource_type not in ('User', 'OAuthConsumer') and ${predicate(constant(sql`lower(${SCHEMA_URN.custom("")} || r.resource_type)`))}))`;
 }
 
-/** The filter target of resources at the time of a request (account state depends on it), on a store. */
-export function resourcesTargetAt(nowIso: string, dialect: Dialect): FilterTarget {
+/**
+ * The filter target of resources at the time of a request (account state depends on it), on a
+ * store; `usersOnly` when the list holds Users alone.
+ */
+export function resourcesTargetAt(nowIso: string, dialect: Dialect, usersOnly = false): FilterTarget {
   const account = new Map(Object.entries(accountColumns(nowIso)));
+  const userColumns = usersOnly ? USER_COLUMNS : new Map<string, ValueColumns>();
   return {
     normalize(path, literal): Literal {
       const key = path.join(".");
@@ -141,7 +161,7 @@ export function resourcesTargetAt(nowIso: string, dialect: Dialect): FilterTarge
       const key = path.join(".");
       const elementScope = scope as ElementScope | undefined;
       if (!elementScope) {
-        const column = COLUMNS.get(key) ?? account.get(key);
+        const column = COLUMNS.get(key) ?? account.get(key) ?? userColumns.get(key);
         if (column) return predicate(column);
         if (key === "schemas") return schemasHave(predicate);
         let contained: string | undefined;
@@ -157,7 +177,7 @@ export function resourcesTargetAt(nowIso: string, dialect: Dialect): FilterTarge
       const key = path.join(".");
       const elementScope = scope as ElementScope | undefined;
       if (!elementScope) {
-        const state = account.get(key);
+        const state = account.get(key) ?? userColumns.get(key);
         if (state) return sql`(${state.kind === "n" ? state.num : state.text}) is not null`;
         if (key === "externalid") return sql`r.external_id is not null`;
         if (COLUMNS.has(key) || key === "schemas") return sql`1=1`;

@@ -1,6 +1,7 @@
 import type { Static } from "@sinclair/typebox";
 import { CUSTOM_TYPE_PATTERN, LIST_COUNT, notATypeName, type ResourceListQuery } from "../../contract/resources.js";
-import { parseFilter } from "../filter/parse.js";
+import { attributePath } from "../filter/compile.js";
+import { type Filter, parseFilter } from "../filter/parse.js";
 import { invalid } from "../problem-error.js";
 
 // The query of GET /Resources (and of a read by id): paging, order, types, filter.
@@ -33,7 +34,22 @@ export function parseListQuery(query: Static<typeof ResourceListQuery>) {
     throw queryInvalid("sortby must be an attribute path.", "sortby");
   }
   const filter = query.filter !== undefined ? parseFilter(query.filter) : undefined;
-  return { startIndex, count, descending: order === "descending", types, filter, sortBy: query.sortby };
+  return {
+    startIndex,
+    count,
+    descending: order === "descending",
+    types,
+    filter,
+    activeOnly: filter && activeOnly(filter),
+    sortBy: query.sortby,
+  };
+}
+
+/** The boolean of a filter that is `active eq true|false` and nothing else: of Users, a kept count. */
+function activeOnly(filter: Filter): boolean | undefined {
+  if (filter.op !== "eq" || typeof filter.compValue !== "boolean") return undefined;
+  const path = attributePath(filter.attrPath);
+  return path.length === 1 && path[0] === "active" ? filter.compValue : undefined;
 }
 
 /** The types a read by id must be of; the rest of the list's query is checked as the list's is, and ignored. */

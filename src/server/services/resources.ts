@@ -46,13 +46,15 @@ export async function listResources(ctx: ServiceContext, principal: Principal, q
   const conditions: RawBuilder<unknown>[] = [readableCondition(principal)];
   if (parsed.types?.length) conditions.push(sql`r.resource_type in (${sql.join(parsed.types)})`);
   const nowIso = ctx.clock().toISOString();
-  if (parsed.filter) conditions.push(compileFilter(parsed.filter, resourcesTargetAt(nowIso, ctx.store.dialect)));
+  const usersOnly = parsed.types?.length === 1 && parsed.types[0] === "User";
+  if (parsed.filter) {
+    conditions.push(compileFilter(parsed.filter, resourcesTargetAt(nowIso, ctx.store.dialect, usersOnly)));
+  }
   const where = sql`${sql.join(conditions, sql` and `)}`;
   const sortPath = parsed.sortBy
     ?.slice(parsed.sortBy.lastIndexOf(":") + 1)
     .split(".")
     .map((p) => p.toLowerCase());
-  const usersOnly = parsed.types?.length === 1 && parsed.types[0] === "User";
   const order = sortPath && { ...resourceSortKeys(sortPath, nowIso, usersOnly), descending: parsed.descending };
   const { rows, total } = await repo.listResources(ctx.store.db, {
     nowIso,
@@ -62,6 +64,9 @@ export async function listResources(ctx: ServiceContext, principal: Principal, q
     limit: parsed.count,
     // without a filter, what the caller may read of these types is all of them, or a count
     ...(!parsed.filter && readsAllOf(principal, parsed.types) && { wholeTypes: parsed.types ?? [] }),
+    ...(parsed.activeOnly !== undefined &&
+      usersOnly &&
+      readsAllOf(principal, parsed.types) && { activeUsers: parsed.activeOnly }),
   });
   return {
     schemas: [SCHEMA_URN.listResponse],

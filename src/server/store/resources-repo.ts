@@ -68,10 +68,11 @@ export async function insertResource(db: Kysely<Schema>, row: ResourceRow): Prom
 
 /** Writes only when the stored version is still `expectedVersion`. */
 export async function replaceResource(db: Kysely<Schema>, row: ResourceRow, expectedVersion: number): Promise<boolean> {
-  const { id, created_at, resource_type, ...changes } = row;
+  // the columns a replacement writes, named: a row read with `r.*` holds a derived one too
+  const { id, external_id, display_name, user_name_key, attributes, updated_at, version } = row;
   const result = await db
     .updateTable("resources")
-    .set(changes)
+    .set({ external_id, display_name, user_name_key, attributes, updated_at, version })
     .where("id", "=", id)
     .where("version", "=", expectedVersion)
     .executeTakeFirst();
@@ -166,6 +167,8 @@ export interface ListOptions {
    * count, not a count of the rows (all types when the array is empty)
    */
   wholeTypes?: readonly string[];
+  /** `where` selects exactly the Users whose `active` is this: the total is their kept count */
+  activeUsers?: boolean;
 }
 
 /** The number of resources of these types (of all types when none are named), from the trigger-kept counts. */
@@ -174,6 +177,23 @@ export async function countOfTypes(db: Kysely<Schema>, types: readonly string[])
   if (types.length) query = query.where("resource_type", "in", types);
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.n ?? 0);
+}
+
+/** The number of Users whose `active` is this, from the trigger-kept counts. */
+export async function countOfActiveUsers(db: Kysely<Schema>, active: boolean): Promise<number> {
+  const row = await db
+    .selectFrom("user_active_count")
+    .select((eb) => eb.fn.sum<number | string | null>("n").as("n"))
+    .where("active", "=", String(active))
+    .executeTakeFirstOrThrow();
+  return Number(row.n ?? 0);
+}
+
+/** The total of a list: a kept count where `options` names one, else a count of its rows. */
+function totalOf(db: Kysely<Schema>, options: ListOptions): Promise<number> {
+  if (options.wholeTypes) return countOfTypes(db, options.wholeTypes);
+  if (options.activeUsers !== undefined) return countOfActiveUsers(db, options.activeUsers);
+  return countWhere(db, options.where);
 }
 
 /**
@@ -211,7 +231,7 @@ async function countWhere(db: Kysely<Schema>, where: RawBuilder<unknown>): Promi
 }
 
 export async function listResources(db: Kysely<Schema>, options: ListOptions) {
-  const total = options.wholeTypes ? await countOfTypes(db, options.wholeTypes) : await countWhere(db, options.where);
+  const total = await totalOf(db, options);
   if (options.limit === 0) return { rows: [] as ResourceWithLogin[], total };
   // An OFFSET walks every row it skips, on both stores. A page past the middle is read from the
   // other end, in the reverse order, so that a page near the end skips few rows as page 1 does.

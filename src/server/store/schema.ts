@@ -12,6 +12,9 @@ export interface ResourcesTable {
   created_at: string;
   updated_at: string;
   version: number;
+  // The table also has `user_active`, which the database derives from `attributes` (migration
+  // 0033) and which may never be written: a filter reads it in SQL, and it is left out of this
+  // type so that no code writes a row it read back with it.
 }
 
 export interface CredentialsTable {
@@ -208,6 +211,7 @@ export interface Schema {
   events_count: EventsCountTable;
   events_type_count: EventsTypeCountTable;
   resource_type_count: ResourceTypeCountTable;
+  user_active_count: UserActiveCountTable;
   oauth_page_forms: OAuthPageFormsTable;
   event_imports: EventImportsTable;
   event_import_items: EventImportItemsTable;
@@ -274,6 +278,13 @@ export interface EventsTypeCountTable {
 /** Per resource type, slots whose sum is the number of resources of that type, kept by triggers like events_count. */
 export interface ResourceTypeCountTable {
   resource_type: string;
+  slot: number;
+  n: number;
+}
+
+/** Slots whose sum is the number of Users whose `active` is 'true' or 'false', kept by triggers. */
+export interface UserActiveCountTable {
+  active: string;
   slot: number;
   n: number;
 }

@@ -29,6 +29,7 @@ import { apiTokens } from "./0029-api-tokens.js";
 import { auditApiToken } from "./0030-audit-api-token.js";
 import { eventCountsPerStatement } from "./0031-event-counts-per-statement.js";
 import { valueTrigramStrings } from "./0032-value-trigram-strings.js";
+import { userActiveCount } from "./0033-user-active-count.js";
 
 /**
  * Every migration, under the name kysely_migration records for it (which never changes: a renamed
@@ -67,4 +68,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0030_audit_api_token": auditApiToken,
   "0031_event_counts_per_statement": eventCountsPerStatement,
   "0032_value_trigram_strings": valueTrigramStrings,
+  "0033_user_active_count": userActiveCount,
 };
