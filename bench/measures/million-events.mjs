@@ -19,6 +19,20 @@ const SEED_SCRIPT = join(ROOT, "bench", "seed-events.mts");
 const MAX_RSS = join(ROOT, "bench", "lib", "max-rss.mjs");
 const EVENTS_PATH = "/api/crm/v1/events";
 const PAGE_SIZE = 100;
+/** The orders a list may ask for (EVENT_SORTABLE_FIELDS of src/contract/events.ts), each way. */
+const ORDERS = [
+  "code",
+  "name",
+  "type",
+  "startsAt",
+  "endsAt",
+  "allDay",
+  "location",
+  "organizer",
+  "createdAt",
+  "updatedAt",
+  "createdBy",
+].flatMap((field) => [field, `-${field}`]);
 const DEEP_PAGE = 5000;
 
 /**
@@ -133,7 +147,11 @@ async function measureOn(base, dir, { small, large, users, requests }, databaseU
           ["GET one event by code", url("/EV-0000500")],
           ["first page, default order", url("")],
           ['first page, filter=type eq "webinar"', url(`?filter=${encodeURIComponent('type eq "webinar"')}`)],
-          ["first page, order=-startsAt", url("?order=-startsAt")],
+          ...ORDERS.map((order) => [`first page, order=${order}`, url(`?order=${order}`)]),
+          [
+            'first page, filter=type eq "webinar", order=-startsAt',
+            url(`?order=-startsAt&filter=${encodeURIComponent('type eq "webinar"')}`),
+          ],
           [
             `deep page of ${PAGE_SIZE} by cursor (page ${thousands(deepLarge)}; the last, ${deep}, at the small size)`,
             `${fixture.server.url}${cursorPage}`,
