@@ -25,13 +25,16 @@ describe.each(MODES)("events paging through the cursor (%s)", (mode) => {
     if (imported.exitCode !== 0) throw new Error(show(imported));
   });
 
-  /** the expected codes: startsAt then code, or -startsAt then code */
+  /** the expected codes: startsAt then code, or -startsAt then -code (ties follow the order) */
   const expected = (descending: boolean, keep: (e: (typeof EVENTS)[number]) => boolean = () => true) =>
     EVENTS.filter(keep)
-      .sort((a, b) =>
-        a.startsAt === b.startsAt
-          ? a.code.toLowerCase().localeCompare(b.code.toLowerCase())
-          : (a.startsAt < b.startsAt ? -1 : 1) * (descending ? -1 : 1),
+      .sort(
+        (a, b) =>
+          (a.startsAt === b.startsAt
+            ? a.code.toLowerCase().localeCompare(b.code.toLowerCase())
+            : a.startsAt < b.startsAt
+              ? -1
+              : 1) * (descending ? -1 : 1),
       )
       .map((e) => e.code);
 

@@ -71,8 +71,11 @@ export function parseOrder(order: string | undefined): SortKey[] {
     seen.add(field);
     keys.push({ column, descending });
   }
-  // the unique code breaks ties so that pages never overlap or skip
-  if (!seen.has("code")) keys.push({ column: "code_key", descending: false });
+  // The unique code breaks ties so that pages never overlap or skip, in the direction of the
+  // last key: `-createdAt` is then the `(created_at, code_key)` index read backwards. With the
+  // code ascending under a descending key, the database sorted every tie, a whole million rows
+  // where all share one creation time.
+  if (!seen.has("code")) keys.push({ column: "code_key", descending: keys.at(-1)?.descending ?? false });
   return keys;
 }
 

@@ -30,6 +30,7 @@ import { auditApiToken } from "./0030-audit-api-token.js";
 import { eventCountsPerStatement } from "./0031-event-counts-per-statement.js";
 import { valueTrigramStrings } from "./0032-value-trigram-strings.js";
 import { userActiveCount } from "./0033-user-active-count.js";
+import { eventsTiesFollowOrder } from "./0034-events-ties-follow-order.js";
 
 /**
  * Every migration, under the name kysely_migration records for it (which never changes: a renamed
@@ -69,4 +70,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0031_event_counts_per_statement": eventCountsPerStatement,
   "0032_value_trigram_strings": valueTrigramStrings,
   "0033_user_active_count": userActiveCount,
+  "0034_events_ties_follow_order": eventsTiesFollowOrder,
 };
