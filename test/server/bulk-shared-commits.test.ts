@@ -121,6 +121,64 @@ describe.each(STORES)("bulk creates sharing commits on %s", (_store, start) => {
     );
   });
 
+  type Answered = { status: string; location?: string; response?: Record<string, unknown> }[];
+  const bulk = async (operations: Operation[]) => {
+    const answer = await server.call("POST", "/Bulk", { schemas: [BULK_URN.request], Operations: operations });
+    expect(answer.statusCode, answer.body).toBe(200);
+    return (answer.json() as { Operations: Answered }).Operations;
+  };
+
+  it("fails a create whose userName or externalId is taken, stored or earlier in the run, with the problem of its single request", async () => {
+    const prefix = `taken${++counter}-${crypto.randomUUID().slice(0, 6)}`;
+    const stored = await server.call("POST", "/Users", {
+      schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+      userName: `${prefix}-stored`,
+      externalId: `${prefix}-ext`,
+    });
+    expect(stored.statusCode, stored.body).toBe(201);
+    // what POST /Users answers alone for each taken key
+    const alone = async (data: Record<string, unknown>) => {
+      const answer = await server.call("POST", "/Users", {
+        schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"],
+        ...data,
+      });
+      expect(answer.statusCode).toBe(409);
+      const { detail, scimType, code } = answer.json() as Record<string, unknown>;
+      return { status: "409", detail, scimType, code };
+    };
+    const results = await bulk([
+      create(prefix, 0),
+      create(prefix, 1, { userName: `${prefix.toUpperCase()}-STORED` }),
+      create(prefix, 2, { externalId: `${prefix}-ext` }),
+      create(prefix, 3),
+      create(prefix, 4, { userName: `${prefix}-0` }),
+      create(prefix, 5, { externalId: `${prefix}-ext-5` }),
+      create(prefix, 6, { externalId: `${prefix}-ext-5` }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["201", "409", "409", "201", "409", "201", "409"]);
+    const problem = (i: number) => {
+      const { detail, scimType, code, status } = results[i]?.response ?? {};
+      return { status, detail, scimType, code };
+    };
+    expect(problem(1)).toEqual(await alone({ userName: `${prefix.toUpperCase()}-STORED` }));
+    expect(problem(2)).toEqual(await alone({ userName: `${prefix}-x2`, externalId: `${prefix}-ext` }));
+    expect(problem(4)).toEqual(await alone({ userName: `${prefix}-0` }));
+    expect(problem(6)).toEqual(await alone({ userName: `${prefix}-x6`, externalId: `${prefix}-ext-5` }));
+    const filter = encodeURIComponent(`userName sw "${prefix}-"`);
+    expect(await totalOf(`resourcetypes=User&filter=${filter}&count=0`)).toBe(4);
+  });
+
+  it("creates each userName once when two requests of the same creates run at once", async () => {
+    const prefix = `race${++counter}-${crypto.randomUUID().slice(0, 6)}`;
+    const [first, second] = await Promise.all([bulk(creates(prefix, 0, 150)), bulk(creates(prefix, 0, 150))]);
+    const statuses = [...(first ?? []), ...(second ?? [])].map((r) => r.status);
+    expect(statuses.filter((s) => s === "201")).toHaveLength(150);
+    expect(statuses.filter((s) => s === "409")).toHaveLength(150);
+    for (let i = 0; i < 150; i++) expect([first?.[i]?.status, second?.[i]?.status].sort()).toEqual(["201", "409"]);
+    const filter = encodeURIComponent(`userName sw "${prefix}-"`);
+    expect(await totalOf(`resourcetypes=User&filter=${filter}&count=0`)).toBe(150);
+  });
+
   it("writes one audit record per created user, none for an undone one", async () => {
     const prefix = `audit${++counter}-${crypto.randomUUID().slice(0, 6)}`;
     const answer = await server.call("POST", "/Bulk", {

@@ -7,10 +7,10 @@ import { invalid, ProblemError } from "../problem-error.js";
 import { refreshStatisticsAfterGrowth } from "../store/resources-repo.js";
 import { sendInvitation } from "./invitations.js";
 import { type PatchRequest as PatchRequestBody, patchResource } from "./resource-patch.js";
-import { createResource, deleteResource, replaceResource } from "./resources.js";
-import { createUser, deleteUser, patchUser, replaceUser } from "./scim-users.js";
+import { createResource, createResources, deleteResource, replaceResource } from "./resources.js";
+import { createUser, deleteUser, fromScimUser, patchUser, replaceUser } from "./scim-users.js";
 import type { Principal, ServiceContext } from "./service-context.js";
-import { SharedCommits } from "./shared-commits.js";
+import { SHARED_COMMIT_LENGTH, SharedCommits } from "./shared-commits.js";
 
 type Attributes = Record<string, unknown>;
 
@@ -160,6 +160,54 @@ function sharesCommit(operation: BulkOperation): boolean {
   return data !== null && typeof data === "object" && !("password" in data);
 }
 
+/**
+ * A create written with the creates beside it (createResources): one that shares a commit, with a
+ * bulkId, and that refers to no other operation (what it refers to must be written first).
+ */
+function writtenTogether(operation: BulkOperation, refs: Set<string>): boolean {
+  return sharesCommit(operation) && operation.bulkId !== undefined && refs.size === 0;
+}
+
+/** A run of such creates, written together in the shared commit; each its own result, as execute() gives it. */
+async function executeRun(
+  commits: SharedCommits,
+  principal: Principal,
+  run: BulkOperation[],
+): Promise<(BulkResult | ProblemError)[]> {
+  const ctx = await commits.contextFor(true, run.length);
+  const results: (BulkResult | ProblemError)[] = [];
+  const written: number[] = [];
+  const bodies: Attributes[] = [];
+  for (const [i, operation] of run.entries()) {
+    try {
+      const target = parsePath(operation.path);
+      // /Users takes SCIM's representation of a User, as POST /Users does
+      bodies.push(target.type === "User" ? fromScimUser(dataOf(operation, target)) : dataOf(operation, target));
+      written.push(i);
+    } catch (error) {
+      if (!(error instanceof ProblemError)) throw error;
+      results[i] = error;
+    }
+  }
+  const outcomes = await createResources(ctx, principal, bodies);
+  outcomes.forEach((outcome, k) => {
+    const i = written[k] as number;
+    const operation = run[i] as BulkOperation;
+    const collection = parsePath(operation.path).type === "User" ? USERS_PATH : RESOURCES_PATH;
+    results[i] =
+      outcome instanceof ProblemError
+        ? outcome
+        : {
+            method: "POST",
+            bulkId: operation.bulkId,
+            location: `${ctx.publicUrl ?? ""}${collection}/${outcome.id}`,
+            version: outcome.etag,
+            status: "201",
+          };
+  });
+  return results;
+}
+
 /** One operation, exactly as its single request would run it. */
 async function execute(ctx: ServiceContext, principal: Principal, operation: BulkOperation): Promise<BulkResult> {
   const method = operation.method.toUpperCase();
@@ -245,8 +293,9 @@ function assertRequest(schemas: string[], operations: BulkOperation[]): void {
  * for the operations whose bulkId it refers to; one that refers to a bulkId that failed, that no
  * operation declares, or that belongs to a cycle fails with 409. Each operation has the
  * validation, the authorization and the outcome of its single request: a bulk request is not
- * atomic (consecutive creates share a commit, shared-commits.ts, but not their failures). With failOnErrors, processing stops at that many failures and the operations
- * not run are absent from the answer.
+ * atomic (consecutive creates share a commit, shared-commits.ts, and are written together, but
+ * not their failures). With failOnErrors, processing stops at that many failures and the
+ * operations not run are absent from the answer.
  */
 export async function runBulk(
   ctx: ServiceContext,
@@ -270,6 +319,29 @@ export async function runBulk(
   };
   let waiting = operations.map((operation, index) => ({ operation, index, refs: referencesOf(operation) }));
   const commits = new SharedCommits(ctx);
+  const settle = (item: (typeof waiting)[number], result: BulkResult) => {
+    record(item.index, item.operation, result);
+    if (result.status === "201" && item.operation.bulkId !== undefined && result.location) {
+      ids.set(item.operation.bulkId, result.location.slice(result.location.lastIndexOf("/") + 1));
+    }
+  };
+  // consecutive creates are written together, up to a shared commit's length; whatever comes
+  // after them waits until they are (with failOnErrors, each runs alone: the count decides)
+  let run: typeof waiting = [];
+  const writeRun = async () => {
+    const writing = run;
+    run = [];
+    if (writing.length === 0) return;
+    const results = await executeRun(
+      commits,
+      principal,
+      writing.map((item) => item.operation),
+    );
+    writing.forEach((item, i) => {
+      const result = results[i] as BulkResult | ProblemError;
+      settle(item, result instanceof ProblemError ? failure(item.operation, result) : result);
+    });
+  };
   try {
     let progressed = true;
     while (waiting.length > 0 && progressed && !stopped()) {
@@ -277,6 +349,13 @@ export async function runBulk(
       const next: typeof waiting = [];
       for (const item of waiting) {
         if (stopped()) break;
+        if (request.failOnErrors === undefined && writtenTogether(item.operation, item.refs)) {
+          run.push(item);
+          if (run.length >= SHARED_COMMIT_LENGTH) await writeRun();
+          progressed = true;
+          continue;
+        }
+        await writeRun();
         const unresolvable = [...item.refs].find((ref) => failedIds.has(ref) || !declared.has(ref));
         if (unresolvable !== undefined) {
           const why = failedIds.has(unresolvable) ? "its operation failed" : "no operation of this request declares it";
@@ -300,15 +379,13 @@ export async function runBulk(
             if (!(error instanceof ProblemError)) throw error;
             result = failure(item.operation, error);
           }
-          record(item.index, item.operation, result);
-          if (result.status === "201" && item.operation.bulkId !== undefined && result.location) {
-            ids.set(item.operation.bulkId, result.location.slice(result.location.lastIndexOf("/") + 1));
-          }
+          settle(item, result);
           progressed = true;
         } else {
           next.push(item);
         }
       }
+      await writeRun();
       waiting = progressed ? next : waiting;
     }
     // what is still waiting refers, through others, to itself

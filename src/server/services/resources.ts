@@ -16,8 +16,8 @@ import { isUniqueViolation, isUniqueViolationOn } from "../store/errors.js";
 import { voidPendingLinks } from "../store/reset-tokens-repo.js";
 import * as repo from "../store/resources-repo.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
-import { roleNames, saveCredential } from "../store/users-repo.js";
-import { type AuditEntry, actorOf, auditBy, recordRefusal, refusalsRecorded } from "./audit.js";
+import { credentialRow, roleNames, saveCredential } from "../store/users-repo.js";
+import { type AuditEntry, actorOf, auditBy, auditRow, recordRefusal, refusalsRecorded } from "./audit.js";
 import { issuerRoleOf } from "./issued-credentials.js";
 import { keepingAnAdmin, takesAwayAnAdmin } from "./last-admin.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
@@ -119,7 +119,18 @@ function indexedColumns(type: string, attributes: Attributes) {
   };
 }
 
-export async function createResource(ctx: ServiceContext, principal: Principal, body: Attributes) {
+/** A create checked and made ready to write, alone (createResource) or with others (createResources). */
+interface PreparedCreate {
+  type: string;
+  attributes: Attributes;
+  row: repo.ResourceRow;
+  /** a User's first credential: a password given, one imported, or none yet */
+  credential?: { passwordHash: string | null; firstLogin: boolean; issuerRole?: string };
+  consumerSecret?: string;
+  record: Omit<AuditEntry, "actor" | "origin">;
+}
+
+async function prepareCreate(ctx: ServiceContext, principal: Principal, body: Attributes): Promise<PreparedCreate> {
   const type = typeOf(body);
   await refusalsRecorded(
     ctx,
@@ -159,48 +170,148 @@ export async function createResource(ctx: ServiceContext, principal: Principal, 
     version: 1,
   };
   const imported = type === "User" && typeof body.passwordHash === "string" ? body.passwordHash : undefined;
-  const passwordHash =
-    type === "User" && body.password !== undefined ? await hashPassword(String(body.password)) : (imported ?? null);
+  // an admin-given password is temporary; without one the user waits for a reset link; an
+  // imported hash is a password the user chose elsewhere: it stays theirs
+  const credential =
+    type === "User"
+      ? {
+          passwordHash: body.password !== undefined ? await hashPassword(String(body.password)) : (imported ?? null),
+          firstLogin: imported === undefined,
+          ...(body.password !== undefined && { issuerRole: issuerRoleOf(principal) }),
+        }
+      : undefined;
+  return {
+    type,
+    attributes,
+    row,
+    ...(credential && { credential }),
+    ...(consumerSecret && { consumerSecret }),
+    record: {
+      action: resourceAction(type, "create"),
+      target: targetOf(type, id, attributes),
+      details:
+        type === "User"
+          ? { roles: roleNames(attributes), temporaryPassword: body.password !== undefined }
+          : { attributes: Object.keys(attributes).sort() },
+    },
+  };
+}
+
+/** Writes one prepared create in a transaction of its own (a savepoint, in a shared commit). */
+async function writeCreate(ctx: ServiceContext, principal: Principal, create: PreparedCreate): Promise<void> {
+  const { row, credential, consumerSecret } = create;
   try {
     await ctx.store.db.transaction().execute(async (trx) => {
       await repo.insertResource(trx, row);
-      // an admin-given password is temporary; without one the user waits for a reset link; an
-      // imported hash is a password the user chose elsewhere: it stays theirs
-      if (type === "User") {
-        await saveCredential(
-          trx,
-          id,
-          {
-            passwordHash,
-            firstLogin: imported === undefined,
-            ...(body.password !== undefined && { issuerRole: issuerRoleOf(principal) }),
-            created: true,
-          },
-          ctx.clock(),
-        );
-      }
-      if (consumerSecret) await repo.saveSecret(trx, id, consumerSecret);
-      await auditBy(ctx, trx, principal, {
-        action: resourceAction(type, "create"),
-        target: targetOf(type, id, attributes),
-        details:
-          type === "User"
-            ? { roles: roleNames(attributes), temporaryPassword: body.password !== undefined }
-            : { attributes: Object.keys(attributes).sort() },
-      });
+      if (credential) await saveCredential(trx, row.id, { ...credential, created: true }, ctx.clock());
+      if (consumerSecret) await repo.saveSecret(trx, row.id, consumerSecret);
+      await auditBy(ctx, trx, principal, create.record);
     });
   } catch (error) {
-    uniqueness(error, type, attributes);
+    uniqueness(error, create.type, create.attributes);
   }
+}
+
+export async function createResource(ctx: ServiceContext, principal: Principal, body: Attributes) {
+  const create = await prepareCreate(ctx, principal, body);
+  await writeCreate(ctx, principal, create);
+  const { row, credential, consumerSecret } = create;
   const representation = {
     ...toRepresentation(
       ctx,
-      { ...row, first_login: imported === undefined ? 1 : 0, has_password: passwordHash === null ? 0 : 1 },
+      {
+        ...row,
+        first_login: credential?.firstLogin === false ? 0 : 1,
+        has_password: credential?.passwordHash ? 1 : 0,
+      },
       principal,
     ),
     ...(consumerSecret && { consumerSecret }),
   };
-  return { body: representation, etag: etagOf(row.version), location: `${RESOURCES_PATH}/${id}` };
+  return { body: representation, etag: etagOf(row.version), location: `${RESOURCES_PATH}/${row.id}` };
+}
+
+/**
+ * Many creates, each with the outcome (its id, or its problem) it would have alone, written with
+ * as few statements as their number allows: a multi-row insert a table for those whose keys are
+ * free, in one savepoint. A create whose userName or externalId is taken, by a stored resource or
+ * by one before it here, and any create whose write with the others fails, is written alone
+ * afterwards, and fails as createResource fails. An OAuth consumer (its secret) goes alone too.
+ */
+export async function createResources(
+  ctx: ServiceContext,
+  principal: Principal,
+  bodies: Attributes[],
+): Promise<({ id: string; etag: string } | ProblemError)[]> {
+  const outcomes: ({ id: string; etag: string } | ProblemError)[] = [];
+  const creates: (PreparedCreate | undefined)[] = [];
+  for (const [i, body] of bodies.entries()) {
+    try {
+      creates[i] = await prepareCreate(ctx, principal, body);
+    } catch (error) {
+      if (!(error instanceof ProblemError)) throw error;
+      outcomes[i] = error;
+    }
+  }
+  const ready = [...creates.keys()].filter((i) => creates[i] !== undefined);
+  const externalIdOf = (create: PreparedCreate) =>
+    create.row.external_id === null ? undefined : repo.externalIdKey(create.type, create.row.external_id);
+  const taken = await repo.takenKeys(ctx.store.db, {
+    userNameKeys: ready.flatMap((i) => creates[i]?.row.user_name_key ?? []),
+    externalIds: ready.flatMap((i) => {
+      const create = creates[i] as PreparedCreate;
+      return create.row.external_id === null ? [] : [{ type: create.type, externalId: create.row.external_id }];
+    }),
+  });
+  const together: number[] = [];
+  let alone: number[] = [];
+  for (const i of ready) {
+    const create = creates[i] as PreparedCreate;
+    const name = create.row.user_name_key;
+    const externalId = externalIdOf(create);
+    const clashes =
+      (name !== null && taken.userNameKeys.has(name)) ||
+      (externalId !== undefined && taken.externalIds.has(externalId));
+    if (name !== null) taken.userNameKeys.add(name);
+    if (externalId !== undefined) taken.externalIds.add(externalId);
+    (clashes || create.consumerSecret ? alone : together).push(i);
+  }
+  if (together.length > 0) {
+    try {
+      await ctx.store.db.transaction().execute((trx) =>
+        repo.insertResources(
+          trx,
+          together.map((i) => {
+            const { row, credential, record } = creates[i] as PreparedCreate;
+            return {
+              row,
+              ...(credential && { credential: credentialRow(row.id, credential, ctx.clock()) }),
+              audit: auditRow(ctx, { ...record, actor: actorOf(principal), origin: principal.origin }),
+            };
+          }),
+        ),
+      );
+    } catch {
+      // a key taken meanwhile, or a value the store refuses: each alone tells whose it was
+      alone = [...alone, ...together].sort((a, b) => a - b);
+      together.length = 0;
+    }
+  }
+  for (const i of together) {
+    const { row } = creates[i] as PreparedCreate;
+    outcomes[i] = { id: row.id, etag: etagOf(row.version) };
+  }
+  for (const i of alone) {
+    const create = creates[i] as PreparedCreate;
+    try {
+      await writeCreate(ctx, principal, create);
+      outcomes[i] = { id: create.row.id, etag: etagOf(create.row.version) };
+    } catch (error) {
+      if (!(error instanceof ProblemError)) throw error;
+      outcomes[i] = error;
+    }
+  }
+  return outcomes;
 }
 
 export function replaceResource(

@@ -1,5 +1,13 @@
-import { type Kysely, PostgresAdapter, type RawBuilder, type Selectable, type SelectQueryBuilder, sql } from "kysely";
-import type { ResourcesTable, ResourceValuesTable, Schema } from "./schema.js";
+import {
+  type Insertable,
+  type Kysely,
+  PostgresAdapter,
+  type RawBuilder,
+  type Selectable,
+  type SelectQueryBuilder,
+  sql,
+} from "kysely";
+import type { AuditLogTable, CredentialsTable, ResourcesTable, ResourceValuesTable, Schema } from "./schema.js";
 import { mfaEnabledOf } from "./totp-repo.js";
 
 export type ResourceRow = Selectable<ResourcesTable>;
@@ -65,6 +73,105 @@ export async function insertResource(db: Kysely<Schema>, row: ResourceRow): Prom
   await db.insertInto("resources").values(row).execute();
   await writeValues(db, row.id, JSON.parse(row.attributes), false);
 }
+
+/** A resource created with its account (a User's credential) and its audit record. */
+export interface CreatedResource {
+  row: ResourceRow;
+  credential?: Insertable<CredentialsTable>;
+  audit: Insertable<AuditLogTable>;
+}
+
+/** Rows a statement may insert: SQLite allows 32766 bound parameters, PostgreSQL 65535. */
+const rowsPerStatement = (columns: number) => Math.floor(30_000 / columns);
+
+function* chunks<T>(rows: T[], size: number): Generator<T[]> {
+  for (let i = 0; i < rows.length; i += size) yield rows.slice(i, i + size);
+}
+
+/** PostgreSQL's types of the columns written by unnestInsert() that are not text. */
+const NOT_TEXT: Record<string, string> = {
+  "resources.version": "int4",
+  "resource_values.elem": "int4",
+  "resource_values.num_value": "float8",
+  "credentials.first_login": "int4",
+  "credentials.failed_logins": "int4",
+};
+
+/**
+ * PostgreSQL: an insert of many rows as an array a column, unnest()ed. A VALUES list binds a
+ * parameter a cell, and PostgreSQL parsed and planned a statement of 100 Users' rows (9,400
+ * parameters) for as long as it took to run it; this one has one parameter a column.
+ */
+function unnestInsert(table: keyof Schema & string, rows: object[]) {
+  const cells = rows as Record<string, unknown>[];
+  const columns = [...new Set(cells.flatMap((row) => Object.keys(row)))];
+  const arrays = columns.map(
+    (column) => sql`${cells.map((row) => row[column] ?? null)}::${sql.raw(NOT_TEXT[`${table}.${column}`] ?? "text")}[]`,
+  );
+  return sql`insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.ref(column)))}) select * from unnest(${sql.join(arrays)})`;
+}
+
+/**
+ * Many resources at once, each with its values, credential and audit record: a multi-row insert
+ * a table, where a create alone runs a statement a row (on PostgreSQL one statement in all, one
+ * round trip). All or nothing: a key taken fails the whole write, and the caller, in a savepoint,
+ * writes them one at a time to learn whose key it was.
+ */
+export async function insertResources(db: Kysely<Schema>, created: CreatedResource[]): Promise<void> {
+  if (created.length === 0) return;
+  const resources = created.map((c) => c.row);
+  const values = created.flatMap((c) =>
+    flattenValues(JSON.parse(c.row.attributes)).map((value) => ({ ...value, resource_id: c.row.id })),
+  );
+  const credentials = created.flatMap((c) => (c.credential ? [c.credential] : []));
+  const audits = created.map((c) => c.audit);
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    // every insert of a data-modifying WITH sees the same snapshot, and the foreign keys are
+    // checked at the statement's end, when the resources are in
+    const inserts = [
+      unnestInsert("resources", resources),
+      ...(values.length > 0 ? [unnestInsert("resource_values", values)] : []),
+      ...(credentials.length > 0 ? [unnestInsert("credentials", credentials)] : []),
+    ].map((insert, i) => sql`${sql.id(`inserted_${i}`)} as (${insert})`);
+    await sql`with ${sql.join(inserts)} ${unnestInsert("audit_log", audits)}`.execute(db);
+    return;
+  }
+  for (const part of chunks(resources, rowsPerStatement(9))) await db.insertInto("resources").values(part).execute();
+  for (const part of chunks(values, rowsPerStatement(6))) await db.insertInto("resource_values").values(part).execute();
+  for (const part of chunks(credentials, rowsPerStatement(10))) {
+    await db.insertInto("credentials").values(part).execute();
+  }
+  for (const part of chunks(audits, rowsPerStatement(15))) await db.insertInto("audit_log").values(part).execute();
+}
+
+/**
+ * The keys among these that a resource holds already: userNames (compared as their uniqueness
+ * is, lower-cased) and externalIds of a type.
+ */
+export async function takenKeys(
+  db: Kysely<Schema>,
+  keys: { userNameKeys: string[]; externalIds: { type: string; externalId: string }[] },
+): Promise<{ userNameKeys: Set<string>; externalIds: Set<string> }> {
+  const taken = { userNameKeys: new Set<string>(), externalIds: new Set<string>() };
+  for (const part of chunks(keys.userNameKeys, 5000)) {
+    const rows = await db.selectFrom("resources").select("user_name_key").where("user_name_key", "in", part).execute();
+    for (const row of rows) if (row.user_name_key !== null) taken.userNameKeys.add(row.user_name_key);
+  }
+  for (const part of chunks(keys.externalIds, 5000)) {
+    const rows = await db
+      .selectFrom("resources")
+      .select(["resource_type", "external_id"])
+      .where((eb) =>
+        eb.or(part.map((k) => eb.and([eb("resource_type", "=", k.type), eb("external_id", "=", k.externalId)]))),
+      )
+      .execute();
+    for (const row of rows) taken.externalIds.add(externalIdKey(row.resource_type, String(row.external_id)));
+  }
+  return taken;
+}
+
+/** An externalId as unique: within its type. */
+export const externalIdKey = (type: string, externalId: string) => `${type}\u0000${externalId}`;
 
 /** Writes only when the stored version is still `expectedVersion`. */
 export async function replaceResource(db: Kysely<Schema>, row: ResourceRow, expectedVersion: number): Promise<boolean> {

@@ -1,7 +1,7 @@
-import { type ExpressionBuilder, type Kysely, sql } from "kysely";
+import { type ExpressionBuilder, type Insertable, type Kysely, sql } from "kysely";
 import { ROLES, type Role } from "../../contract/route.js";
 import { voidPendingLinks } from "./reset-tokens-repo.js";
-import type { ResourcesTable, Schema } from "./schema.js";
+import type { CredentialsTable, ResourcesTable, Schema } from "./schema.js";
 
 export interface Credential {
   passwordHash: string | null;
@@ -138,21 +138,30 @@ export async function saveCredential(
   };
   await db
     .insertInto("credentials")
-    .values({
-      user_id: userId,
-      password_hash: change.passwordHash ?? null,
-      first_login: change.firstLogin ? 1 : 0,
-      failed_logins: change.failedLogins ?? 0,
-      locked_until: change.lockedUntil ?? null,
-      updated_at: now.toISOString(),
-      last_login_at: change.loggedIn ? now.toISOString() : null,
-      password_changed_at: change.passwordHash ? now.toISOString() : null,
-      issuer_role: change.issuerRole ?? null,
-      last_failed_login_at: change.failedAt?.toISOString() ?? null,
-    })
+    .values(credentialRow(userId, change, now))
     .onConflict((oc) => oc.column("user_id").doUpdateSet(values))
     .execute();
   if (change.passwordHash !== undefined && !change.created) await voidPendingLinks(db, userId, now);
+}
+
+/** The credential row of a user that has none yet (saveCredential's insert; a new User's, written with it). */
+export function credentialRow(
+  userId: string,
+  change: Partial<Omit<Credential, "passwordChangedAt" | "lastFailedAt">> & { loggedIn?: boolean; failedAt?: Date },
+  now: Date,
+): Insertable<CredentialsTable> {
+  return {
+    user_id: userId,
+    password_hash: change.passwordHash ?? null,
+    first_login: change.firstLogin ? 1 : 0,
+    failed_logins: change.failedLogins ?? 0,
+    locked_until: change.lockedUntil ?? null,
+    updated_at: now.toISOString(),
+    last_login_at: change.loggedIn ? now.toISOString() : null,
+    password_changed_at: change.passwordHash ? now.toISOString() : null,
+    issuer_role: change.issuerRole ?? null,
+    last_failed_login_at: change.failedAt?.toISOString() ?? null,
+  };
 }
 
 /**
