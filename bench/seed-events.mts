@@ -8,6 +8,7 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { resourceId } from "../src/server/services/random-token.js";
 import { flattenValues } from "../src/server/store/resources-repo.js";
 
 const [dataDir, eventsText, usersText, databaseUrl] = process.argv.slice(2);
@@ -171,7 +172,7 @@ for (let i = 0; i < USERS; i += CHUNK) {
   const credentials: unknown[][] = [];
   for (let j = i; j < Math.min(i + CHUNK, USERS); j++) {
     const userName = `user-${String(j).padStart(6, "0")}`;
-    const id = crypto.randomUUID();
+    const id = resourceId(new Date());
     const attributes = {
       userName,
       displayName: `User ${j}`,

@@ -21,6 +21,7 @@
 //   BENCH_FILTER_REQUESTS (100) measured requests per read and size.
 import { buildApp } from "../src/server/app.js";
 import { createFirstAdmin } from "../src/server/services/first-admin.js";
+import { resourceId } from "../src/server/services/random-token.js";
 import { insertResource, refreshStatisticsAfterGrowth } from "../src/server/store/resources-repo.js";
 import { saveCredential } from "../src/server/store/users-repo.js";
 
@@ -115,7 +116,7 @@ try {
       await db.transaction().execute(async (trx) => {
         for (const index of indices.slice(i, i + BATCH)) {
           const userName = nameOf(index);
-          const id = crypto.randomUUID();
+          const id = resourceId(now);
           const attributes = {
             userName,
             externalId: `ext-${index}`,

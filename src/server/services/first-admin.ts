@@ -7,6 +7,7 @@ import { countUsers, lockAdminChanges, roleNames, saveCredential } from "../stor
 import { forgetNameFailures } from "./accounts.js";
 import { audit } from "./audit.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
+import { resourceId } from "./random-token.js";
 import type { ServiceContext } from "./service-context.js";
 import { assertEmails, assertUserName } from "./user-fields.js";
 
@@ -63,7 +64,7 @@ function newAdminRow(input: { userName: string; email?: string }, now: Date): Re
     ...(input.email && { emails: [{ value: input.email, type: "work", primary: true }] }),
   };
   return {
-    id: crypto.randomUUID(),
+    id: resourceId(now),
     resource_type: "User",
     external_id: null,
     display_name: attributes.displayName,

@@ -6,7 +6,7 @@ import { credentialRow, roleNames, saveCredential } from "../store/users-repo.js
 import { type AuditEntry, actorOf, auditBy, auditRow, refusalsRecorded } from "./audit.js";
 import { issuerRoleOf } from "./issued-credentials.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
-import { randomToken } from "./random-token.js";
+import { randomToken, resourceId } from "./random-token.js";
 import { resourceAction, targetOf } from "./resource-audit.js";
 import {
   type Attributes,
@@ -50,8 +50,9 @@ async function prepareCreate(ctx: ServiceContext, principal: Principal, body: At
     async () => assertCan(principal, "create", type),
   );
   let attributes = checkBody(type, body);
-  const now = ctx.clock().toISOString();
-  const id = crypto.randomUUID();
+  const clock = ctx.clock();
+  const now = clock.toISOString();
+  const id = resourceId(clock);
   let consumerSecret: string | undefined;
   if (type === "User") {
     attributes = defaultUserAttributes(attributes);
