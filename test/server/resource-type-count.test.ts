@@ -5,15 +5,14 @@
  * indexes of migration 0024 serve (a list of Users by userName, a page deep in the default order)
  * answer what a sort of all the rows would. On SQLite and PostgreSQL.
  */
-import { rm } from "node:fs/promises";
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BULK_URN } from "../../src/contract/bulk.js";
-import { openStore } from "../../src/server/store/database.js";
 import { migrateTo, migrateToLatest } from "../../src/server/store/migrator.js";
 import { createTestDatabase, STORES, TEST_SECRET_KEY } from "../helpers/postgres.js";
-import { createResource, makeDataDir, type SignedIn, useTestServer } from "../helpers/server.js";
+import { createResource, type SignedIn, useTestServer } from "../helpers/server.js";
+import { useStoreToMigrate } from "../helpers/store-to-migrate.js";
 
 describe.each(STORES)("resource totals and orders on %s", (_store, start) => {
   const server = useTestServer({}, start);
@@ -133,22 +132,10 @@ describe.each(STORES)("resource totals and orders on %s", (_store, start) => {
 });
 
 describe.each(["sqlite", "postgres"] as const)("migration 0024 on %s", (dialect) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  });
+  const openStore = useStoreToMigrate(dialect);
 
   it("counts the resources a database already holds, then keeps counting", async () => {
-    const root = await makeDataDir();
-    cleanups.push(() => rm(root, { recursive: true, force: true }));
-    let databaseUrl: string | undefined;
-    if (dialect === "postgres") {
-      const database = await createTestDatabase();
-      cleanups.push(database.drop);
-      databaseUrl = database.url;
-    }
-    const store = await openStore({ dataDir: root, ...(databaseUrl && { databaseUrl }) });
-    cleanups.push(() => store.close());
+    const store = await openStore();
     await migrateTo(store.db, dialect, "0023_external_id_unique");
     const insert = (id: string, type: string) =>
       sql`insert into resources (id, resource_type, attributes, created_at, updated_at, version)

@@ -4,14 +4,13 @@
  * a User's `active` (create, PUT, PATCH, /Bulk, delete), agree with a counted total, and be used
  * only where the caller may read every User. On SQLite and PostgreSQL.
  */
-import { rm } from "node:fs/promises";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { BULK_URN } from "../../src/contract/bulk.js";
-import { openStore } from "../../src/server/store/database.js";
 import { migrateTo, migrateToLatest } from "../../src/server/store/migrator.js";
-import { createTestDatabase, STORES } from "../helpers/postgres.js";
-import { createResource, makeDataDir, type SignedIn, useTestServer } from "../helpers/server.js";
+import { STORES } from "../helpers/postgres.js";
+import { createResource, type SignedIn, useTestServer } from "../helpers/server.js";
+import { useStoreToMigrate } from "../helpers/store-to-migrate.js";
 
 const PATCH_URN = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 
@@ -126,22 +125,10 @@ describe.each(STORES)("the kept count of Users by active on %s", (_store, start)
 });
 
 describe.each(["sqlite", "postgres"] as const)("migration 0033 on %s", (dialect) => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  });
+  const openStore = useStoreToMigrate(dialect);
 
   it("counts the Users a database already holds by active, then keeps counting", async () => {
-    const root = await makeDataDir();
-    cleanups.push(() => rm(root, { recursive: true, force: true }));
-    let databaseUrl: string | undefined;
-    if (dialect === "postgres") {
-      const database = await createTestDatabase();
-      cleanups.push(database.drop);
-      databaseUrl = database.url;
-    }
-    const store = await openStore({ dataDir: root, ...(databaseUrl && { databaseUrl }) });
-    cleanups.push(() => store.close());
+    const store = await openStore();
     await migrateTo(store.db, dialect, "0032_value_trigram_strings");
     const insert = (id: string, type: string, attributes: Record<string, unknown>) =>
       sql`insert into resources (id, resource_type, attributes, created_at, updated_at, version)
