@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { Timestamp } from "./common.js";
+import { routeAccess } from "./policy/operations.js";
 import { RESOURCES_PATH } from "./resources.js";
 import { API_TOKEN_SCOPES, defineRoute, EVERYONE } from "./route.js";
 
@@ -99,15 +100,13 @@ export const revokeOwn = defineRoute({
   responses: { 204: null },
 });
 
-const admins = { roles: ["admin"], managesAccount: true } as const;
-
 export const listOfUser = defineRoute({
   id: "resources.tokens.list",
   method: "GET",
   path: `${RESOURCES_PATH}/:resourceId/tokens`,
   summary: "A User's API tokens that are not revoked (admin)",
   tags: ["resources"],
-  access: admins,
+  access: routeAccess("tokens:list-other"),
   params: Type.Object({ resourceId: Type.String({ maxLength: 256 }) }),
   responses: { 200: ApiTokenList },
 });
@@ -118,7 +117,7 @@ export const revokeOfUser = defineRoute({
   path: `${RESOURCES_PATH}/:resourceId/tokens/:tokenId`,
   summary: "Revoke one API token of a User (admin)",
   tags: ["resources"],
-  access: admins,
+  access: routeAccess("tokens:revoke-other"),
   params: Type.Object({ resourceId: Type.String({ maxLength: 256 }), tokenId: Type.String({ maxLength: 128 }) }),
   responses: { 204: null },
 });

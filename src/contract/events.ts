@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { Nullable, QueryInteger, Timestamp } from "./common.js";
-import { defineRoute, EVENT_WRITERS, EVERYONE } from "./route.js";
+import { routeAccess } from "./policy/operations.js";
+import { defineRoute } from "./route.js";
 
 export const EVENT_CODE_PATTERN = "^[A-Za-z0-9._-]{1,64}$";
 export const EVENTS_PATH = "/api/crm/v1/events";
@@ -169,7 +170,7 @@ export const listEvents = defineRoute({
   path: EVENTS_PATH,
   summary: "List events, one page at a time",
   tags: ["events"],
-  access: { roles: EVERYONE, scope: "events:read" },
+  access: routeAccess("events:read"),
   query: EventListQuery,
   responses: {
     200: Type.Object({
@@ -189,7 +190,7 @@ export const getEvent = defineRoute({
   path: `${EVENTS_PATH}/:code`,
   summary: "Read one event",
   tags: ["events"],
-  access: { roles: EVERYONE, scope: "events:read" },
+  access: routeAccess("events:read"),
   etag: true,
   params: CodeParams,
   query: EventQuery,
@@ -202,7 +203,7 @@ export const createEvent = defineRoute({
   path: EVENTS_PATH,
   summary: "Register a new event",
   tags: ["events"],
-  access: { roles: EVENT_WRITERS, scope: "events:write" },
+  access: routeAccess("events:write"),
   errors: ["conflict"],
   etag: true,
   query: EventQuery,
@@ -216,7 +217,7 @@ export const updateEvent = defineRoute({
   path: `${EVENTS_PATH}/:code`,
   summary: "Replace the mutable fields of an event (honours If-Match)",
   tags: ["events"],
-  access: { roles: EVENT_WRITERS, scope: "events:write" },
+  access: routeAccess("events:write"),
   errors: ["conflict"],
   etag: true,
   params: CodeParams,
@@ -231,7 +232,7 @@ export const deleteEvent = defineRoute({
   path: `${EVENTS_PATH}/:code`,
   summary: "Delete an event (honours If-Match)",
   tags: ["events"],
-  access: { roles: EVENT_WRITERS, scope: "events:write" },
+  access: routeAccess("events:write"),
   etag: true,
   params: CodeParams,
   query: EventQuery,
@@ -292,7 +293,7 @@ export const batchEvents = defineRoute({
   path: EVENTS_BATCH_PATH,
   summary: `Create, skip or update up to ${EVENT_BATCH_MAX} events in one transaction, with a result per item`,
   tags: ["events"],
-  access: { roles: EVENT_WRITERS, scope: "events:write" },
+  access: routeAccess("events:write"),
   errors: ["not_found", "conflict", "quota_exceeded"],
   body: Type.Object(
     {
@@ -329,7 +330,7 @@ export const deleteEvents = defineRoute({
   path: EVENT_DELETIONS_PATH,
   summary: `Delete up to ${EVENT_BATCH_MAX} events by code in one transaction, each audited as its single delete; a code that names no event is told, not a failure`,
   tags: ["events"],
-  access: { roles: EVENT_WRITERS, scope: "events:write" },
+  access: routeAccess("events:write"),
   body: Type.Object(
     {
       codes: Type.Array(Type.String({ pattern: EVENT_CODE_PATTERN }), { minItems: 1, maxItems: EVENT_BATCH_MAX }),
@@ -358,7 +359,7 @@ export const startEventImport = defineRoute({
   path: EVENT_IMPORTS_PATH,
   summary: "Open an atomic import: batches staged into it are written all together, or not at all, at its commit",
   tags: ["events"],
-  access: { roles: EVENT_WRITERS, scope: "events:write" },
+  access: routeAccess("events:write"),
   errors: ["quota_exceeded"],
   body: Type.Object({ onConflict: Type.Optional(OnConflict) }, { additionalProperties: false }),
   responses: { 201: Type.Object({ id: Type.String(), expiresAt: Type.String() }) },
@@ -370,7 +371,7 @@ export const commitEventImport = defineRoute({
   path: `${EVENT_IMPORTS_PATH}/:id/commit`,
   summary: "Write every staged event in one transaction; on any failure write none, and answer the failures",
   tags: ["events"],
-  access: { roles: EVENT_WRITERS, scope: "events:write" },
+  access: routeAccess("events:write"),
   errors: ["conflict"],
   params: ImportParams,
   body: Type.Object(
@@ -393,7 +394,7 @@ export const abortEventImport = defineRoute({
   path: `${EVENT_IMPORTS_PATH}/:id`,
   summary: "Drop an atomic import and what it staged",
   tags: ["events"],
-  access: { roles: EVENT_WRITERS, scope: "events:write" },
+  access: routeAccess("events:write"),
   errors: ["conflict"],
   params: ImportParams,
   responses: { 204: null },

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
+import { routeGate } from "../../contract/policy/index.js";
 import type { Access } from "../../contract/route.js";
 import { readOAuthRequest } from "../oauth1/request.js";
 import { ProblemError } from "../problem-error.js";
@@ -6,7 +7,6 @@ import { authenticateApiToken } from "../services/api-token-auth.js";
 import { looksLikeApiToken } from "../services/api-tokens.js";
 import { authenticateChallenged, NO_TOKEN_CHALLENGE, refusedToken } from "../services/bearer-challenge.js";
 import { authenticateOAuth } from "../services/oauth-signed-requests.js";
-import { DELEGATED_REFUSAL } from "../services/resource-policy.js";
 import type { Principal, ServiceContext } from "../services/service-context.js";
 import { originOf } from "./request-origin.js";
 
@@ -73,50 +73,19 @@ async function resolvePrincipal(ctx: ServiceContext, request: FastifyRequest): P
 }
 
 /**
- * The one gate of every route that needs a credential: who is calling, and may a caller of that
- * role do this. Undefined for a public route, which then runs no hook at all. Built once per
- * route; the roles check is a loop over the caller's few roles, with no closure per request.
+ * The one gate of every route that needs a credential: who is calling, and may it do this, as the
+ * access policy's rule of the route says (contract/policy/gate.ts). Undefined for a public route,
+ * which then runs no hook at all. Built once per route.
  */
 export function authorize(ctx: ServiceContext, access: Access): onRequestHookHandler | undefined {
   if (access.public) return undefined;
-  const allowed = new Set(access.roles);
-  const duringFirstLogin = access.duringFirstLogin === true;
-  const duringMfaEnrollment = access.duringMfaEnrollment === true;
-  const managesAccount = access.managesAccount === true;
-  const needed = access.roles.join(" or ");
-  // for a person at a help desk: who may, what the caller is, whom to ask
-  const forbidden = (roles: readonly string[]) =>
-    `Only an account with the role ${needed} may do this, and yours is ${roles.join(" and ") || "without a role"}: ask an admin to do it, or to give you the role.`;
-  const scope = access.scope;
-  const outOfScope =
-    scope === undefined
-      ? "An API token cannot call this operation; it needs the user's own login."
-      : `This API token does not have the scope ${scope}.`;
+  const gate = routeGate(access);
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const principal = await resolvePrincipal(ctx, request);
     principal.origin = originOf(request);
     request.principal = principal;
-    if (principal.firstLogin && !duringFirstLogin) {
-      throw new ProblemError(
-        "password_change_required",
-        "Your password is temporary; change it first (POST /auth/ChangePassWithLastPass).",
-      );
-    }
-    // a temporary password comes first: the routes of a first login stay open to its holder
-    if (principal.mfaEnrollmentRequired && !duringMfaEnrollment && !(principal.firstLogin && duringFirstLogin)) {
-      throw new ProblemError(
-        "mfa_enrollment_required",
-        "This server requires a second factor of your role: enroll one first (POST /auth/mfa/totp, then POST /auth/mfa/totp/verify).",
-      );
-    }
-    if (managesAccount && principal.delegated) throw new ProblemError("forbidden", DELEGATED_REFUSAL);
-    // an API token's scopes narrow its owner's roles, checked below as for the owner's own login
-    if (principal.scopes && scope !== "any" && (scope === undefined || !principal.scopes.includes(scope))) {
-      throw new ProblemError("forbidden", outOfScope);
-    }
-    const roles = principal.roles;
-    for (let i = 0; i < roles.length; i++) if (allowed.has(roles[i]!)) return;
-    throw new ProblemError("forbidden", forbidden(roles));
+    const refusal = gate(principal);
+    if (refusal) throw new ProblemError(refusal.code, refusal.message);
   };
 }
 

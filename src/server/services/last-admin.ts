@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { countsAsActiveAdmin, LAST_ADMIN_REFUSAL } from "../../contract/policy/index.js";
 import { ProblemError } from "../problem-error.js";
 import type { Schema } from "../store/schema.js";
 import { countActiveAdmins, lockAdminChanges, roleNames } from "../store/users-repo.js";
@@ -7,7 +8,7 @@ import type { ServiceContext } from "./service-context.js";
 type Attributes = Record<string, unknown>;
 
 export function isActiveAdmin(attributes: Attributes): boolean {
-  return attributes.active !== false && roleNames(attributes).includes("admin");
+  return countsAsActiveAdmin(roleNames(attributes), attributes.active);
 }
 
 /** Whether a change of a User from `before` to `after` (undefined: deleted) may leave no admin. */
@@ -27,10 +28,7 @@ export async function keepingAnAdmin<T>(
   await lockAdminChanges(trx, ctx.store.dialect);
   const result = await change();
   if ((await countActiveAdmins(trx)) === 0) {
-    throw new ProblemError(
-      "last_admin",
-      "This is the last active admin: disabling, deleting or demoting it would leave nobody to administer the service.",
-    );
+    throw new ProblemError(LAST_ADMIN_REFUSAL.code, LAST_ADMIN_REFUSAL.message);
   }
   return result;
 }

@@ -1,0 +1,18 @@
+import type { Refusal } from "./decide.js";
+
+/**
+ * The last-admin rule (spec section 1): no operation may leave the service without an active
+ * admin who can log in, since nothing in the API could then bring one back.
+ */
+export const LAST_ADMIN_REFUSAL: Refusal = {
+  code: "last_admin",
+  message:
+    "This is the last active admin: disabling, deleting or demoting it would leave nobody to administer the service.",
+};
+
+/** Whether an account with these roles and this `active` counts toward the rule. */
+export const countsAsActiveAdmin = (roles: readonly string[], active: unknown) =>
+  active !== false && roles.includes("admin");
+
+/** The SCIM filter of the Users the rule counts. */
+export const ACTIVE_ADMINS_FILTER = 'roles.value eq "admin" and active eq true';
