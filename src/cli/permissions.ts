@@ -1,11 +1,7 @@
 import * as auth from "../contract/auth.js";
+import { decide, type OperationId, type Target, type Words } from "../contract/policy/index.js";
 import type { Context } from "./command-context.js";
 import { CliError, EXIT } from "./errors.js";
-
-const ROLE_WORDS: Record<string, string> = { admin: "an admin", support: "support staff", member: "a member" };
-
-/** "an admin or a member": who holds one of these roles, in words. */
-export const holdersOf = (roles: readonly string[]) => roles.map((role) => ROLE_WORDS[role] ?? role).join(" or ");
 
 /** Who the credential acts for, as the server sees it now: id, user name and roles. */
 export async function caller(ctx: Context) {
@@ -13,21 +9,21 @@ export async function caller(ctx: Context) {
 }
 
 /**
- * Before a question or a confirmation: whether the caller's roles may do what it asks about at
- * all, so that nobody answers a prompt only to be refused. The roles come from the server
- * (`GET /auth/isLogged`, what `auth status` shows: a profile's stored roles may be stale), and the
- * server still decides the request itself. `only` names who may ("Only an admin may delete
- * users"); the refusal says the caller's roles and whom to ask, as the server's refusals do.
- * Returns the caller.
+ * Before a question or a confirmation: whether the caller may do what it asks about at all, as
+ * the access policy the server enforces says (contract/policy), so that nobody answers a prompt
+ * only to be refused. The roles come from the server (`GET /auth/isLogged`, what `auth status`
+ * shows: a profile's stored roles may be stale), and the server still decides the request itself.
+ * `words.about` names the target in the refusal ("Only an admin may delete users, and your
+ * account is member: ask an admin to do it."). Returns the caller.
  */
 export async function refuseBeforeAsking(
   ctx: Context,
-  may: (roles: readonly string[]) => boolean,
-  only: string,
+  operation: OperationId,
+  target: Target,
+  words: Words & { about: string },
 ): Promise<Awaited<ReturnType<typeof caller>>> {
   const me = await caller(ctx);
-  const { roles } = me;
-  if (may(roles)) return me;
-  const yours = roles.length > 0 ? `your account is ${roles.join(" and ")}` : "your account has no role";
-  throw new CliError(`${only}, and ${yours}: ask an admin to do it.`, EXIT.forbidden, "forbidden");
+  const { refusal } = decide({ userId: me.id, roles: me.roles }, operation, target, { scopes: false, words });
+  if (!refusal) return me;
+  throw new CliError(refusal.message, EXIT.forbidden, refusal.code);
 }

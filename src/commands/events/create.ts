@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
-import { holdersOf, refuseBeforeAsking } from "../../cli/permissions.js";
+import { refuseBeforeAsking } from "../../cli/permissions.js";
 import { promptText } from "../../cli/prompts.js";
 import { fieldValidator, type Record_, recordFromOptions } from "../../cli/record-input.js";
 import * as events from "../../contract/events.js";
@@ -19,12 +19,7 @@ const REQUIRED: [field: string, question: string][] = [
 async function completeRecord(ctx: Context, record: Record_): Promise<Record_> {
   // nobody types a name and a date only to be refused: the roles first, when a question would come
   if (ctx.canPrompt() && REQUIRED.some(([field]) => record[field] === undefined)) {
-    const writers: readonly string[] = events.createEvent.access.roles;
-    await refuseBeforeAsking(
-      ctx,
-      (roles) => roles.some((role) => writers.includes(role)),
-      `Only ${holdersOf(writers)} may create events`,
-    );
+    await refuseBeforeAsking(ctx, "events:write", {}, { verb: "create", about: "events" });
   }
   for (const [field, question] of REQUIRED) {
     if (record[field] !== undefined) continue;

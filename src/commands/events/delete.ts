@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
-import { holdersOf, refuseBeforeAsking } from "../../cli/permissions.js";
+import { refuseBeforeAsking } from "../../cli/permissions.js";
 import * as events from "../../contract/events.js";
 import { examples, tolerating, withContext } from "../verb-helpers.js";
 import { eventPages } from "./list.js";
@@ -15,13 +15,9 @@ interface DeleteOptions {
 /** How many codes a dry run and a confirmation name. */
 const FIRST_SHOWN = 10;
 
-/** Before a question (or a dry run): the roles that may delete events, as the server will check them. */
-async function refuseNonWriters(ctx: Context, roles: readonly string[]): Promise<void> {
-  await refuseBeforeAsking(
-    ctx,
-    (mine) => mine.some((role) => roles.includes(role)),
-    `Only ${holdersOf(roles)} may delete events`,
-  );
+/** Before a question (or a dry run): whether the caller may delete events, as the server will check it. */
+async function refuseNonWriters(ctx: Context): Promise<void> {
+  await refuseBeforeAsking(ctx, "events:write", {}, { verb: "delete", about: "events" });
 }
 
 /**
@@ -42,7 +38,7 @@ async function deleteByFilter(ctx: Context, filter: string, options: DeleteOptio
     await ctx.print({ matched: 0, deleted: 0, notFound: 0 });
     return;
   }
-  if (options.dryRun || !ctx.globals.yes) await refuseNonWriters(ctx, events.deleteEvents.access.roles);
+  if (options.dryRun || !ctx.globals.yes) await refuseNonWriters(ctx);
   if (options.dryRun) {
     ctx.info(`Dry run (nothing written): would delete ${selected.length} event(s): ${named}.`);
     await ctx.print({ dryRun: true, matched: selected.length, first: selected.slice(0, FIRST_SHOWN) });
@@ -93,7 +89,7 @@ async function deleteEvents(ctx: Context, codes: string[], options: DeleteOption
     if (current) found.push(current);
   }
   if (found.length === 0) return;
-  if (!ctx.globals.yes) await refuseNonWriters(ctx, events.deleteEvent.access.roles);
+  if (!ctx.globals.yes) await refuseNonWriters(ctx);
   await ctx.confirm(`Delete ${found.map((e) => `event ${e.data.code} (${e.data.name})`).join(", ")}?`);
   for (const current of found) {
     await tolerating(

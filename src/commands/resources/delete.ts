@@ -26,7 +26,7 @@ async function deleteResources(ctx: Context, ids: string[], options: { ignoreNot
   if (found.length === 0) return;
   // with --yes nothing is asked: the server's answer is the check
   if (!ctx.globals.yes) {
-    await refuseBeforeAsking(ctx, (roles) => roles.includes("admin"), "Only an admin may delete resources");
+    await refuseBeforeAsking(ctx, "resources:delete", {}, { about: "resources" });
   }
   await ctx.confirm(
     `Delete ${found.map((f) => `${String(f.data.resourceType)} ${labelOf(f.data)} (${f.id})`).join(", ")}?`,

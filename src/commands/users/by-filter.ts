@@ -8,10 +8,16 @@ import { CliError, EXIT, exitCodeFor, UsageError } from "../../cli/errors.js";
 import { refuseBeforeAsking } from "../../cli/permissions.js";
 import { ApiError } from "../../client/errors.js";
 import * as bulk from "../../contract/bulk.js";
+import {
+  isPrivileged,
+  type OperationId,
+  type Target as PolicyTarget,
+  type Words,
+} from "../../contract/policy/index.js";
 import { SCIM_URN } from "../../contract/scim.js";
 import { serviceProviderConfig } from "../../contract/scim-discovery.js";
 import { listResources } from "../resource-calls.js";
-import { holdsStaffRole } from "./resolve.js";
+import { rolesOf } from "./resolve.js";
 
 /** How many ids a dry run and a confirmation name. */
 const FIRST_SHOWN = 10;
@@ -25,14 +31,14 @@ interface Target {
   id: string;
   userName: string;
   version?: string;
-  /** holds admin or support: only an admin acts on such an account */
-  staff: boolean;
+  roles: string[];
 }
 
-/** Who may act on these users, as refuseBeforeAsking() takes it: the check and who may, in words. */
+/** What the access policy is asked about these users, as refuseBeforeAsking() takes it. */
 interface Permitted {
-  may: (roles: readonly string[]) => boolean;
-  only: string;
+  operation: OperationId;
+  target: PolicyTarget;
+  words: Words & { about: string };
 }
 
 interface Action {
@@ -48,13 +54,11 @@ interface Action {
   permitted: (users: Target[]) => Permitted;
 }
 
-const adminOnly = (roles: readonly string[]) => roles.includes("admin");
-
 export const DELETE: Action = {
   verb: "delete",
   done: "deleted",
   ok: "204",
-  permitted: () => ({ may: adminOnly, only: "Only an admin may delete users" }),
+  permitted: () => ({ operation: "users:delete", target: {}, words: { about: "users" } }),
   operation: (user) => ({
     method: "DELETE",
     path: `/Resources/${encodeURIComponent(user.id)}`,
@@ -67,15 +71,13 @@ export const DISABLE: Action = {
   done: "disabled",
   ok: "200",
   permitted: (users) => {
-    const staff = users.filter((user) => user.staff);
-    if (staff.length === 0) {
-      return {
-        may: (roles) => roles.includes("admin") || roles.includes("support"),
-        only: "Only an admin or support staff may disable users",
-      };
-    }
-    const who = staff.length === 1 ? "who holds" : "who hold";
-    return { may: adminOnly, only: `Only an admin may disable ${named(staff)}, ${who} the admin or support role` };
+    // the most guarded of them decides: one privileged account is enough to need an admin
+    const privileged = users.filter((user) => isPrivileged(user.roles));
+    const verb = "disable";
+    if (privileged.length === 0) return { operation: "users:set-active", target: {}, words: { verb, about: "users" } };
+    const target = { roles: [...new Set(privileged.flatMap((user) => user.roles))] };
+    const words = { verb, about: named(privileged), count: privileged.length };
+    return { operation: "users:set-active", target, words };
   },
   operation: (user) => ({
     method: "PATCH",
@@ -118,7 +120,7 @@ export async function actOnFilter(ctx: Context, filter: string, options: FilterO
     return {
       id: String(row.id),
       userName: String(row.userName),
-      staff: holdsStaffRole(row),
+      roles: rolesOf(row),
       ...(version && { version }),
     };
   });
@@ -130,8 +132,8 @@ export async function actOnFilter(ctx: Context, filter: string, options: FilterO
   // a dry run too: it would say what the server then refuses; with --yes the server's answer is the check
   let self = "";
   if (options.dryRun || !ctx.globals.yes) {
-    const { may, only } = action.permitted(users);
-    const me = await refuseBeforeAsking(ctx, may, only);
+    const { operation, target, words } = action.permitted(users);
+    const me = await refuseBeforeAsking(ctx, operation, target, words);
     // the question names ten users: one's own account may be past them
     if (action === DISABLE && users.some((user) => user.id === me.id)) {
       self =

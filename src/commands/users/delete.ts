@@ -46,7 +46,7 @@ export function register(group: Command, io: Context["io"]): void {
         if (users.length === 0) return;
         // with --yes nothing is asked: the server's answer is the check
         if (!ctx.globals.yes) {
-          await refuseBeforeAsking(ctx, (roles) => roles.includes("admin"), "Only an admin may delete users");
+          await refuseBeforeAsking(ctx, "users:delete", {}, { about: "users" });
         }
         await ctx.confirm(`Delete ${users.map((u) => `${u.userName} (${u.id})`).join(", ")}?`);
         for (const user of users) {

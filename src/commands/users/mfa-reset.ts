@@ -3,21 +3,14 @@ import type { Context } from "../../cli/command-context.js";
 import { refuseBeforeAsking } from "../../cli/permissions.js";
 import * as mfa from "../../contract/mfa.js";
 import { examples, withContext } from "../verb-helpers.js";
-import { holdsStaffRole, resolveUser } from "./resolve.js";
+import { resolveUser, rolesOf } from "./resolve.js";
 
 async function mfaReset(ctx: Context, reference: string, options: { reason?: string }): Promise<void> {
   ctx.requireCredential();
   const user = await resolveUser(ctx, reference);
   if (!ctx.globals.yes) {
-    // support helps ordinary users only (the server's rule)
-    const privileged = holdsStaffRole(user);
-    await refuseBeforeAsking(
-      ctx,
-      (roles) => roles.includes("admin") || (roles.includes("support") && !privileged),
-      privileged
-        ? `Only an admin may reset the second factor of ${user.userName}, who holds the admin or support role`
-        : `Only an admin or support staff may reset the second factor of ${user.userName}`,
-    );
+    const target = { id: user.id, roles: rolesOf(user) };
+    await refuseBeforeAsking(ctx, "users:mfa-reset", target, { about: user.userName });
   }
   await ctx.confirm(
     `Remove the second factor of ${user.userName} (${user.id}) and its recovery codes, and end its sessions?`,

@@ -3,8 +3,9 @@ import type { Context } from "../../cli/command-context.js";
 import { CliError, EXIT } from "../../cli/errors.js";
 import { caller, refuseBeforeAsking } from "../../cli/permissions.js";
 import * as auth from "../../contract/auth.js";
+import { allows } from "../../contract/policy/index.js";
 import { examples, withContext } from "../verb-helpers.js";
-import { holdsStaffRole, resolveUser, type UserRecord } from "./resolve.js";
+import { resolveUser, rolesOf, type UserRecord } from "./resolve.js";
 
 /** The address a link goes to, as the server picks it: the primary e-mail, else the first. */
 function mailboxOf(user: UserRecord): string | undefined {
@@ -20,8 +21,9 @@ function mailboxOf(user: UserRecord): string | undefined {
 async function insteadOfMail(ctx: Context, user: UserRecord): Promise<string> {
   const update = `'bizctl users update ${user.userName} --set emails=...'`;
   const setPassword = `'bizctl users set-password ${user.userName}'`;
-  const { roles } = await caller(ctx);
-  if (roles.includes("admin")) return `add one (${update}), or give a temporary password (${setPassword})`;
+  const me = await caller(ctx);
+  if (allows({ userId: me.id, roles: me.roles }, "users:update", { id: user.id, roles: rolesOf(user) }))
+    return `add one (${update}), or give a temporary password (${setPassword})`;
   return `ask an admin to add one (${update}), or give a temporary password (${setPassword})`;
 }
 
@@ -35,13 +37,12 @@ async function resetPassword(ctx: Context, reference: string): Promise<void> {
   const user = await resolveUser(ctx, reference);
   // A link that support sends may not open an account that holds admin or support (spec 1.1).
   // The request is the anonymous forgot-password one, which cannot tell who sent it: so here.
-  if (holdsStaffRole(user)) {
-    await refuseBeforeAsking(
-      ctx,
-      (roles) => roles.includes("admin"),
-      `Only an admin may send a reset link to ${user.userName}, who holds admin or support`,
-    );
-  }
+  await refuseBeforeAsking(
+    ctx,
+    "users:send-reset-link",
+    { id: user.id, roles: rolesOf(user) },
+    { about: user.userName },
+  );
   const email = mailboxOf(user);
   if (!email) {
     throw new CliError(

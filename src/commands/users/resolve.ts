@@ -4,9 +4,9 @@ import * as resources from "../../contract/resources.js";
 
 export type UserRecord = Record<string, unknown> & { id: string; userName: string };
 
-/** Whether a user holds a role support may not act on (admin or support): the server's rule, asked before a prompt. */
-export const holdsStaffRole = (user: Record<string, unknown>) =>
-  ((user.roles ?? []) as { value?: string }[]).some((role) => role.value === "admin" || role.value === "support");
+/** The roles a User record holds (SCIM's `roles: [{value}]`): what the access policy asks of a target. */
+export const rolesOf = (user: Record<string, unknown>): string[] =>
+  ((user.roles ?? []) as { value?: unknown }[]).flatMap((role) => (typeof role.value === "string" ? [role.value] : []));
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,5 +1,6 @@
 import type { Context } from "../../cli/command-context.js";
 import { caller } from "../../cli/permissions.js";
+import { ACTIVE_ADMINS_FILTER, allows } from "../../contract/policy/index.js";
 import * as resources from "../../contract/resources.js";
 import { updateResource } from "../resource-calls.js";
 import { USER_COLUMNS } from "./columns.js";
@@ -10,10 +11,10 @@ import { resolveUser } from "./resolve.js";
  * refuses anyway: support disabling itself (only an admin acts on staff accounts), or the last
  * active admin (409 last_admin, with its hint).
  */
-async function confirmDisablingOneself(ctx: Context, roles: readonly string[]): Promise<void> {
-  if (!roles.includes("admin")) return;
+async function confirmDisablingOneself(ctx: Context, me: { id: string; roles: string[] }): Promise<void> {
+  if (!allows({ userId: me.id, roles: me.roles }, "users:set-active", { id: me.id, roles: me.roles })) return;
   const { data } = await (await ctx.client()).call(resources.listResources, {
-    query: { resourcetypes: "User", filter: 'roles.value eq "admin" and active eq true', count: 0 },
+    query: { resourcetypes: "User", filter: ACTIVE_ADMINS_FILTER, count: 0 },
   });
   if (data.totalResults <= 1) return;
   await ctx.confirm(
@@ -27,7 +28,7 @@ export async function setActive(ctx: Context, reference: string, active: boolean
   const { id } = await resolveUser(ctx, reference);
   if (!active) {
     const me = await caller(ctx);
-    if (me.id === id) await confirmDisablingOneself(ctx, me.roles);
+    if (me.id === id) await confirmDisablingOneself(ctx, me);
   }
   const user = await updateResource(ctx, id, (current) => ({ ...current, active }));
   ctx.info(

@@ -4,7 +4,7 @@ import { UsageError } from "../../cli/errors.js";
 import { refuseBeforeAsking } from "../../cli/permissions.js";
 import { updateResource } from "../resource-calls.js";
 import { examples, withContext } from "../verb-helpers.js";
-import { holdsStaffRole, resolveUser } from "./resolve.js";
+import { resolveUser, rolesOf } from "./resolve.js";
 import { temporaryPassword } from "./temporary-password.js";
 
 async function setPassword(
@@ -20,14 +20,7 @@ async function setPassword(
   }
   if (!options.generate && !options.passwordStdin) {
     // before the password is typed twice: support helps ordinary users only (the server's rule)
-    const privileged = holdsStaffRole(target);
-    await refuseBeforeAsking(
-      ctx,
-      (roles) => roles.includes("admin") || (roles.includes("support") && !privileged),
-      privileged
-        ? `Only an admin may set the password of ${target.userName}, who holds the admin or support role`
-        : `Only an admin or support staff may set the password of ${target.userName}`,
-    );
+    await refuseBeforeAsking(ctx, "users:set-password", { id, roles: rolesOf(target) }, { about: target.userName });
   }
   const secret = await temporaryPassword(ctx, {
     passwordStdin: options.passwordStdin,

@@ -18,8 +18,7 @@ async function revokeToken(ctx: Context, reference: string, tokenId: string): Pr
   ctx.requireCredential();
   const user = await resolveUser(ctx, reference);
   if (!ctx.globals.yes) {
-    const only = "Only an admin may revoke the API tokens of users";
-    await refuseBeforeAsking(ctx, (roles) => roles.includes("admin"), only);
+    await refuseBeforeAsking(ctx, "tokens:revoke-other", {}, { about: "users" });
   }
   await ctx.confirm(`Revoke API token ${tokenId} of ${user.userName}? Scripts that use it stop working.`);
   const call = (await ctx.client()).call(revokeOfUser, { params: { resourceId: user.id, tokenId } });

@@ -16,7 +16,7 @@ export function register(group: Command, io: Context["io"]): void {
         const current = await getConsumer(ctx, id);
         const name = String((current.data as Record<string, unknown>).name ?? id);
         if (!ctx.globals.yes) {
-          await refuseBeforeAsking(ctx, (roles) => roles.includes("admin"), "Only an admin may delete OAuth consumers");
+          await refuseBeforeAsking(ctx, "oauth-consumers:delete", {}, { about: "OAuth consumers" });
         }
         await ctx.confirm(`Delete OAuth consumer ${name} (${id}) and revoke its tokens?`);
         const client = await ctx.client();
