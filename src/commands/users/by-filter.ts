@@ -31,6 +31,7 @@ interface Target {
   id: string;
   userName: string;
   version?: string;
+  /** what the access policy asks of a target: one who holds admin or support needs an admin */
   roles: string[];
 }
 

@@ -158,11 +158,11 @@ export function decide(
   if (delegatedRefused(subject, rule)) {
     return refused("delegated-credential", "a delegated credential never manages an account", DELEGATED_REFUSAL);
   }
-  if (rule.scope !== undefined && subject.scopes !== undefined && options.scopes !== false) {
-    if (!subject.scopes.includes(rule.scope)) {
-      const detail = `the API token's scopes (${subject.scopes.join(", ") || "none"}) lack ${rule.scope}`;
-      return refused("token-scope", detail, `This API token does not have the scope ${rule.scope}.`);
-    }
+  if (outOfScope(subject, rule, options)) {
+    const detail = `the API token's scopes (${subject.scopes?.join(", ") || "none"}) lack ${rule.scope}`;
+    return refused("token-scope", detail, `This API token does not have the scope ${rule.scope}.`);
+  }
+  if (rule.scope && subject.scopes && options.scopes !== false) {
     reasons.push({ rule: "token-scope", detail: `the API token has the scope ${rule.scope}` });
   }
   const grant = grantFor(subject, operation, target);
