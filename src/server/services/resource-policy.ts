@@ -16,7 +16,8 @@ export type ResourceAction =
   | "endSessions"
   | "invite"
   | "resetSecondFactor"
-  | "readAccountState";
+  | "readAccountState"
+  | "changeEmails";
 
 /**
  * Who a grant lets act: a role on any target; `self` on the caller's own User; `support:ordinary`
@@ -60,6 +61,8 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
     // a reset lets whoever holds the password in without a code: as much as setting a password
     resetSecondFactor: ["admin", "support:ordinary"],
     readAccountState: STAFF,
+    // the addresses a reset or invitation link goes to: an account fact (see OWN_ACCOUNT_ACTIONS)
+    changeEmails: ["admin"],
   },
   OAuthConsumer: {
     read: STAFF,
@@ -74,6 +77,7 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
     invite: NONE,
     resetSecondFactor: NONE,
     readAccountState: NONE,
+    changeEmails: NONE,
   },
   custom: {
     read: EVERYONE,
@@ -88,6 +92,7 @@ const POLICY: Record<ResourceKind, Record<ResourceAction, readonly Grant[]>> = {
     invite: NONE,
     resetSecondFactor: NONE,
     readAccountState: NONE,
+    changeEmails: NONE,
   },
 };
 
@@ -103,9 +108,22 @@ const ACCOUNT_ACTIONS: ReadonlySet<ResourceAction> = new Set([
   "resetSecondFactor",
 ]);
 
+/**
+ * The actions a delegated credential never takes on its own account, though it may on others (an
+ * identity provider's token keeps the directory's addresses): the address that receives the
+ * account's reset links is part of the account, and whoever moves it can reset the password.
+ */
+const OWN_ACCOUNT_ACTIONS: ReadonlySet<ResourceAction> = new Set(["changeEmails"]);
+
+/** Whether `action` on `target` manages the account of the delegated credential's user (refused to it). */
+function managesOwnAccount(principal: Principal, action: ResourceAction, target: Target): boolean {
+  if (!principal.delegated) return false;
+  return ACCOUNT_ACTIONS.has(action) || (OWN_ACCOUNT_ACTIONS.has(action) && target.id === principal.userId);
+}
+
 /** Why a delegated credential is refused an account operation: one sentence for every such refusal. */
 export const DELEGATED_REFUSAL =
-  "An application acting for a user (OAuth token credentials) or an API token cannot manage accounts: sessions, passwords, invitations, grants and API tokens need the user's own login.";
+  "An application acting for a user (OAuth token credentials) or an API token cannot manage accounts: sessions, passwords, invitations, grants, API tokens and the account's own e-mail addresses need the user's own login.";
 
 function grants(principal: Principal, grant: Grant, target: Target): boolean {
   if (grant === "self") return target.id !== undefined && target.id === principal.userId;
@@ -128,7 +146,7 @@ export function roleMay(role: Role, action: ResourceAction, target: Target): boo
 const isOrdinary = (target: Target) => !(target.roles ?? []).some((role) => PRIVILEGED.includes(role));
 
 export function can(principal: Principal, action: ResourceAction, resourceType: string, target: Target = {}): boolean {
-  if (principal.delegated && ACCOUNT_ACTIONS.has(action)) return false;
+  if (managesOwnAccount(principal, action, target)) return false;
   return POLICY[kindOf(resourceType)][action].some((grant) => grants(principal, grant, target));
 }
 
@@ -145,6 +163,7 @@ const ACTION_WORDS: Record<ResourceAction, string> = {
   invite: "send an invitation to",
   resetSecondFactor: "reset the second factor of",
   readAccountState: "see the account state of",
+  changeEmails: "change the e-mail addresses of",
 };
 
 /** Throws 404 for what the caller may not even read (so ids do not leak), 403 otherwise. */
@@ -158,7 +177,7 @@ export function assertCan(
   if (action !== "create" && !can(principal, "read", resourceType, target)) {
     throw new ProblemError("not_found", `No resource with id ${target.id}.`);
   }
-  if (principal.delegated && ACCOUNT_ACTIONS.has(action)) throw new ProblemError("forbidden", DELEGATED_REFUSAL);
+  if (managesOwnAccount(principal, action, target)) throw new ProblemError("forbidden", DELEGATED_REFUSAL);
   if (principal.roles.includes("support") && POLICY[kindOf(resourceType)][action].includes("support:ordinary")) {
     throw new ProblemError(
       "forbidden",
