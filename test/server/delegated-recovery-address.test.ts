@@ -36,132 +36,99 @@ interface Self {
   current: Record<string, unknown>;
 }
 
+/** A write of the caller's own User: the request alone, or as the one operation of a /Bulk request. */
+interface Write {
+  name: string;
+  method: "PUT" | "PATCH";
+  /** `{id}` stands for the User's id */
+  path: string;
+  body(self: Self): unknown;
+  inBulk?: boolean;
+}
+
+const moved = [{ value: ATTACKER, primary: true }];
+const scimUser = (self: Self) => ({
+  schemas: [USER_SCHEMA],
+  userName: self.current.userName,
+  roles: self.current.roles,
+  emails: moved,
+});
+const patchOf = (op: { op: string; path?: string; value?: unknown }) => () => patchRequest(op);
+
 /** Every way a client writes its own User's e-mail addresses; each answers what the single request would. */
-const EMAIL_CHANGES: { name: string; run(call: HttpCall, self: Self): Promise<number | string> }[] = [
+const EMAIL_CHANGES: Write[] = [
   {
     name: "PUT /Resources",
-    run: async (call, self) =>
-      (await call("PUT", `/Resources/${self.id}`, { ...self.current, emails: [{ value: ATTACKER, primary: true }] }))
-        .statusCode,
+    method: "PUT",
+    path: "/Resources/{id}",
+    body: (self) => ({ ...self.current, emails: moved }),
   },
   {
     name: "PUT /Resources without the emails (all removed)",
-    run: async (call, self) => {
-      const { emails: _emails, ...rest } = self.current;
-      return (await call("PUT", `/Resources/${self.id}`, rest)).statusCode;
-    },
+    method: "PUT",
+    path: "/Resources/{id}",
+    body: ({ current: { emails: _emails, ...rest } }) => rest,
   },
   {
     name: "PATCH /Resources replace emails",
-    run: async (call, self) =>
-      (
-        await call(
-          "PATCH",
-          `/Resources/${self.id}`,
-          patchRequest({ op: "replace", path: "emails", value: [{ value: ATTACKER }] }),
-        )
-      ).statusCode,
+    method: "PATCH",
+    path: "/Resources/{id}",
+    body: patchOf({ op: "replace", path: "emails", value: [{ value: ATTACKER }] }),
   },
   {
     name: "PATCH /Users replace through a value filter",
-    run: async (call, self) =>
-      (
-        await call(
-          "PATCH",
-          `/Users/${self.id}`,
-          patchRequest({ op: "Replace", path: "emails[primary eq true].value", value: ATTACKER }),
-        )
-      ).statusCode,
+    method: "PATCH",
+    path: "/Users/{id}",
+    body: patchOf({ op: "Replace", path: "emails[primary eq true].value", value: ATTACKER }),
   },
   {
     name: "PATCH /Users path-less replace",
-    run: async (call, self) =>
-      (
-        await call(
-          "PATCH",
-          `/Users/${self.id}`,
-          patchRequest({ op: "replace", value: { emails: [{ value: ATTACKER, primary: true }] } }),
-        )
-      ).statusCode,
+    method: "PATCH",
+    path: "/Users/{id}",
+    body: patchOf({ op: "replace", value: { emails: moved } }),
   },
   {
     name: "PATCH /Users add a primary address",
-    run: async (call, self) =>
-      (
-        await call(
-          "PATCH",
-          `/Users/${self.id}`,
-          patchRequest({ op: "add", path: "emails", value: [{ value: ATTACKER, primary: true }] }),
-        )
-      ).statusCode,
+    method: "PATCH",
+    path: "/Users/{id}",
+    body: patchOf({ op: "add", path: "emails", value: moved }),
   },
   {
     name: "PATCH /Users remove by a value filter",
-    run: async (call, self) =>
-      (await call("PATCH", `/Users/${self.id}`, patchRequest({ op: "remove", path: "emails[primary eq true]" })))
-        .statusCode,
+    method: "PATCH",
+    path: "/Users/{id}",
+    body: patchOf({ op: "remove", path: "emails[primary eq true]" }),
   },
-  {
-    name: "PUT /Users",
-    run: async (call, self) =>
-      (
-        await call("PUT", `/Users/${self.id}`, {
-          schemas: [USER_SCHEMA],
-          userName: self.current.userName,
-          roles: self.current.roles,
-          emails: [{ value: ATTACKER, primary: true }],
-        })
-      ).statusCode,
-  },
-  {
-    name: "PUT /Me",
-    run: async (call, self) =>
-      (
-        await call("PUT", "/Me", {
-          schemas: [USER_SCHEMA],
-          userName: self.current.userName,
-          roles: self.current.roles,
-          emails: [{ value: ATTACKER, primary: true }],
-        })
-      ).statusCode,
-  },
+  { name: "PUT /Users", method: "PUT", path: "/Users/{id}", body: scimUser },
+  { name: "PUT /Me", method: "PUT", path: "/Me", body: scimUser },
   {
     name: "PATCH /Me",
-    run: async (call) =>
-      (await call("PATCH", "/Me", patchRequest({ op: "replace", path: "emails", value: [{ value: ATTACKER }] })))
-        .statusCode,
+    method: "PATCH",
+    path: "/Me",
+    body: patchOf({ op: "replace", path: "emails", value: [{ value: ATTACKER }] }),
   },
   {
     name: "/Bulk PATCH /Users",
-    run: (call, self) =>
-      bulkStatus(
-        call(
-          "POST",
-          "/Bulk",
-          bulkRequest({
-            method: "PATCH",
-            path: `/Users/${self.id}`,
-            data: patchRequest({ op: "replace", path: "emails", value: [{ value: ATTACKER }] }),
-          }),
-        ),
-      ),
+    method: "PATCH",
+    path: "/Users/{id}",
+    body: patchOf({ op: "replace", path: "emails", value: [{ value: ATTACKER }] }),
+    inBulk: true,
   },
   {
     name: "/Bulk PUT /Resources",
-    run: (call, self) =>
-      bulkStatus(
-        call(
-          "POST",
-          "/Bulk",
-          bulkRequest({
-            method: "PUT",
-            path: `/Resources/${self.id}`,
-            data: { ...self.current, emails: [{ value: ATTACKER, primary: true }] },
-          }),
-        ),
-      ),
+    method: "PUT",
+    path: "/Resources/{id}",
+    body: (self) => ({ ...self.current, emails: moved }),
+    inBulk: true,
   },
 ];
+
+/** Sends a write: its status, or in /Bulk its operation's status. */
+async function send(call: HttpCall, write: Write, self: Self): Promise<string> {
+  const path = write.path.replace("{id}", self.id);
+  if (!write.inBulk) return String((await call(write.method, path, write.body(self))).statusCode);
+  return bulkStatus(call("POST", "/Bulk", bulkRequest({ method: write.method, path, data: write.body(self) })));
+}
 
 /** Every way a client creates a User with a password (a password given at creation is one set). */
 const PASSWORD_CREATES: { name: string; run(call: HttpCall, userName: string): Promise<number | string> }[] = [
@@ -248,7 +215,7 @@ describe.each(STORES)("delegated credentials and the recovery address on %s", (_
     "$change.name of its own User with credential $credential: 403, nothing changes",
     async ({ change, credential }) => {
       const current = (await server.call("GET", `/Resources/${owner.id}`)).json() as Record<string, unknown>;
-      const status = await change.run(credentials[credential]!.call, { id: owner.id, current });
+      const status = await send(credentials[credential]!.call, change, { id: owner.id, current });
       expect(String(status), credentials[credential]!.kind).toBe("403");
       const after = (await server.call("GET", `/Resources/${owner.id}`)).json() as Record<string, unknown>;
       expect(after.emails).toEqual(current.emails);
