@@ -57,9 +57,10 @@ import {
 } from "../helpers/fuzz-invariants.js";
 import { type FuzzRequest, payloadOf, requestArbitrary, urlOf, withMadeUpNames } from "../helpers/fuzz-requests.js";
 import { CALLER_KINDS, FuzzWorld } from "../helpers/fuzz-world.js";
+import { authHeader, createConsumer, INJECT_BASE, injectFlow, signer } from "../helpers/oauth.js";
 import { startPostgresTestServer } from "../helpers/postgres.js";
 import { type JsonSchema, validValue } from "../helpers/schema-arbitrary.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import { startTestServer, type TestServer, useTestServer } from "../helpers/server.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 6);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -350,6 +351,126 @@ describe("the fuzzer's valid values", () => {
     const check = ajv.compile(schema);
     for (const value of fc.sample(validValue(schema as JsonSchema), 25))
       expect(check(value), JSON.stringify(check.errors)).toBe(true);
+  });
+});
+
+/**
+ * A delegated credential on its own recovery address (issue 41): an admin's API token and its
+ * OAuth grant send every shape of write that reaches the User's `emails` (PUT and PATCH of
+ * /Resources, /Users and /Me, /Bulk; ops and names in any case, value filters, path-less replaces,
+ * the core URN) to the admin's own User; none may move an address or its primary mark (where the
+ * anonymous renewPassword mails the reset link), and none is a 5xx. Bounded: RUNS x 8 cases.
+ */
+describe("fuzzing a delegated credential on its own recovery address (SQLite)", () => {
+  const server = useTestServer({ loginRateLimit: LOGIN_LIMIT });
+  const OWN = "owner@example.com";
+  const senders: { name: string; authorize(method: string, url: string): string }[] = [];
+  let self = "";
+
+  beforeAll(async () => {
+    const owner = await server.signIn({ userName: "fuzz.owner", roles: ["admin"], email: OWN });
+    self = owner.id;
+    const token = (await owner.call("POST", "/auth/tokens", { name: "fuzz" })).json() as { token: string };
+    const consumer = await createConsumer(server.app, server.token, { name: "fuzz address" });
+    const { access } = await injectFlow(server.app, consumer, owner.token);
+    senders.push(
+      { name: "API token", authorize: () => `Bearer ${token.token}` },
+      {
+        name: "OAuth grant",
+        authorize: (method, url) => authHeader(signer(consumer), { method, url: `${INJECT_BASE}${url}` }, access),
+      },
+    );
+  });
+
+  /** The addresses of the owner's User as the reset mail reads them: each, in any case, and the primary one. */
+  async function addresses(): Promise<string[]> {
+    const user = (await server.call("GET", `/Resources/${self}`)).json() as {
+      emails?: { value?: string; primary?: boolean }[];
+    };
+    return (user.emails ?? []).map((e) => `${String(e.value).toLowerCase()} ${e.primary === true}`).sort();
+  }
+
+  const email = fc.record(
+    {
+      value: fc.constantFrom("attacker@evil.example", OWN.toUpperCase(), OWN, "second@example.com"),
+      primary: fc.oneof(fc.boolean(), fc.constantFrom("True", "False")),
+      type: fc.constantFrom("work", "home"),
+    },
+    { requiredKeys: ["value"] },
+  );
+  const emails = fc.oneof(fc.array(email, { maxLength: 3 }), email);
+  const name = fc.constantFrom("emails", "Emails", "EMAILS", "urn:ietf:params:scim:schemas:core:2.0:User:emails");
+  const path = fc.oneof(
+    name,
+    fc.constantFrom(
+      "emails[primary eq true].value",
+      'emails[type eq "work"].value',
+      `emails[value eq "${OWN}"]`,
+      "emails[primary eq true].primary",
+      'emails[type eq "home"].primary',
+    ),
+  );
+  const operation = fc.oneof(
+    fc.record({
+      op: fc.constantFrom("add", "replace", "remove", "Add", "Replace", "Remove", "REPLACE"),
+      path,
+      value: fc.oneof(emails, fc.constantFrom("attacker@evil.example", "False", true, false)),
+    }),
+    fc.record({
+      op: fc.constantFrom("replace", "add", "Replace"),
+      value: fc.dictionary(name, emails, { minKeys: 1, maxKeys: 2 }),
+    }),
+  );
+  const patch = fc.array(operation, { minLength: 1, maxLength: 3 }).map((Operations) => ({
+    schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+    Operations,
+  }));
+  /** A request as a function of the User as it is now: its method, URL and body. */
+  const write = fc.oneof(
+    fc
+      .tuple(fc.constantFrom("/Resources/{id}", "/Users/{id}", "/Me"), patch)
+      .map(([url, body]) => (_current: Record<string, unknown>) => ({
+        method: "PATCH" as const,
+        url: url.replace("{id}", self),
+        body,
+      })),
+    fc
+      .tuple(fc.constantFrom("/Resources/{id}", "/Users/{id}", "/Me"), fc.option(fc.array(email, { maxLength: 3 })))
+      .map(([url, next]) => ({ meta: _meta, emails: _emails, ...current }: Record<string, unknown>) => ({
+        method: "PUT" as const,
+        url: url.replace("{id}", self),
+        body: { ...current, schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], ...(next && { emails: next }) },
+      })),
+    patch.map((data) => (_current: Record<string, unknown>) => ({
+      method: "POST" as const,
+      url: "/Bulk",
+      body: {
+        schemas: ["urn:ietf:params:scim:api:messages:2.0:BulkRequest"],
+        Operations: [{ method: "PATCH", path: `/Users/${self}`, data }],
+      },
+    })),
+  );
+
+  it("never moves the owner's addresses, whatever the shape of the write", async () => {
+    const before = await addresses();
+    await fc.assert(
+      fc.asyncProperty(write, fc.integer({ min: 0, max: senders.length - 1 }), async (make, which) => {
+        const current = (await server.call("GET", `/Resources/${self}`)).json() as Record<string, unknown>;
+        const { method, url, body } = make(current);
+        const answer = await server.app.inject({
+          method,
+          url,
+          headers: { authorization: senders[which]!.authorize(method, url) },
+          payload: body,
+        });
+        expect(answer.statusCode, `${senders[which]!.name} ${method} ${url}: ${answer.body}`).toBeLessThan(500);
+        expect(
+          await addresses(),
+          `${senders[which]!.name} ${method} ${url} ${JSON.stringify(body)}: ${answer.statusCode}`,
+        ).toEqual(before);
+      }),
+      { numRuns: RUNS * 8, ...(SEED !== undefined && { seed: SEED }), endOnFailure: process.env.FUZZ_SHRINK !== "1" },
+    );
   });
 });
 

@@ -86,8 +86,10 @@ const grantsOf = (operation: OperationId): readonly Grant[] => OPERATIONS[operat
 const grantFor = (subject: Subject, operation: OperationId, target: Target) =>
   grantsOf(operation).find((grant) => grantApplies(subject, grant, target));
 
-const delegatedRefused = (subject: Subject, rule: OperationRule) =>
-  subject.delegated !== undefined && rule.managesAccount === true;
+const delegatedRefused = (subject: Subject, rule: OperationRule, target: Target) =>
+  subject.delegated !== undefined &&
+  (rule.managesAccount === true ||
+    (rule.managesOwnAccount === true && target.id !== undefined && target.id === subject.userId));
 
 const outOfScope = (subject: Subject, rule: OperationRule, options: DecideOptions) =>
   options.scopes !== false &&
@@ -98,7 +100,7 @@ const outOfScope = (subject: Subject, rule: OperationRule, options: DecideOption
 /** Whether the subject may: `decide(...).allowed`, with nothing built to explain it. */
 export function allows(subject: Subject, operation: OperationId, target: Target = {}, options: DecideOptions = {}) {
   const rule: OperationRule = OPERATIONS[operation];
-  if (delegatedRefused(subject, rule) || outOfScope(subject, rule, options)) return false;
+  if (delegatedRefused(subject, rule, target) || outOfScope(subject, rule, options)) return false;
   return grantFor(subject, operation, target) !== undefined;
 }
 
@@ -155,7 +157,7 @@ export function decide(
     reasons.push({ rule: rule_, detail });
     return { allowed: false, operation, reasons, refusal: { code: "forbidden", message } };
   };
-  if (delegatedRefused(subject, rule)) {
+  if (delegatedRefused(subject, rule, target)) {
     return refused("delegated-credential", "a delegated credential never manages an account", DELEGATED_REFUSAL);
   }
   if (outOfScope(subject, rule, options)) {

@@ -21,7 +21,8 @@ export type ResourceAction =
   | "endSessions"
   | "invite"
   | "resetSecondFactor"
-  | "readAccountState";
+  | "readAccountState"
+  | "changeEmails";
 
 export type ResourceKind = "User" | "OAuthConsumer" | "custom";
 
@@ -41,6 +42,12 @@ export interface OperationRule {
    * credential delegated to an application (OAuth token credentials, an API token) never may
    */
   readonly managesAccount?: true;
+  /**
+   * it manages the account when aimed at the credential's own User, though not at others' (an
+   * identity provider's token keeps the directory's addresses): the address that receives the
+   * account's reset links is part of the account, and whoever moves it can reset the password
+   */
+  readonly managesOwnAccount?: true;
   /** the API-token scope that covers it (spec 1.7): a token without it may not, whatever its owner's roles */
   readonly scope?: ApiTokenScope;
   /** how a refusal that names a privileged target says why ("who holds the admin or support role") */
@@ -81,6 +88,7 @@ export const OPERATIONS = {
   "users:invite": user("send an invitation to", HELP_DESK, account),
   "users:mfa-reset": user("reset the second factor of", HELP_DESK, account),
   "users:read-account-state": user("see the account state of", STAFF),
+  "users:change-emails": user("change the e-mail addresses of", ADMIN, { ...writes, managesOwnAccount: true }),
   // the public forgot-password flow, which cannot tell who asked: a link that support sends may
   // not open a privileged account (spec 1.1), so only an admin sends one to such an account
   "users:send-reset-link": user("send a reset link to", ["admin", "anyone:ordinary"], {
@@ -126,6 +134,7 @@ const RESOURCE_OPERATIONS: Record<ResourceKind, Partial<Record<ResourceAction, O
     invite: "users:invite",
     resetSecondFactor: "users:mfa-reset",
     readAccountState: "users:read-account-state",
+    changeEmails: "users:change-emails",
   },
   OAuthConsumer: {
     read: "oauth-consumers:read",
@@ -158,6 +167,7 @@ export const ACTION_WORDS: Record<ResourceAction, string> = {
   invite: "send an invitation to",
   resetSecondFactor: "reset the second factor of",
   readAccountState: "see the account state of",
+  changeEmails: "change the e-mail addresses of",
 };
 
 /**

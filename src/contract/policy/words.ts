@@ -22,4 +22,4 @@ export const withWhomToAsk = (only: string, yours: string) => `${only}, and ${yo
 
 /** Why a delegated credential is refused an account operation: one sentence for every such refusal. */
 export const DELEGATED_REFUSAL =
-  "An application acting for a user (OAuth token credentials) or an API token cannot manage accounts: sessions, passwords, invitations, grants and API tokens need the user's own login.";
+  "An application acting for a user (OAuth token credentials) or an API token cannot manage accounts: sessions, passwords, invitations, grants, API tokens and the account's own e-mail addresses need the user's own login.";

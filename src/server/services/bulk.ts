@@ -153,11 +153,17 @@ function patchOf(operation: BulkOperation): PatchRequestBody {
   return operation.data;
 }
 
-/** A create without a password (hashing one would hold a shared transaction open). */
+/**
+ * A create without a password: hashing one (argon2id, the slowest step of a create) inside the
+ * shared transaction would keep every other writer waiting for it. A password is only the core
+ * attribute at the top level (an extension's is refused), in any case, as /Users reads names.
+ */
 function sharesCommit(operation: BulkOperation): boolean {
   if (operation.method.toUpperCase() !== "POST" || !/^\/(Resources|Users)$/.test(operation.path)) return false;
   const data = operation.data;
-  return data !== null && typeof data === "object" && !("password" in data);
+  return (
+    data !== null && typeof data === "object" && !Object.keys(data).some((key) => key.toLowerCase() === "password")
+  );
 }
 
 /**

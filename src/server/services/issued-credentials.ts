@@ -9,8 +9,8 @@ import type { Principal } from "./service-context.js";
  * invitation, a reset link sent from the support desk. Each carries the privilege of its issuer,
  * checked when it is used as well as when it is issued: it records the role it was issued under
  * and works only while that role may still issue it for the account as the account is now. A
- * link also records the account's stamp, and works only while the account's password, roles and
- * enabled state are what they were when it was sent.
+ * link also records the account's stamp, and works only while the account's password, roles,
+ * enabled state and link address are what they were when it was sent.
  */
 
 export type IssuerRole = Extract<Role, "admin" | "support">;
@@ -44,10 +44,17 @@ export function isVoidTemporaryPassword(account: UserAccount): boolean {
 
 /**
  * The account's security stamp: a digest of what a pending link must not outlive (when the
- * password was last set, the roles, whether the account is enabled). Derived, never stored on the
- * account, so that no path that changes one of them can forget to change it.
+ * password was last set, the roles, whether the account is enabled, the address links are mailed
+ * to). Derived, never stored on the account, so that no path that changes one of them can forget
+ * to change it.
  */
-export function accountStamp(account: Pick<UserAccount, "roles" | "active" | "credential">): string {
-  const state = [account.credential.passwordChangedAt ?? "", [...account.roles].sort().join(","), account.active];
+export function accountStamp(account: Pick<UserAccount, "roles" | "active" | "credential" | "linkAddress">): string {
+  const state = [
+    account.credential.passwordChangedAt ?? "",
+    [...account.roles].sort().join(","),
+    account.active,
+    // a link mailed to an address the account no longer sends to is not the account's any more
+    account.linkAddress?.toLowerCase() ?? "",
+  ];
   return createHash("sha256").update(JSON.stringify(state)).digest("base64url");
 }

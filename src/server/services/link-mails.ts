@@ -5,7 +5,7 @@ import type { MailMessage, QueueLink } from "../mail/mailer.js";
 import { bindLinkToken, saveResetToken } from "../store/reset-tokens-repo.js";
 import { findResource } from "../store/resources-repo.js";
 import type { Schema } from "../store/schema.js";
-import { findAccountById, type UserAccount } from "../store/users-repo.js";
+import { findAccountById, linkAddressOf, type UserAccount } from "../store/users-repo.js";
 import { accountStamp, type IssuerRole, issuerStillMay } from "./issued-credentials.js";
 import { randomToken } from "./random-token.js";
 import type { ServiceContext } from "./service-context.js";
@@ -24,19 +24,14 @@ export const hashToken = (token: string) => createHash("sha256").update(token).d
 export async function recipient(ctx: ServiceContext, db: Kysely<Schema>, userId: string) {
   const row = await findResource(db, userId);
   if (row?.resource_type !== "User") return undefined;
-  const attributes = JSON.parse(row.attributes) as {
-    userName: string;
-    active?: boolean;
-    emails?: { value?: string; primary?: boolean }[];
-  };
+  const attributes = JSON.parse(row.attributes) as Record<string, unknown>;
   if (attributes.active === false) return undefined;
-  const emails = (attributes.emails ?? []).filter((e) => e.value);
-  const email = (emails.find((e) => e.primary) ?? emails[0])?.value;
+  const email = linkAddressOf(attributes);
   if (!email) {
     ctx.log().warn({ userId }, "a link was asked for a user without an e-mail address");
     return undefined;
   }
-  return { userName: attributes.userName, email };
+  return { userName: String(attributes.userName), email };
 }
 
 export type LinkPurpose = "reset" | "invitation";

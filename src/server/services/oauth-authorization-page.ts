@@ -12,7 +12,7 @@ import { OUT_OF_BAND } from "../../contract/oauth.js";
 import { firstFormValues } from "../oauth1/request.js";
 import { ProblemError } from "../problem-error.js";
 import * as pages from "../store/oauth-page-repo.js";
-import { checkPasswordAndRecord } from "./accounts.js";
+import { checkPasswordAndRecord, mustEnroll } from "./accounts.js";
 import { audit } from "./audit.js";
 import { approveFor } from "./oauth-credentials.js";
 import { randomToken } from "./random-token.js";
@@ -171,25 +171,42 @@ export async function submitPage(ctx: ServiceContext, visit: PageVisit, loginBud
     if (error.code !== "invalid_credentials") throw error;
     return formPage(ctx, visit, temporary, 200, { userName, error: "The user name or password is wrong." });
   }
-  if (account.credential.firstLogin) {
-    return page(403, {
-      kind: "message",
-      title: "Change your password first",
-      // the reader is a partner's end user, who may never have seen a command line
-      text: "Your password is temporary and must be changed before you can approve an application. Ask your administrator how to change it, then come back to this page from the application; nothing was approved.",
-      restart: `${formAction(visit)}?oauth_token=${encodeURIComponent(token)}`,
-    });
-  }
+  const owner = {
+    userId: account.id,
+    userName: account.userName,
+    firstLogin: account.credential.firstLogin,
+    // the password check let through only an account without a factor
+    mfaEnrollmentRequired: mustEnroll(ctx, account.roles),
+  };
   try {
-    const approval = await approveFor(ctx, { userId: account.id, userName: account.userName }, token, visit.origin);
+    const approval = await approveFor(ctx, owner, token, visit.origin);
     if (approval.redirect) return { kind: "redirect", status: 303, location: approval.redirect };
     return page(200, { kind: "verifier", consumerName: nameOf(temporary), verifier: approval.verifier });
   } catch (error) {
+    if (!(error instanceof ProblemError)) throw error;
     // approved or spent meanwhile, from another tab or by the CLI
-    if (error instanceof ProblemError && error.code === "oauth_token_invalid") return DEAD();
-    throw error;
+    if (error.code === "oauth_token_invalid") return DEAD();
+    const refused = NOT_YET[error.code];
+    if (!refused) throw error;
+    return page(403, {
+      kind: "message",
+      ...refused,
+      restart: `${formAction(visit)}?oauth_token=${encodeURIComponent(token)}`,
+    });
   }
 }
+
+/** What an owner who may not approve yet reads, and does first (the reader may never have seen a command line). */
+const NOT_YET: Record<string, { title: string; text: string }> = {
+  password_change_required: {
+    title: "Change your password first",
+    text: "Your password is temporary and must be changed before you can approve an application. Ask your administrator how to change it, then come back to this page from the application; nothing was approved.",
+  },
+  mfa_enrollment_required: {
+    title: "Set up a second factor first",
+    text: "This service requires a second factor (an authenticator app) of accounts like yours, and yours has none yet, so it cannot approve an application. Set one up for your account first (ask your administrator how), then come back to this page from the application; nothing was approved.",
+  },
+};
 
 /** The owner refuses: the temporary credentials are gone; the consumer learns it (Problem Reporting). */
 async function deny(ctx: ServiceContext, temporary: pages.PageTemporary, origin: RequestOrigin): Promise<PageAnswer> {

@@ -114,6 +114,21 @@ async function approve(ctx: ServiceContext, caller: Caller, request: OAuthReques
     );
   }
   const owner = await authenticateChallenged(ctx, caller.bearer);
+  return approveFor(ctx, owner, request.oauth.get("oauth_token")!, caller.origin);
+}
+
+/**
+ * The owner's approval, however the owner was proven (a Bearer login, the consent page's
+ * password): a verifier, and where to send the owner. An owner who may do nothing but change a
+ * temporary password or enroll a second factor (`--require-mfa`) approves nothing either, on
+ * every path: the grant would act beyond what its owner's own login may.
+ */
+export async function approveFor(
+  ctx: ServiceContext,
+  owner: { userId: string; userName: string; firstLogin: boolean; mfaEnrollmentRequired?: boolean },
+  token: string,
+  origin: RequestOrigin,
+): Promise<Approval> {
   if (owner.firstLogin) {
     throw new ProblemError(
       "password_change_required",
@@ -126,16 +141,6 @@ async function approve(ctx: ServiceContext, caller: Caller, request: OAuthReques
       "This server requires a second factor of your role: enroll one before approving access (POST /auth/mfa/totp).",
     );
   }
-  return approveFor(ctx, owner, request.oauth.get("oauth_token")!, caller.origin);
-}
-
-/** The owner's approval, however the owner was proven: a verifier, and where to send the owner. */
-export async function approveFor(
-  ctx: ServiceContext,
-  owner: { userId: string; userName: string },
-  token: string,
-  origin: RequestOrigin,
-): Promise<Approval> {
   const temporary = await repo.findTemporary(ctx.store.db, token);
   const now = ctx.clock();
   if (!temporary || temporary.used_at || Date.parse(temporary.expires_at) <= now.getTime()) {

@@ -125,6 +125,15 @@ function resolve(path: string, document: Attributes, target: PatchTarget, refusa
   }
   if (urn !== undefined) attribute = attribute.slice(urn.length + 1);
   else if (lower.startsWith("urn:")) throw refusal.fail(`This resource has no schema ${attribute}.`, "invalidPath");
+  // an extension's URN names its own attributes only: `…enterprise:2.0:User:password` is no password
+  const members = urn === undefined ? undefined : target.extensions[urn];
+  const head = attribute.split(".")[0]!.toLowerCase();
+  if (members && !members.some((member) => member.toLowerCase() === head)) {
+    throw refusal.fail(
+      `'${attribute}' is not an attribute of ${parsed.attribute.slice(0, urn!.length)}.`,
+      "invalidPath",
+    );
+  }
   const [first = "", second] = attribute.split(".");
   if (READ_ONLY.has(first.toLowerCase())) throw refusal.fail(`'${first}' is assigned by the server.`, "mutability");
   const property = propertyOf(target.schema, first);
@@ -294,7 +303,8 @@ function applyOne(
     }
     if (!isObject(value)) throw refusal.fail("The value of an extension is an object.", "invalidValue", "value");
     for (const [key, inner] of Object.entries(value)) {
-      applyOne(document, op, resolve(key, document, patchTarget, refusal), inner, patchTarget, refusal);
+      const place = resolve(`${target.extension}:${key}`, document, patchTarget, refusal);
+      applyOne(document, op, place, inner, patchTarget, refusal);
     }
     return;
   }

@@ -47,7 +47,13 @@ async function prepareCreate(ctx: ServiceContext, principal: Principal, body: At
             target: { type },
           }
         : undefined,
-    async () => assertCan(principal, "create", type),
+    async () => {
+      assertCan(principal, "create", type);
+      // a password given at creation (or a hash of one) is a password set, and so a login
+      if (type === "User" && (body.password !== undefined || body.passwordHash !== undefined)) {
+        assertCan(principal, "setPassword", type);
+      }
+    },
   );
   let attributes = checkBody(type, body);
   const clock = ctx.clock();

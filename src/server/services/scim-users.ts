@@ -16,6 +16,7 @@ import type { Principal, ServiceContext } from "./service-context.js";
 // representation. Every operation is the /Resources one, with its rules and its audit.
 
 const ENTERPRISE = new Set<string>(ENTERPRISE_ATTRIBUTES);
+const ENTERPRISE_LOWER = new Set(ENTERPRISE_ATTRIBUTES.map((name) => name.toLowerCase()));
 const ACCOUNT = new Set<string>(ACCOUNT_ATTRIBUTES);
 /** What a client may send and the server ignores (RFC 7644 section 3.3: read-only attributes). */
 const READ_ONLY = new Set(["id", "meta", "groups", ...ACCOUNT_ATTRIBUTES].map((name) => name.toLowerCase()));
@@ -72,6 +73,14 @@ export function fromScimUser(body: Attributes): Attributes {
         throw scimInvalid(`'${name}' must be an object of the enterprise attributes.`, `/${name}`);
       }
       extension = value ?? {};
+      // only the extension's own attributes: a `password` here is not the core one (RFC 7643 section 3)
+      const foreign = Object.keys(extension).find((key) => !ENTERPRISE_LOWER.has(key.toLowerCase()));
+      if (foreign !== undefined) {
+        throw scimInvalid(
+          `'${foreign}' is not an attribute of ${SCHEMA_URN.enterpriseUser} (${ENTERPRISE_ATTRIBUTES.join(", ")}).`,
+          `/${name}/${foreign}`,
+        );
+      }
     } else if (lower !== SCIM_URN.account.toLowerCase() && !READ_ONLY.has(lower)) {
       flat[name] = value;
     }

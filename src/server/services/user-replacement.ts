@@ -34,7 +34,16 @@ function sortKeys(value: Attributes): Attributes {
   return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-/** Which permissions a User replacement needs, from what it changes. */
+/** Where the account's mail goes: each address (in any case) and which one is primary. */
+const addressesOf = (attributes: Attributes) =>
+  (Array.isArray(attributes.emails) ? (attributes.emails as { value?: unknown; primary?: unknown }[]) : [])
+    .map((email) => `${String(email?.value ?? "").toLowerCase()} ${email?.primary === true}`)
+    .sort();
+
+/**
+ * Which permissions a User replacement needs, from what it changes. An e-mail change is an update
+ * that also needs `changeEmails`, last, so that the others keep the index of their record.
+ */
 function userActions(current: Attributes, next: Attributes, body: UserBody): ResourceAction[] {
   const actions: ResourceAction[] = [];
   const { roles: currentRoles, active: currentActive, ...currentRest } = current;
@@ -43,6 +52,7 @@ function userActions(current: Attributes, next: Attributes, body: UserBody): Res
   if ((currentActive ?? true) !== (nextActive ?? true)) actions.push("setActive");
   if (body.password !== undefined) actions.push("setPassword");
   if (!sameJson(sortKeys(currentRest), sortKeys(nextRest))) actions.push("update");
+  if (!sameJson(addressesOf(current), addressesOf(next))) actions.push("changeEmails");
   return actions;
 }
 
@@ -84,7 +94,9 @@ export async function planUserReplacement(
     ctx,
     (error) => {
       if (error.code !== "forbidden") return undefined;
-      const refused = records[actions.findIndex((action) => !can(principal, action, "User", target))];
+      const action = actions.find((one) => !can(principal, one, "User", target));
+      // an e-mail change is recorded as the update it is part of
+      const refused = action && records[actions.indexOf(action === "changeEmails" ? "update" : action)];
       return refused && { ...refused, actor: actorOf(principal), origin: principal.origin, target: auditTarget };
     },
     async () => {

@@ -22,6 +22,8 @@ export interface UserAccount {
   displayName?: string;
   roles: Role[];
   active: boolean;
+  /** where its reset and invitation links are mailed (services/link-mails.ts); none without an address */
+  linkAddress?: string;
   credential: Credential;
 }
 
@@ -33,6 +35,17 @@ export function roleNames(attributes: Record<string, unknown>): Role[] {
   return roles
     .map((r) => (typeof r === "string" ? r : (r as { value?: unknown })?.value))
     .filter((r): r is Role => typeof r === "string" && VALID_ROLES.has(r as Role));
+}
+
+/** The address a User's links are mailed to: its primary e-mail, else its first. */
+export function linkAddressOf(attributes: Record<string, unknown>): string | undefined {
+  const emails = (Array.isArray(attributes.emails) ? attributes.emails : []) as {
+    value?: unknown;
+    primary?: unknown;
+  }[];
+  const withValue = emails.filter((email) => typeof email?.value === "string" && email.value !== "");
+  const value = (withValue.find((email) => email.primary === true) ?? withValue[0])?.value;
+  return typeof value === "string" ? value : undefined;
 }
 
 type Row = {
@@ -55,6 +68,7 @@ export function toAccount(row: Row): UserAccount {
     displayName: typeof attributes.displayName === "string" ? attributes.displayName : undefined,
     roles: roleNames(attributes),
     active: attributes.active !== false,
+    linkAddress: linkAddressOf(attributes),
     credential: {
       passwordHash: row.password_hash,
       firstLogin: row.first_login === 1,
