@@ -3,7 +3,7 @@ import type { Role } from "../../contract/route.js";
 import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problem-error.js";
 import { revokeUserApiTokens } from "../store/api-tokens-repo.js";
-import { clearFailuresUnlessCounted } from "../store/proof-failures-repo.js";
+import { replaceFailures } from "../store/proof-failures-repo.js";
 import type { Schema } from "../store/schema.js";
 import {
   createSession,
@@ -60,7 +60,8 @@ async function loggedIn(
 ) {
   await saveCredential(trx, account.id, { loggedIn: true }, ctx.clock());
   // a proof counted while this login's was checked keeps the count: a burst does not hide behind a success
-  await clearFailuresUnlessCounted(trx, account.id, account.credential, ctx.clock());
+  const seen = account.credential;
+  await replaceFailures(trx, account.id, seen, { ...seen, failedLogins: 0, lockedUntil: null }, ctx.clock());
   await audit(ctx, trx, {
     action: "login",
     actor: { userId: account.id, userName: account.userName },

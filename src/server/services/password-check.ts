@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { ProblemError } from "../problem-error.js";
 import type { Failures } from "../store/name-failures.js";
-import { lockFailures, type StoredFailures, writeFailures } from "../store/proof-failures-repo.js";
+import { dropOneFailure, readFailures, replaceFailures, type StoredFailures } from "../store/proof-failures-repo.js";
 import type { Schema } from "../store/schema.js";
 import { findAccountByUserName, replacePasswordHash, type UserAccount } from "../store/users-repo.js";
 import { audit, userTarget } from "./audit.js";
@@ -115,14 +115,18 @@ type Reservation = { prior: StoredFailures; mine: StoredFailures; failures: Fail
 
 /**
  * Counts a proof as failed before it is checked, unless the account backs off (then `until`):
- * decided under the row's lock from the state the database holds, so that proofs checked at the
- * same time on any instance each count, and those past the threshold are refused unchecked.
+ * decided from the state the account was read with and written only if the database still holds
+ * it (else read again and decided anew), so that proofs checked at the same time on any instance
+ * each count, and those past the threshold are refused unchecked.
  */
-async function reserve(ctx: ServiceContext, userId: string): Promise<Reservation | { until: number; now: number }> {
-  const now = ctx.clock();
-  return ctx.store.db.transaction().execute(async (trx) => {
-    const prior = (await lockFailures(trx, userId)) ?? NONE;
-    const known = current(failuresOf(prior), now.getTime());
+async function reserve(
+  ctx: ServiceContext,
+  account: UserAccount,
+): Promise<Reservation | { until: number; now: number }> {
+  let seen: StoredFailures | undefined = account.credential;
+  for (;;) {
+    const now = ctx.clock();
+    const known = current(failuresOf(seen ?? NONE), now.getTime());
     const until = lockedUntil(known);
     if (until > now.getTime()) return { until, now: now.getTime() };
     const failures = { count: known.count + 1, lastAt: now.getTime() };
@@ -132,28 +136,25 @@ async function reserve(ctx: ServiceContext, userId: string): Promise<Reservation
       lastFailedAt: now.toISOString(),
       lockedUntil: lock ? new Date(lock).toISOString() : null,
     };
-    await writeFailures(trx, userId, mine, now);
-    return { prior, mine, failures };
-  });
+    // an account without a credentials row has nothing to count in
+    if (!seen || (await replaceFailures(ctx.store.db, account.id, seen, mine, now))) {
+      return { prior: seen ?? NONE, mine, failures };
+    }
+    seen = await readFailures(ctx.store.db, account.id);
+  }
 }
 
 /**
  * Takes back the failure a proof that held counted: the state from before it when no other proof
  * was counted since, or else one failure fewer (the others, and the back-off they started, stay).
  * The account is left with the state, which a login's success clears only if it is still the
- * database's (clearFailuresUnlessCounted).
+ * database's (accounts.ts).
  */
 async function release(ctx: ServiceContext, account: UserAccount, reserved: Reservation): Promise<void> {
   const now = ctx.clock();
-  const left = await ctx.store.db.transaction().execute(async (trx) => {
-    const state = await lockFailures(trx, account.id);
-    if (!state) return undefined;
-    const untouched =
-      state.failedLogins === reserved.mine.failedLogins && state.lastFailedAt === reserved.mine.lastFailedAt;
-    const next = untouched ? reserved.prior : { ...state, failedLogins: Math.max(state.failedLogins - 1, 0) };
-    await writeFailures(trx, account.id, next, now);
-    return next;
-  });
+  const left = (await replaceFailures(ctx.store.db, account.id, reserved.mine, reserved.prior, now))
+    ? reserved.prior
+    : await dropOneFailure(ctx.store.db, account.id, now);
   if (left) account.credential = { ...account.credential, ...left };
 }
 
@@ -172,7 +173,7 @@ export async function countedProof<T>(
   failed: (trx: Kysely<Schema>) => Promise<void>,
   locked?: () => Promise<void>,
 ): Promise<T> {
-  const reserved = await reserve(ctx, account.id);
+  const reserved = await reserve(ctx, account);
   if ("until" in reserved) {
     await locked?.();
     throw backedOff(reserved.until, reserved.now);

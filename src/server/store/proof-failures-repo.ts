@@ -8,66 +8,68 @@ export interface StoredFailures {
   lockedUntil: string | null;
 }
 
-/**
- * The failed-proof state of a user, read under the row's write lock, so that the caller's change
- * (in the same transaction `trx`) follows the latest one on every instance: the no-op update
- * takes the lock on PostgreSQL (SQLite's transactions hold the database's from their start), and
- * the select that follows sees whatever the transaction it waited for committed.
- */
-export async function lockFailures(trx: Kysely<Schema>, userId: string): Promise<StoredFailures | undefined> {
-  await trx
-    .updateTable("credentials")
-    .set((eb) => ({ failed_logins: eb.ref("failed_logins") }))
-    .where("user_id", "=", userId)
-    .execute();
-  const row = await trx
-    .selectFrom("credentials")
-    .select(["failed_logins", "last_failed_login_at", "locked_until"])
-    .where("user_id", "=", userId)
-    .executeTakeFirst();
-  return (
-    row && { failedLogins: row.failed_logins, lastFailedAt: row.last_failed_login_at, lockedUntil: row.locked_until }
-  );
+const COLUMNS = ["failed_logins", "last_failed_login_at", "locked_until"] as const;
+
+const stored = (row: { failed_logins: number; last_failed_login_at: string | null; locked_until: string | null }) => ({
+  failedLogins: row.failed_logins,
+  lastFailedAt: row.last_failed_login_at,
+  lockedUntil: row.locked_until,
+});
+
+export async function readFailures(db: Kysely<Schema>, userId: string): Promise<StoredFailures | undefined> {
+  const row = await db.selectFrom("credentials").select(COLUMNS).where("user_id", "=", userId).executeTakeFirst();
+  return row && stored(row);
 }
 
-/** Writes the failed-proof state of a user (under the lock lockFailures took in `trx`). */
-export async function writeFailures(
-  trx: Kysely<Schema>,
+/**
+ * Writes `to` if the user's failures are still `from` (a compare-and-set, one statement on either
+ * database): whether they were. A caller that decided from `from` knows its decision held.
+ */
+export async function replaceFailures(
+  db: Kysely<Schema>,
   userId: string,
-  state: StoredFailures,
+  from: Pick<StoredFailures, "failedLogins" | "lastFailedAt">,
+  to: StoredFailures,
   now: Date,
-): Promise<void> {
-  await trx
+): Promise<boolean> {
+  const result = await db
     .updateTable("credentials")
     .set({
-      failed_logins: state.failedLogins,
-      last_failed_login_at: state.lastFailedAt,
-      locked_until: state.lockedUntil,
+      failed_logins: to.failedLogins,
+      last_failed_login_at: to.lastFailedAt,
+      locked_until: to.lockedUntil,
       updated_at: now.toISOString(),
     })
     .where("user_id", "=", userId)
-    .execute();
+    .where("failed_logins", "=", from.failedLogins)
+    .where((eb) =>
+      from.lastFailedAt === null
+        ? eb("last_failed_login_at", "is", null)
+        : eb("last_failed_login_at", "=", from.lastFailedAt),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
-/**
- * Clears a user's failures after a success, unless a proof was counted since `seen` (the state its
- * own proof left): those failures, and the proofs still being checked, stay counted.
- */
-export async function clearFailuresUnlessCounted(
+/** One failure fewer (not below none), whatever else was counted; the state it leaves. */
+export async function dropOneFailure(
   db: Kysely<Schema>,
   userId: string,
-  seen: Pick<StoredFailures, "failedLogins" | "lastFailedAt">,
   now: Date,
-): Promise<void> {
-  await db
+): Promise<StoredFailures | undefined> {
+  const row = await db
     .updateTable("credentials")
-    .set({ failed_logins: 0, locked_until: null, updated_at: now.toISOString() })
+    .set((eb) => ({
+      failed_logins: eb
+        .case()
+        .when("failed_logins", ">", 0)
+        .then(eb("failed_logins", "-", 1))
+        .else(0)
+        .end(),
+      updated_at: now.toISOString(),
+    }))
     .where("user_id", "=", userId)
-    .where("failed_logins", "=", seen.failedLogins)
-    .where((eb) =>
-      seen.lastFailedAt === null
-        ? eb("last_failed_login_at", "is", null)
-        : eb("last_failed_login_at", "=", seen.lastFailedAt),
-    )
-    .execute();
+    .returning(COLUMNS)
+    .executeTakeFirst();
+  return row && stored(row);
 }
