@@ -18,7 +18,8 @@
  * changes: OAuth token credentials never manage an account (an operation the contract marks
  * `managesAccount`, a temporary password), and what support gave two users before an admin
  * promoted them (a temporary password, an invitation link) never works again, whatever the
- * fuzzed requests do to those accounts.
+ * fuzzed requests do to those accounts. The same wrong proof sent in parallel is counted once for each
+ * time it was checked (docs/security.md, failed proofs sent at once).
  *
  * In-process or real HTTP: the bulk goes through `app.inject()`, the same app code without a
  * socket, which is what makes thousands of cases fit in a CI run. inject cannot send what only a
@@ -60,7 +61,8 @@ import { CALLER_KINDS, FuzzWorld } from "../helpers/fuzz-world.js";
 import { authHeader, createConsumer, INJECT_BASE, injectFlow, signer } from "../helpers/oauth.js";
 import { startPostgresTestServer } from "../helpers/postgres.js";
 import { type JsonSchema, validValue } from "../helpers/schema-arbitrary.js";
-import { startTestServer, type TestServer, useTestServer } from "../helpers/server.js";
+import { signIn, startTestServer, type TestServer, USER_PASSWORD, useTestServer } from "../helpers/server.js";
+import { codeOf } from "../helpers/totp.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 6);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -518,4 +520,57 @@ describe.each(databases)("fuzzing every operation of the contract ($name)", ({ s
   for (const route of allRoutes) {
     it(`${route.method} ${route.path} (${route.id})`, async () => fuzzOperation(world, route), OPERATION_TIMEOUT_MS);
   }
+
+  it(
+    "counts each of the same wrong proof sent in parallel: the account's failures are the failures checked",
+    async () => {
+      const login = allRoutes.find((route) => route.id === "auth.login")!;
+      const burst = fc.record({
+        // a login the contract's schema makes, its proof then made wrong: the password, or the code
+        body: validValue(login.body as JsonSchema),
+        proof: fc.constantFrom("password", "otp"),
+        wrong: fc.string({ minLength: 1, maxLength: 40 }),
+        size: fc.integer({ min: 2, max: 16 }),
+      });
+      await fc.assert(
+        fc.asyncProperty(burst, async ({ body, proof, wrong, size }) => {
+          const user = await proofTarget(server, proof === "otp");
+          const sent = { ...(body as object), userName: user.userName, password: USER_PASSWORD, [proof]: wrong };
+          const answers = await Promise.all(
+            Array.from({ length: size }, () =>
+              server.app.inject({ method: "POST", url: "/auth/login", payload: sent }),
+            ),
+          );
+          const checked = answers.filter(
+            (a) => a.statusCode === 401 && /"code":"invalid_(credentials|otp)"/.test(a.body),
+          );
+          for (const answer of answers)
+            expect(serverError({ status: answer.statusCode, headers: {}, body: answer.body })).toBeUndefined();
+          expect(await failedLogins(server, user.id), answers.map((a) => a.statusCode).join(" ")).toBe(checked.length);
+        }),
+        { numRuns: RUNS, ...(SEED !== undefined && { seed: SEED }), endOnFailure: process.env.FUZZ_SHRINK !== "1" },
+      );
+    },
+    OPERATION_TIMEOUT_MS,
+  );
 });
+
+/** A fresh member to send wrong proofs for, with an active TOTP factor when asked. */
+async function proofTarget(server: TestServer, withFactor: boolean): Promise<{ id: string; userName: string }> {
+  const user = await signIn(server.app, { userName: `proof.${crypto.randomUUID().slice(0, 8)}`, roles: ["member"] });
+  if (!withFactor) return user;
+  const started = await user.call("POST", "/auth/mfa/totp");
+  const { secret } = started.json() as { secret: string };
+  const verified = await user.call("POST", "/auth/mfa/totp/verify", { code: codeOf(secret) });
+  expect(verified.statusCode, verified.body).toBe(200);
+  return user;
+}
+
+const failedLogins = async (server: TestServer, userId: string) =>
+  (
+    await server.app.services.store.db
+      .selectFrom("credentials")
+      .select("failed_logins")
+      .where("user_id", "=", userId)
+      .executeTakeFirstOrThrow()
+  ).failed_logins;

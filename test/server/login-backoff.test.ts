@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../../src/server/app.js";
 import { databaseDigest, digestDifference } from "../helpers/db-digest.js";
 import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
+import { deleteKeys, freshPrefix, REDIS_URL } from "../helpers/redis.js";
 import {
   createResource,
   type InjectResponse,
@@ -20,21 +21,6 @@ import {
  */
 
 const WRONG = "not the password at all 0000";
-const REDIS_URL = "redis://127.0.0.1:6379";
-/** Removes what a test left under its prefix in the shared Redis. */
-async function deleteKeys(prefix: string): Promise<void> {
-  const { Redis } = (await import("ioredis")).default;
-  const redis = new Redis(REDIS_URL);
-  try {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-  } finally {
-    redis.disconnect();
-  }
-}
-
-const freshPrefix = () => `bizctl-test:${process.pid}:${crypto.randomUUID()}:`;
-
 type Kind = "real" | "unknown" | "disabled" | "without a password";
 const KINDS: Kind[] = ["real", "unknown", "disabled", "without a password"];
 

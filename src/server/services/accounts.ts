@@ -3,6 +3,7 @@ import type { Role } from "../../contract/route.js";
 import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problem-error.js";
 import { revokeUserApiTokens } from "../store/api-tokens-repo.js";
+import { replaceFailures } from "../store/proof-failures-repo.js";
 import type { Schema } from "../store/schema.js";
 import {
   createSession,
@@ -18,7 +19,7 @@ import { revokeOwnApiToken } from "./api-tokens.js";
 import { actorOf, audit, auditBy, refusalsRecorded, userTarget } from "./audit.js";
 import { isVoidTemporaryPassword } from "./issued-credentials.js";
 import { nameKey } from "./login-backoff.js";
-import { checkPassword, voidTemporaryPassword } from "./password-check.js";
+import { checkPassword, countedProof, voidTemporaryPassword } from "./password-check.js";
 import { assertAcceptablePassword, hashPassword, verifyPassword } from "./passwords.js";
 import { assertCan, can } from "./resource-policy.js";
 import { hasActiveFactor, proveLoginFactor } from "./second-factor.js";
@@ -57,7 +58,10 @@ async function loggedIn(
   via: string,
   details: Record<string, unknown> = {},
 ) {
-  await saveCredential(trx, account.id, { failedLogins: 0, lockedUntil: null, loggedIn: true }, ctx.clock());
+  await saveCredential(trx, account.id, { loggedIn: true }, ctx.clock());
+  // a proof counted while this login's was checked keeps the count: a burst does not hide behind a success
+  const seen = account.credential;
+  await replaceFailures(trx, account.id, seen, { ...seen, failedLogins: 0, lockedUntil: null }, ctx.clock());
   await audit(ctx, trx, {
     action: "login",
     actor: { userId: account.id, userName: account.userName },
@@ -263,8 +267,19 @@ export async function changePassword(
     async () => {
       const account = await findAccountById(ctx.store.db, principal.userId);
       const hash = account?.credential.passwordHash;
-      if (!account || !hash || !(await verifyPassword(hash, lastPassword))) {
-        throw new ProblemError("invalid_credentials", "The current password is wrong.");
+      const wrong = () => new ProblemError("invalid_credentials", "The current password is wrong.");
+      if (!account || !hash) throw wrong();
+      // counted as a login's: a stolen session guesses no faster here (its refusal is recorded above)
+      if (
+        !(await countedProof(
+          ctx,
+          account,
+          principal.origin ?? {},
+          () => verifyPassword(hash, lastPassword),
+          async () => {},
+        ))
+      ) {
+        throw wrong();
       }
       if (isVoidTemporaryPassword(account)) throw voidTemporaryPassword();
       await assertAcceptablePassword(

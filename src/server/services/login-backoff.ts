@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Failures, stillCounted } from "../store/name-failures.js";
+import { type BackOff, backedOffUntil, type Failures, stillCounted } from "../store/name-failures.js";
 
 /**
  * The back-off of failed logins, kept per name typed: for a name that holds an account that can
@@ -23,12 +23,15 @@ export function current(failures: Failures, now: number): Failures {
   return stillCounted(failures, now, FORGET_FAILURES_AFTER_MS);
 }
 
+/** LOCKOUT as the stores of name failures take it. */
+export const BACK_OFF: BackOff = {
+  threshold: LOCKOUT.threshold,
+  firstMs: LOCKOUT.firstSeconds * 1000,
+  maxMs: LOCKOUT.maxSeconds * 1000,
+};
+
 /** Until when (ms) a name with these failures is refused without a look at the password; 0 when it is not. */
-export function lockedUntil(failures: Failures): number {
-  if (failures.count < LOCKOUT.threshold) return 0;
-  const seconds = Math.min(LOCKOUT.firstSeconds * 2 ** (failures.count - LOCKOUT.threshold), LOCKOUT.maxSeconds);
-  return failures.lastAt + seconds * 1000;
-}
+export const lockedUntil = (failures: Failures): number => backedOffUntil(failures, BACK_OFF);
 
 /**
  * The store key of a name as typed: a digest, so that no store holds the names (people type

@@ -1,11 +1,12 @@
 import type { Kysely } from "kysely";
 import { ProblemError } from "../problem-error.js";
 import type { Failures } from "../store/name-failures.js";
+import { dropOneFailure, readFailures, replaceFailures, type StoredFailures } from "../store/proof-failures-repo.js";
 import type { Schema } from "../store/schema.js";
-import { findAccountByUserName, replacePasswordHash, saveCredential, type UserAccount } from "../store/users-repo.js";
+import { findAccountByUserName, replacePasswordHash, type UserAccount } from "../store/users-repo.js";
 import { audit, userTarget } from "./audit.js";
 import { isVoidTemporaryPassword } from "./issued-credentials.js";
-import { current, lockedUntil, nameKey } from "./login-backoff.js";
+import { BACK_OFF, current, lockedUntil, nameKey } from "./login-backoff.js";
 import { burnVerification, hashPassword, needsRehash, verifyPassword } from "./passwords.js";
 import type { RequestOrigin, ServiceContext } from "./service-context.js";
 
@@ -20,12 +21,6 @@ export function voidTemporaryPassword(): ProblemError {
     "This temporary password was set by support staff, and the account now holds the admin or support role, for which only an admin may set one: ask an admin for a new temporary password or an invitation.",
   );
 }
-
-/** The failures of an account that can log in, as its credentials row keeps them. */
-const accountFailures = (account: UserAccount): Failures => ({
-  count: account.credential.failedLogins,
-  lastAt: account.credential.lastFailedAt ? Date.parse(account.credential.lastFailedAt) : 0,
-});
 
 function backedOff(until: number, now: number): ProblemError {
   const waitSeconds = Math.ceil((until - now) / 1000);
@@ -65,8 +60,8 @@ export async function checkPassword(
       ...(found && { target: userTarget(found) }),
       details: { via },
     });
-  const known = current(account ? accountFailures(account) : nameState, now);
-  const until = Math.max(lockedUntil(known), lockedUntil(current(nameState, now)));
+  // an account's own back-off is decided as its password is counted (countedProof)
+  const until = lockedUntil(current(nameState, now));
   if (until > now) {
     await failed("account_locked");
     throw backedOff(until, now);
@@ -74,17 +69,27 @@ export async function checkPassword(
   if (!account) {
     // an unknown, disabled or password-less account costs the same time as a wrong password, and
     // its failures count as an account's do
+    // counted before the check, as an account's proof is (countedProof), so that a burst backs off alike
+    const reserved = await ctx.nameFailures.reserve(key, now, BACK_OFF);
+    if ("until" in reserved) {
+      await failed("account_locked");
+      throw backedOff(reserved.until, now);
+    }
     await burnVerification(password);
-    const failures = await ctx.nameFailures.record(key, now);
     await failed("invalid_credentials");
-    if (lockedUntil(failures) > 0) await recordLockout(ctx, ctx.store.db, origin, failures, found);
+    if (lockedUntil(reserved.counted) > 0) await recordLockout(ctx, ctx.store.db, origin, reserved.counted, found);
     throw invalidCredentials();
   }
   const hash = account.credential.passwordHash!;
-  if (!(await verifyPassword(hash, password))) {
-    await countFailure(ctx, account, origin, (trx) => failed("invalid_credentials", trx));
-    throw invalidCredentials();
-  }
+  const right = await countedProof(
+    ctx,
+    account,
+    origin,
+    () => verifyPassword(hash, password),
+    (trx) => failed("invalid_credentials", trx),
+    () => failed("account_locked"),
+  );
+  if (!right) throw invalidCredentials();
   if (isVoidTemporaryPassword(account)) {
     await failed("invalid_credentials");
     throw voidTemporaryPassword();
@@ -98,44 +103,97 @@ export async function checkPassword(
   return account;
 }
 
+/** The failures of a credentials row as the back-off reads them. */
+const failuresOf = (stored: StoredFailures): Failures => ({
+  count: stored.failedLogins,
+  lastAt: stored.lastFailedAt ? Date.parse(stored.lastFailedAt) : 0,
+});
+
+const NONE: StoredFailures = { failedLogins: 0, lastFailedAt: null, lockedUntil: null };
+
+type Reservation = { prior: StoredFailures; mine: StoredFailures; failures: Failures };
+
 /**
- * Counts a failed proof on an account that can log in (a wrong password, a wrong one-time code)
- * toward its back-off, with the record of the failure (`record`, written in the same transaction)
- * and, when this failure starts a back-off, the record of that.
+ * Counts a proof as failed before it is checked, unless the account backs off (then `until`):
+ * decided from the state the account was read with and written only if the database still holds
+ * it (else read again and decided anew), so that proofs checked at the same time on any instance
+ * each count, and those past the threshold are refused unchecked.
  */
-export async function countFailure(
+async function reserve(
   ctx: ServiceContext,
   account: UserAccount,
-  origin: RequestOrigin,
-  record: (trx: Kysely<Schema>) => Promise<void>,
-): Promise<void> {
-  const now = ctx.clock().getTime();
-  const failures = { count: current(accountFailures(account), now).count + 1, lastAt: now };
-  const lock = lockedUntil(failures);
-  await ctx.store.db.transaction().execute(async (trx) => {
-    await saveCredential(
-      trx,
-      account.id,
-      {
-        failedLogins: failures.count,
-        lockedUntil: lock ? new Date(lock).toISOString() : null,
-        failedAt: new Date(now),
-      },
-      ctx.clock(),
-    );
-    await record(trx);
-    if (lock) await recordLockout(ctx, trx, origin, failures, account);
-  });
+): Promise<Reservation | { until: number; now: number }> {
+  let seen: StoredFailures | undefined = account.credential;
+  for (;;) {
+    const now = ctx.clock();
+    const known = current(failuresOf(seen ?? NONE), now.getTime());
+    const until = lockedUntil(known);
+    if (until > now.getTime()) return { until, now: now.getTime() };
+    const failures = { count: known.count + 1, lastAt: now.getTime() };
+    const lock = lockedUntil(failures);
+    const mine = {
+      failedLogins: failures.count,
+      lastFailedAt: now.toISOString(),
+      lockedUntil: lock ? new Date(lock).toISOString() : null,
+    };
+    // an account without a credentials row has nothing to count in
+    if (!seen || (await replaceFailures(ctx.store.db, account.id, seen, mine, now))) {
+      return { prior: seen ?? NONE, mine, failures };
+    }
+    seen = await readFailures(ctx.store.db, account.id);
+  }
 }
 
 /**
- * Refuses (429 `account_locked`) while the account backs off: where a signed-in user proves a
- * one-time code, so that a stolen session cannot guess codes faster than a login could.
+ * Takes back the failure a proof that held counted: the state from before it when no other proof
+ * was counted since, or else one failure fewer (the others, and the back-off they started, stay).
+ * The account is left with the state, which a login's success clears only if it is still the
+ * database's (accounts.ts).
  */
-export function assertNotBackedOff(ctx: ServiceContext, account: UserAccount): void {
-  const now = ctx.clock().getTime();
-  const until = lockedUntil(current(accountFailures(account), now));
-  if (until > now) throw backedOff(until, now);
+async function release(ctx: ServiceContext, account: UserAccount, reserved: Reservation): Promise<void> {
+  const now = ctx.clock();
+  const left = (await replaceFailures(ctx.store.db, account.id, reserved.mine, reserved.prior, now))
+    ? reserved.prior
+    : await dropOneFailure(ctx.store.db, account.id, now);
+  if (left) account.credential = { ...account.credential, ...left };
+}
+
+/**
+ * Checks a proof (a password, a one-time code) of an account that can log in, counted toward its
+ * back-off however many are checked at once: counted before `check` runs (refused with 429
+ * `account_locked` while the account backs off, after `locked`), taken back when `check` answers
+ * a truthy value or throws; for a falsy answer, the record of the failure (`failed`, written in
+ * one transaction) and, when this failure starts a back-off, the record of that.
+ */
+export async function countedProof<T>(
+  ctx: ServiceContext,
+  account: UserAccount,
+  origin: RequestOrigin,
+  check: () => Promise<T>,
+  failed: (trx: Kysely<Schema>) => Promise<void>,
+  locked?: () => Promise<void>,
+): Promise<T> {
+  const reserved = await reserve(ctx, account);
+  if ("until" in reserved) {
+    await locked?.();
+    throw backedOff(reserved.until, reserved.now);
+  }
+  let result: T;
+  try {
+    result = await check();
+  } catch (error) {
+    await release(ctx, account, reserved);
+    throw error;
+  }
+  if (result) {
+    await release(ctx, account, reserved);
+    return result;
+  }
+  await ctx.store.db.transaction().execute(async (trx) => {
+    await failed(trx);
+    if (lockedUntil(reserved.failures) > 0) await recordLockout(ctx, trx, origin, reserved.failures, account);
+  });
+  return result;
 }
 
 /** A name that just started backing off, in the audit trail (the account it names, if any). */

@@ -12,6 +12,7 @@ import { audit } from "./audit.js";
 import { accountStamp, issuerStillMay } from "./issued-credentials.js";
 import { hashToken, queueLinkMail, recipient } from "./link-mails.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
+import { hasActiveFactor } from "./second-factor.js";
 import type { RequestOrigin, ServiceContext } from "./service-context.js";
 
 const ACCEPTED = {
@@ -135,11 +136,15 @@ async function resetWithToken(ctx: ServiceContext, token: string, newPassword: s
     ctx.passwordPolicy,
   );
   const passwordHash = await hashPassword(newPassword);
+  const factorActive = await hasActiveFactor(ctx, account.id);
   // the notice is queued with the change it reports
   await ctx.mailer.transaction(async (trx, queue) => {
     if (!(await consumeResetToken(trx, tokenHash, now))) throw invalidToken();
     // the other pending links go with the old password (saveCredential)
-    await saveCredential(trx, account.id, { passwordHash, firstLogin: false, failedLogins: 0, lockedUntil: null }, now);
+    // the link proves the mailbox, not the second factor: while one is active, the count (which
+    // holds its wrong codes) and any back-off stay
+    const failures = factorActive ? {} : { failedLogins: 0, lockedUntil: null };
+    await saveCredential(trx, account.id, { passwordHash, firstLogin: false, ...failures }, now);
     const ended = await revokeUserSessions(trx, account.id, now);
     const tokensRevoked = await revokeUserApiTokens(trx, account.id, now);
     await audit(ctx, trx, {

@@ -15,7 +15,7 @@ import {
 } from "../store/totp-repo.js";
 import { findAccountById, type UserAccount } from "../store/users-repo.js";
 import { type AuditAction, type AuditEntry, actorOf, audit, auditBy, refusalsRecorded, userTarget } from "./audit.js";
-import { assertNotBackedOff, countFailure } from "./password-check.js";
+import { countedProof } from "./password-check.js";
 import { verifyPassword } from "./passwords.js";
 import type { Principal, RequestOrigin, ServiceContext } from "./service-context.js";
 import { matchTotp, newTotpSecret, totpUri } from "./totp.js";
@@ -148,26 +148,27 @@ export async function activateTotp(ctx: ServiceContext, principal: Principal, co
         throw new ProblemError("not_found", "No enrollment is pending; start one with POST /auth/mfa/totp.");
       }
       if (factor.enabled_at) throw new ProblemError("conflict", "The second factor is already active.");
-      assertNotBackedOff(ctx, account);
       const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
       const now = ctx.clock();
-      const activated = await ctx.store.db.transaction().execute(async (trx) => {
-        if (!(await prove(ctx, trx, factor, code, { at: now }))) return false;
-        await insertRecoveryCodes(
-          trx,
-          principal.userId,
-          codes.map((c) => hashRecoveryCode(principal.userId, c)),
-          now,
-        );
-        await audit(ctx, trx, { ...record, details: { recoveryCodes: codes.length } });
-        return true;
-      });
-      if (!activated) {
-        await countFailure(ctx, account, principal.origin ?? {}, (trx) =>
-          audit(ctx, trx, { ...record, outcome: "invalid_otp" }),
-        );
-        throw invalidOtp();
-      }
+      const activated = await countedProof(
+        ctx,
+        account,
+        principal.origin ?? {},
+        () =>
+          ctx.store.db.transaction().execute(async (trx) => {
+            if (!(await prove(ctx, trx, factor, code, { at: now }))) return false;
+            await insertRecoveryCodes(
+              trx,
+              principal.userId,
+              codes.map((c) => hashRecoveryCode(principal.userId, c)),
+              now,
+            );
+            await audit(ctx, trx, { ...record, details: { recoveryCodes: codes.length } });
+            return true;
+          }),
+        (trx) => audit(ctx, trx, { ...record, outcome: "invalid_otp" }),
+      );
+      if (!activated) throw invalidOtp();
       return { enabled: true as const, since: formatTimestamp(now), recoveryCodes: codes };
     },
   );
@@ -196,25 +197,34 @@ export async function removeTotp(ctx: ServiceContext, principal: Principal, pass
       const account = await ownAccount(ctx, principal);
       const factor = await findTotpFactor(ctx.store.db, principal.userId);
       if (!factor) throw new ProblemError("not_found", "This account has no second factor.");
-      assertNotBackedOff(ctx, account);
       const hash = account.credential.passwordHash;
-      if (!hash || !(await verifyPassword(hash, password))) {
-        await countFailure(ctx, account, origin, (trx) =>
-          audit(ctx, trx, { ...record, outcome: "invalid_credentials" }),
-        );
-        throw new ProblemError("invalid_credentials", "The password is wrong.");
-      }
-      const removed = await ctx.store.db.transaction().execute(async (trx) => {
-        const proof = await prove(ctx, trx, factor, code);
-        if (!proof) return false;
-        await deleteTotpFactor(trx, principal.userId);
-        await auditBy(ctx, trx, principal, { action: "mfa.remove", target: userTarget(account), details: { proof } });
-        return true;
-      });
-      if (!removed) {
-        await countFailure(ctx, account, origin, (trx) => audit(ctx, trx, { ...record, outcome: "invalid_otp" }));
-        throw invalidOtp();
-      }
+      const right = await countedProof(
+        ctx,
+        account,
+        origin,
+        async () => !!hash && (await verifyPassword(hash, password)),
+        (trx) => audit(ctx, trx, { ...record, outcome: "invalid_credentials" }),
+      );
+      if (!right) throw new ProblemError("invalid_credentials", "The password is wrong.");
+      const removed = await countedProof(
+        ctx,
+        account,
+        origin,
+        () =>
+          ctx.store.db.transaction().execute(async (trx) => {
+            const proof = await prove(ctx, trx, factor, code);
+            if (!proof) return false;
+            await deleteTotpFactor(trx, principal.userId);
+            await auditBy(ctx, trx, principal, {
+              action: "mfa.remove",
+              target: userTarget(account),
+              details: { proof },
+            });
+            return true;
+          }),
+        (trx) => audit(ctx, trx, { ...record, outcome: "invalid_otp" }),
+      );
+      if (!removed) throw invalidOtp();
     },
   );
 }
@@ -243,11 +253,15 @@ export async function proveLoginFactor(
       "This account has a second factor: send the code of your authenticator app (or a recovery code) as otp.",
     );
   }
-  const proof = await prove(ctx, ctx.store.db, factor, otp);
-  if (!proof) {
-    await countFailure(ctx, account, origin, failed("invalid_otp"));
-    throw invalidOtp();
-  }
+  const proof = await countedProof(
+    ctx,
+    account,
+    origin,
+    () => prove(ctx, ctx.store.db, factor, otp),
+    failed("invalid_otp"),
+    () => failed("account_locked")(ctx.store.db),
+  );
+  if (!proof) throw invalidOtp();
   return proof;
 }
 

@@ -14,6 +14,29 @@ export function stillCounted(failures: Failures, now: number, forgetAfterMs: num
   return now - failures.lastAt >= forgetAfterMs ? NO_FAILURES : failures;
 }
 
+/** How failures back off (services/login-backoff.ts sets it): past `threshold`, `firstMs` doubling at each, to `maxMs`. */
+export interface BackOff {
+  threshold: number;
+  firstMs: number;
+  maxMs: number;
+}
+
+/** Until when (ms) a name with these failures is refused unchecked; 0 when it is not. */
+export function backedOffUntil(failures: Failures, backOff: BackOff): number {
+  if (failures.count < backOff.threshold) return 0;
+  return failures.lastAt + Math.min(backOff.firstMs * 2 ** (failures.count - backOff.threshold), backOff.maxMs);
+}
+
+/** A failure counted before the password is checked (with the count it makes), or the end of the back-off that refuses it. */
+export type Reserved = { counted: Failures } | { until: number };
+
+/** reserve() of the stores that hold the failures in this process: the failures `prior` make with one more at `now`. */
+function reserveAfter(prior: Failures, now: number, forgetAfterMs: number, backOff: BackOff): Reserved {
+  const known = stillCounted(prior, now, forgetAfterMs);
+  const until = backedOffUntil(known, backOff);
+  return until > now ? { until } : { counted: { count: known.count + 1, lastAt: now } };
+}
+
 /**
  * Where the failed logins of names that hold no usable account are counted (services/login-backoff.ts
  * says why and what they cost). Each store forgets a name's failures `forgetAfterMs` after its last.
@@ -22,8 +45,12 @@ export interface NameFailures {
   /** for the start-up log: the store and whether instances share it */
   describe(): string;
   get(key: string): Promise<Failures>;
-  /** one more failure at `now`; the count it makes (forgotten ones left out) */
-  record(key: string, now: number): Promise<Failures>;
+  /**
+   * One more failure at `now`, counted before the password is checked, in one step with the
+   * decision, so that a burst of guesses at once counts each (forgotten ones left out); none while
+   * the name backs off.
+   */
+  reserve(key: string, now: number, backOff: BackOff): Promise<Reserved>;
   clear(key: string): Promise<void>;
 }
 
@@ -39,13 +66,14 @@ export function memoryNameFailures(forgetAfterMs: number, maxNames = 100_000): N
     async get(key) {
       return names.get(key) ?? NO_FAILURES;
     },
-    async record(key, now) {
-      const next = { count: stillCounted(names.get(key) ?? NO_FAILURES, now, forgetAfterMs).count + 1, lastAt: now };
+    async reserve(key, now, backOff) {
+      const reserved = reserveAfter(names.get(key) ?? NO_FAILURES, now, forgetAfterMs, backOff);
+      if ("until" in reserved) return reserved;
       // re-inserted last: the map's order is the order of the latest failures
       names.delete(key);
-      names.set(key, next);
+      names.set(key, reserved.counted);
       if (names.size > maxNames) names.delete(names.keys().next().value as string);
-      return next;
+      return reserved;
     },
     async clear(key) {
       names.delete(key);
@@ -53,15 +81,24 @@ export function memoryNameFailures(forgetAfterMs: number, maxNames = 100_000): N
   };
 }
 
-/** Forgets a stale count, adds one failure and renews the key's expiry, in one step on the server. */
-const RECORD = `
+/**
+ * Forgets a stale count, refuses while the name backs off (backedOffUntil, answering {0, until}),
+ * else adds one failure and renews the key's expiry (answering {1, count}), in one step on the server.
+ */
+const RESERVE = `
 local t = tonumber(redis.call('HGET', KEYS[1], 't') or '0')
 local n = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
-if tonumber(ARGV[1]) - t >= tonumber(ARGV[2]) then n = 0 end
+local now = tonumber(ARGV[1])
+if now - t >= tonumber(ARGV[2]) then n = 0 end
+local threshold = tonumber(ARGV[3])
+if n >= threshold then
+  local ends = t + math.min(tonumber(ARGV[4]) * 2 ^ (n - threshold), tonumber(ARGV[5]))
+  if ends > now then return {0, ends} end
+end
 n = n + 1
 redis.call('HSET', KEYS[1], 'n', n, 't', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return n`;
+return {1, n}`;
 
 /** What the Redis store tells when Redis fails or answers again (the rate limiter's log lines). */
 export interface RedisHealth {
@@ -101,10 +138,14 @@ export function redisNameFailures(
         },
         () => fallback.get(key),
       ),
-    record: (key, now) =>
-      shared(
-        async () => ({ count: Number(await redis.eval(RECORD, 1, keyOf(key), now, forgetAfterMs)), lastAt: now }),
-        () => fallback.record(key, now),
+    reserve: (key, now, backOff) =>
+      shared<Reserved>(
+        async () => {
+          const args = [now, forgetAfterMs, backOff.threshold, backOff.firstMs, backOff.maxMs];
+          const [counted, value] = (await redis.eval(RESERVE, 1, keyOf(key), ...args)) as [number, number];
+          return counted === 1 ? { counted: { count: Number(value), lastAt: now } } : { until: Number(value) };
+        },
+        () => fallback.reserve(key, now, backOff),
       ),
     clear: (key) =>
       shared(
@@ -131,7 +172,7 @@ export function fileNameFailures(file: string, forgetAfterMs: number, maxNames =
       return {};
     }
   };
-  async function change(update: (names: Record<string, Failures>) => Failures | undefined) {
+  async function change(update: (names: Record<string, Failures>) => Reserved | undefined) {
     const { default: lockfile } = await import("proper-lockfile");
     await writeFile(file, "", { flag: "a", mode: 0o600 });
     const release = await lockfile.lock(file, {
@@ -158,12 +199,12 @@ export function fileNameFailures(file: string, forgetAfterMs: number, maxNames =
     async get(key) {
       return (await read())[key] ?? NO_FAILURES;
     },
-    async record(key, now) {
+    async reserve(key, now, backOff) {
       return (await change((names) => {
-        const next = { count: stillCounted(names[key] ?? NO_FAILURES, now, forgetAfterMs).count + 1, lastAt: now };
-        names[key] = next;
-        return next;
-      })) as Failures;
+        const reserved = reserveAfter(names[key] ?? NO_FAILURES, now, forgetAfterMs, backOff);
+        if ("counted" in reserved) names[key] = reserved.counted;
+        return reserved;
+      })) as Reserved;
     },
     async clear(key) {
       await change((names) => {
