@@ -118,8 +118,12 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   const observer = tracing
     ? tracing.observeStore(metrics.store, dbSystemOf(options.databaseUrl))
     : options.metrics && metrics.store;
+  let tightened: string[] = [];
   const store = await openStore({
     ...storeOptions,
+    onTightened: (paths) => {
+      tightened = paths;
+    },
     mustExist: options.requireInitialised,
     ...(options.sqliteCacheKiB !== undefined && { cacheKiB: options.sqliteCacheKiB }),
     ...(observer && { observer }),
@@ -281,6 +285,12 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     flushLogs();
   });
 
+  if (tightened.length > 0) {
+    app.log.warn(
+      { paths: tightened },
+      "other local users could read files of the data dir: they are owner-only now (directories 0700, files 0600)",
+    );
+  }
   const logRequest =
     pino && options.log && logStream && requestLine(pino, options.log.level, logStream, tracing?.traceId);
   if (logRequest) app.addHook("onResponse", logRequest);
