@@ -22,6 +22,13 @@ export function notATypeName(name: string): string {
  * not hold C0, DEL, C1 or bidi controls. Free text (displayName, event names…) may hold them; the
  * CLI shows them in a visible form on a terminal.
  */
+/**
+ * What makes two user names the same (RFC 8265's UsernameCaseMapped, near enough): the name in
+ * Unicode NFC, lower-cased, so that `josé` typed precomposed or decomposed is one name. Names
+ * are stored in NFC; uniqueness, the login and `userName eq` compare this key.
+ */
+export const userNameKey = (userName: string): string => userName.normalize("NFC").toLowerCase();
+
 export const USER_NAME_PATTERN = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]+$";
 
 /**

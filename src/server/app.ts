@@ -118,8 +118,12 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   const observer = tracing
     ? tracing.observeStore(metrics.store, dbSystemOf(options.databaseUrl))
     : options.metrics && metrics.store;
+  let tightened: string[] = [];
   const store = await openStore({
     ...storeOptions,
+    onTightened: (paths) => {
+      tightened = paths;
+    },
     mustExist: options.requireInitialised,
     ...(options.sqliteCacheKiB !== undefined && { cacheKiB: options.sqliteCacheKiB }),
     ...(observer && { observer }),
@@ -208,8 +212,15 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     // Connection: close, rather than refused with Fastify's own 503 JSON body: the next one then
     // finds the port closed, which clients treat as the outage it is
     return503OnClosing: false,
-    // with tracing, the request id is the trace id: one id in the logs, the problem documents and the traces
-    genReqId: tracing ? (raw) => tracing.startRequest(raw) : () => crypto.randomUUID(),
+    // the request id is the server's own, whatever traceparent says: a caller could give any
+    // number of requests one trace id (spec 1.8); the trace id is logged beside it
+    genReqId: tracing
+      ? (raw) => {
+          const id = crypto.randomUUID();
+          tracing.startRequest(raw, id);
+          return id;
+        }
+      : () => crypto.randomUUID(),
     ...(pino && { childLoggerFactory: requestChildLoggers(pino) }),
     // errors Fastify meets before routing (a malformed URL) leave as problem documents too
     frameworkErrors: (error, request, reply) => {
@@ -274,7 +285,14 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     flushLogs();
   });
 
-  const logRequest = pino && options.log && logStream && requestLine(pino, options.log.level, logStream);
+  if (tightened.length > 0) {
+    app.log.warn(
+      { paths: tightened },
+      "other local users could read files of the data dir: they are owner-only now (directories 0700, files 0600)",
+    );
+  }
+  const logRequest =
+    pino && options.log && logStream && requestLine(pino, options.log.level, logStream, tracing?.traceId);
   if (logRequest) app.addHook("onResponse", logRequest);
   if (options.metrics) installMetrics(app, services, options.metrics);
   if (tracing) installTracing(app, tracing);

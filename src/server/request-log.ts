@@ -96,13 +96,18 @@ export function requestChildLoggers(pino: Pino): FastifyServerOptions["childLogg
 
 /**
  * The one line per request, written when it completes, as a callback hook (no promise per
- * request). The line is built here rather than by a logger: it holds only the request id, the
+ * request). The line is built here rather than by a logger: it holds only the request id (and trace id), the
  * serialized request (method, masked URL, id, address), the status and the time, which no
  * redaction path can reach, so it is the very line pino would write on the app logger's stream
  * (level, time, pid and hostname first, then those fields, then the message), at a third of
  * pino's cost. Installed only where the level lets info lines through.
  */
-export function requestLine(pino: Pino, level: string, stream: DestinationStream) {
+export function requestLine(
+  pino: Pino,
+  level: string,
+  stream: DestinationStream,
+  traceIdOf?: (raw: FastifyRequest["raw"]) => string | undefined,
+) {
   const log = pino({ level }, stream);
   if (!log.isLevelEnabled("info")) return undefined;
   const info = log.levels.values.info;
@@ -110,8 +115,9 @@ export function requestLine(pino: Pino, level: string, stream: DestinationStream
   const bindings = (log as unknown as Record<symbol, string>)[pino.symbols.chindingsSym];
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const time = reply.elapsedTime;
+    const traceId = traceIdOf?.(request.raw);
     stream.write(
-      `{"level":${info},"time":${Date.now()}${bindings},"reqId":${JSON.stringify(request.id)},"req":${JSON.stringify(serializeRequest(request))},"res":{"statusCode":${reply.statusCode}},"responseTime":${Number.isFinite(time) ? time : null},"msg":"request completed"}\n`,
+      `{"level":${info},"time":${Date.now()}${bindings},"reqId":${JSON.stringify(request.id)}${traceId ? `,"traceId":"${traceId}"` : ""},"req":${JSON.stringify(serializeRequest(request))},"res":{"statusCode":${reply.statusCode}},"responseTime":${Number.isFinite(time) ? time : null},"msg":"request completed"}\n`,
     );
     done();
   };

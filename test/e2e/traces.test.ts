@@ -3,11 +3,11 @@
  * OTLP/HTTP, received by a small OTLP receiver in this test that keeps what it is sent. The
  * request span continues the caller's W3C trace context, its statements are its children, an SMTP
  * send has a span of its own, and the request id of the answer, the problem document and the log
- * is the trace id. On SQLite and PostgreSQL, and with `--workers 2`, each worker exporting its own.
+ * is the server's own, the caller's trace id logged beside it. On SQLite and PostgreSQL, and with `--workers 2`, each worker exporting its own.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { ADMIN, apiToken, httpJson, logLinesOf, PASSWORD, useServer } from "../helpers/cli.js";
 import { type SmtpSink, startSmtpSink } from "../helpers/mail.js";
 import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
@@ -100,37 +100,56 @@ describe.each(SETUPS)("traces over OTLP/HTTP: $name", ({ system, workers }) => {
     serverArgs: () => ["--smtp-url", sink.url, "--workers", String(workers)],
   });
 
-  it("continues the caller's trace: the request span, its statements as children, the trace id as request id", async () => {
+  it("continues the caller's trace: the request span, its statements as children, a request id of the server's own", async () => {
     const traceId = "0af7651916cd43dd8448eb211c80319c";
     const parentSpanId = "b7ad6b7169203331";
     const token = await apiToken(s.server);
-    const answer = await httpJson(s.server, "GET", "/api/crm/v1/events/NO-SUCH-CODE", undefined, {
-      authorization: `Bearer ${token}`,
-      traceparent: `00-${traceId}-${parentSpanId}-01`,
-    });
-    expect(answer.status).toBe(404);
-    expect(answer.headers.get("x-request-id")).toBe(traceId);
-    expect(((await answer.json()) as { requestId: string }).requestId).toBe(traceId);
+    const ask = () =>
+      httpJson(s.server, "GET", "/api/crm/v1/events/NO-SUCH-CODE", undefined, {
+        authorization: `Bearer ${token}`,
+        traceparent: `00-${traceId}-${parentSpanId}-01`,
+      });
+    // one traceparent on two requests: two request ids, neither of them the caller's trace id
+    const answers = [await ask(), await ask()];
+    const ids: string[] = [];
+    for (const answer of answers) {
+      expect(answer.status).toBe(404);
+      const id = answer.headers.get("x-request-id")!;
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(((await answer.json()) as { requestId: string }).requestId).toBe(id);
+      ids.push(id);
+    }
+    expect(new Set(ids).size).toBe(2);
+    expect(ids).not.toContain(traceId);
 
     const request = await receiver.waitFor((span) => span.traceId === traceId && span.kind === SPAN_KIND.server);
     expect(request).toMatchObject({ parentSpanId, name: "GET /api/crm/v1/events/:code" });
+    expect(ids).toContain(attribute(request, "bizctl.request.id"));
     expect(attribute(request, "http.route")).toBe("/api/crm/v1/events/:code");
     expect(attribute(request, "http.response.status_code")).toBe(404);
     const statement = await receiver.waitFor((span) => span.parentSpanId === request.spanId);
     expect(statement).toMatchObject({ traceId, kind: SPAN_KIND.client });
     expect(attribute(statement, "db.system.name")).toBe(system);
     expect(attribute(statement, "db.operation.name")).toBe("select");
-    const logged = logLinesOf<{ reqId?: string; msg?: string }>(s.server).filter((line) => line.reqId === traceId);
-    expect(logged.map((line) => line.msg)).toContain("request completed");
+    // the log has the request id, and the caller's trace id beside it
+    const logged = await vi.waitFor(() => {
+      const lines = logLinesOf<{ reqId?: string; traceId?: string; msg?: string }>(s.server).filter((line) =>
+        ids.includes(line.reqId ?? ""),
+      );
+      expect(lines.filter((line) => line.msg === "request completed")).toHaveLength(2);
+      return lines;
+    });
+    for (const line of logged) expect(line.traceId).toBe(traceId);
   });
 
   it("starts a trace of its own without a traceparent, and spans an SMTP send", async () => {
     const answer = await httpJson(s.server, "POST", "/renewPassword", { userName: ADMIN });
     expect(answer.status).toBe(202);
-    const traceId = answer.headers.get("x-request-id")!;
-    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
-    expect(traceId).not.toMatch(/^0+$/);
-    await receiver.waitFor((span) => span.traceId === traceId && span.name === "POST /renewPassword");
+    const requestId = answer.headers.get("x-request-id")!;
+    const span = await receiver.waitFor((span) => attribute(span, "bizctl.request.id") === requestId);
+    expect(span.name).toBe("POST /renewPassword");
+    expect(span.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(span.traceId).not.toMatch(/^0+$/);
     await sink.waitFor((mail) => mail.rcptTo.includes("admin@example.com"));
     await receiver.waitFor((span) => span.name === "smtp send" && span.kind === SPAN_KIND.client);
   });

@@ -1,6 +1,7 @@
 // Keyset pages of the events list: the Link `next` cursor, on SQLite and on PostgreSQL.
 import { CompiledQuery, sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { EVENT_SORTABLE_FIELDS } from "../../src/contract/events.js";
 import { parseListQuery } from "../../src/server/services/events.js";
 import { listEventsQuery } from "../../src/server/store/events-repo.js";
 import { STORES } from "../helpers/postgres.js";
@@ -109,6 +110,44 @@ describe.each(STORES)("events list cursor pages (%s)", (_store, start) => {
   ])("refuses a tampered cursor (%s) as 400 validation_failed", async (_label, cursor) => {
     const problem = problemOf(await get(`${EVENTS}?cursor=${cursor}`), 400, "validation_failed");
     expect(problem.errors).toContainEqual(expect.objectContaining({ path: "/query/cursor" }));
+  });
+
+  // a text field's bound edited to a number, the flag's to anything but 0 or 1, a NOT NULL one's to null
+  const WRONG_TYPE: Record<(typeof EVENT_SORTABLE_FIELDS)[number], unknown[]> = {
+    code: [5, 0.5, 1e300, null, true],
+    name: [5, 1e300, null, false],
+    type: [5, 0.5, 1e300, true],
+    startsAt: [5, 1e300, null, true],
+    endsAt: [5, 1e300, true],
+    allDay: ["true", "x", 0.5, 1e300, -1, 2, true],
+    location: [5, 1e300, true],
+    organizer: [5, 1e300, true],
+    createdAt: [5, 1e300, null, true],
+    updatedAt: [5, 1e300, null, true],
+    createdBy: [5, 1e300, true],
+  };
+  it.each(
+    Object.entries(WRONG_TYPE).flatMap(([field, values]) =>
+      ["", "-"].flatMap((sign) => values.map((value) => [`${sign}${field}`, value] as const)),
+    ),
+  )("refuses a cursor in order %s whose key was edited to %j as 400 validation_failed", async (order, value) => {
+    const query = `${EVENTS}?pagesize=3&order=${order}`;
+    const first = await get(query);
+    const cursor = new URL(nextOf(String(first.headers.link))!, "http://x").searchParams.get("cursor")!;
+    const decoded = JSON.parse(Buffer.from(cursor, "base64url").toString()) as { k: unknown[] };
+    decoded.k[0] = value;
+    const edited = Buffer.from(JSON.stringify(decoded)).toString("base64url");
+    const problem = problemOf(await get(`${query}&cursor=${edited}`), 400, "validation_failed");
+    expect(problem.errors).toContainEqual(expect.objectContaining({ path: "/query/cursor" }));
+  });
+
+  it("refuses a cursor whose tie-breaking code was edited to a number", async () => {
+    const first = await get(`${EVENTS}?pagesize=3&order=allDay`);
+    const cursor = new URL(nextOf(String(first.headers.link))!, "http://x").searchParams.get("cursor")!;
+    const decoded = JSON.parse(Buffer.from(cursor, "base64url").toString()) as { k: unknown[] };
+    decoded.k[1] = 1e300;
+    const edited = Buffer.from(JSON.stringify(decoded)).toString("base64url");
+    problemOf(await get(`${EVENTS}?pagesize=3&order=allDay&cursor=${edited}`), 400, "validation_failed");
   });
 
   it("refuses a cursor whose digest was edited to fit", async () => {

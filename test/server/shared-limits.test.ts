@@ -139,6 +139,34 @@ describe("budgets kept in Redis", () => {
   });
 });
 
+describe("the keys in Redis", () => {
+  it("are named after the operation and the client: <prefix>login:IP, <prefix>renewPassword:IP", async () => {
+    const prefix = freshPrefix();
+    const target = await server({
+      loginRateLimit: { max: 5, timeWindowMs: 60_000 },
+      redisUrl: REDIS_URL,
+      redisPrefix: prefix,
+    });
+    await send(target, "failedLogin");
+    await send(target, "renew");
+    await send(target, "renewAlias", OTHER_CLIENT);
+    await target.app.services.mailer.idle();
+    const { Redis } = (await import("ioredis")).default;
+    const redis = new Redis(REDIS_URL);
+    try {
+      const keys = (await redis.keys(`${prefix}*`)).map((key) => key.slice(prefix.length));
+      // the unknown names' back-off keeps its own keys under the prefix
+      expect(keys.filter((key) => !key.startsWith("login-name:")).sort()).toEqual([
+        `login:${CLIENT}`,
+        `renewPassword:${CLIENT}`,
+        `renewPassword:${OTHER_CLIENT}`,
+      ]);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
+
 describe("/ready names its dependencies", () => {
   const scenarios = [
     { name: "without Redis: the database only", redis: "none", status: 200, checks: { database: "ok" } },

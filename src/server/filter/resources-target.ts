@@ -154,6 +154,8 @@ export function resourcesTargetAt(nowIso: string, dialect: Dialect, usersOnly = 
         // the columns hold toISOString(): compare like with like
         return new Date(time).toISOString();
       }
+      // user names are stored in NFC: `josé` decomposed finds the User
+      if (key === "username" && typeof literal === "string") return literal.normalize("NFC");
       return literal;
     },
 

@@ -89,6 +89,7 @@ class RedisOrMemoryStore implements FastifyRateLimitStore {
     private readonly redis: FastifyRateLimitStore,
     private readonly memory: FastifyRateLimitStore,
     private readonly counters: SharedCounters,
+    private readonly redisChild: (options: LimiterOptions) => FastifyRateLimitStore,
   ) {}
 
   incr(...[key, callback, timeWindow, max]: Parameters<FastifyRateLimitStore["incr"]>): void {
@@ -109,8 +110,39 @@ class RedisOrMemoryStore implements FastifyRateLimitStore {
   }
 
   child(routeOptions: Parameters<FastifyRateLimitStore["child"]>[0]): FastifyRateLimitStore {
-    return new RedisOrMemoryStore(this.redis.child(routeOptions), this.memory.child(routeOptions), this.counters);
+    return new RedisOrMemoryStore(
+      // typed as a route's options, it is the limiter's merged options with the route as routeInfo
+      this.redisChild(routeOptions as unknown as LimiterOptions),
+      this.memory.child(routeOptions),
+      this.counters,
+      this.redisChild,
+    );
   }
+}
+
+interface LimiterOptions {
+  routeInfo?: { method?: string; url?: string };
+  continueExceeding?: boolean;
+  exponentialBackoff?: boolean;
+}
+
+/**
+ * The Redis store of one limiter. RedisStore's own child() puts the route's method and URL in
+ * the key, and a limiter made by `app.rateLimit()` has no route: its keys were
+ * `…undefinedundefined-login:IP`. Such a limiter's keyGenerator names its operation, so its keys
+ * are `<prefix>login:IP`; a limiter of a route is `<prefix>POST/auth/login:IP`.
+ */
+function redisChild(redis: Redis, prefix: string) {
+  return (options: LimiterOptions): FastifyRateLimitStore => {
+    const route = options.routeInfo;
+    const name = route?.method && route.url ? `${route.method}${route.url}:` : "";
+    return new RedisStore(
+      options.continueExceeding ?? false,
+      options.exponentialBackoff ?? false,
+      redis,
+      `${prefix}${name}`,
+    );
+  };
 }
 
 /** The store class @fastify/rate-limit instantiates with its options. */
@@ -123,6 +155,7 @@ function redisOrMemory(redis: Redis, prefix: string, counters: SharedCounters): 
         new RedisStore(continueExceeding, exponentialBackoff, redis, prefix),
         new LocalStore(continueExceeding, exponentialBackoff),
         counters,
+        redisChild(redis, prefix),
       );
     }
   };

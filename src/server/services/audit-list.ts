@@ -94,6 +94,7 @@ export async function listAudit(ctx: ServiceContext, principal: Principal, query
   if (query.until !== undefined) where.push(sql`audit_log.time < ${time(query.until, "until")}`);
   const keyset: CursorQuery = {
     sort: [{ column: "id", descending: newestFirst }],
+    fits: (_column, value) => typeof value === "string",
     filter: JSON.stringify([query.filter ?? null, query.since ?? null, query.until ?? null]),
     pagesize,
   };

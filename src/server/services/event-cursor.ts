@@ -25,6 +25,8 @@ export interface KeysetKey {
 
 export interface CursorQuery {
   sort: readonly KeysetKey[];
+  /** whether a key's value is one its column holds: a cursor's bounds are checked by type too */
+  fits: (column: string, value: unknown) => boolean;
   filter: string | undefined;
   pagesize: number;
 }
@@ -62,13 +64,12 @@ export function decodeCursor(text: string, query: CursorQuery): { page: number; 
     !Number.isSafeInteger(cursor.p) ||
     (cursor.p as number) < 2 ||
     !Array.isArray(cursor.k) ||
-    cursor.k.length !== query.sort.length ||
-    !cursor.k.every(
-      (key) => key === null || typeof key === "string" || (typeof key === "number" && Number.isFinite(key)),
-    )
+    cursor.k.length !== query.sort.length
   ) {
     throw refused("it is not one this server wrote");
   }
   if (cursor.q !== digest(query)) throw refused("it belongs to a different order, filter or pagesize");
-  return { page: cursor.p as number, after: cursor.k };
+  const keys: unknown[] = cursor.k;
+  if (!query.sort.every((key, i) => query.fits(key.column, keys[i]))) throw refused("a key does not fit its order");
+  return { page: cursor.p as number, after: keys as KeyValue[] };
 }

@@ -213,7 +213,7 @@ export interface Versioned<T> {
 export async function listEvents(ctx: ServiceContext, query: ListQuery) {
   const { sort, page: pageParam, pagesize, fields, where, typeKey } = parseListQuery(query, ctx.store.dialect);
   const db = ctx.store.db;
-  const keyset: CursorQuery = { sort, filter: query.filter, pagesize };
+  const keyset: CursorQuery = { sort, filter: query.filter, pagesize, fits: repo.fitsColumn };
   const resumed = query.cursor === undefined ? undefined : decodeCursor(query.cursor, keyset);
   if (resumed && query.page !== undefined && pageParam !== resumed.page) {
     throw invalid(`page ${pageParam} does not match the cursor's page ${resumed.page}.`, "/query/page");

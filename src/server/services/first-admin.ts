@@ -1,3 +1,4 @@
+import { userNameKey } from "../../contract/resources.js";
 import { ProblemError } from "../problem-error.js";
 import { revokeUserApiTokens } from "../store/api-tokens-repo.js";
 import { isUniqueViolation } from "../store/errors.js";
@@ -57,8 +58,8 @@ export async function createFirstAdmin(
 
 function newAdminRow(input: { userName: string; email?: string }, now: Date): ResourceRow {
   const attributes = {
-    userName: input.userName,
-    displayName: input.userName,
+    userName: input.userName.normalize("NFC"),
+    displayName: input.userName.normalize("NFC"),
     active: true,
     roles: [{ value: "admin", primary: true }],
     ...(input.email && { emails: [{ value: input.email, type: "work", primary: true }] }),
@@ -68,7 +69,7 @@ function newAdminRow(input: { userName: string; email?: string }, now: Date): Re
     resource_type: "User",
     external_id: null,
     display_name: attributes.displayName,
-    user_name_key: input.userName.toLowerCase(),
+    user_name_key: userNameKey(input.userName),
     attributes: JSON.stringify(attributes),
     created_at: now.toISOString(),
     updated_at: now.toISOString(),

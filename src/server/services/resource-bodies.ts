@@ -106,7 +106,11 @@ export function checkBody(type: string, body: Attributes, current?: ResourceRow)
       throw scimInvalid("'resourceType' cannot change.", "/resourceType", "mutability");
     }
   }
-  return attributesOf(body);
+  const attributes = attributesOf(body);
+  // stored in NFC, the form user names are compared in (user_name_key, filters)
+  if (type === "User" && typeof attributes.userName === "string")
+    attributes.userName = attributes.userName.normalize("NFC");
+  return attributes;
 }
 
 /** A User's attributes with what a body may leave out: active, and the member role. */

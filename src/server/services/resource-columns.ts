@@ -1,3 +1,4 @@
+import { userNameKey } from "../../contract/resources.js";
 import { ProblemError } from "../problem-error.js";
 import { isUniqueViolation, isUniqueViolationOn } from "../store/errors.js";
 import type { Attributes } from "./resource-bodies.js";
@@ -27,7 +28,7 @@ export function indexedColumns(type: string, attributes: Attributes) {
     external_id:
       typeof attributes.externalId === "string" && attributes.externalId !== "" ? attributes.externalId : null,
     display_name: typeof attributes.displayName === "string" ? attributes.displayName : null,
-    user_name_key: type === "User" ? String(attributes.userName).toLowerCase() : null,
+    user_name_key: type === "User" ? userNameKey(String(attributes.userName)) : null,
     attributes: JSON.stringify(attributes),
   };
 }

@@ -4,12 +4,22 @@ import { invalid } from "../problem-error.js";
 // The checks of a User's userName and e-mail addresses that a schema cannot say in words a person reads.
 
 const USER_NAME = new RegExp(USER_NAME_PATTERN);
+/**
+ * Control (Cc) and format (Cf) characters: C0, DEL, C1, and the invisible ones (zero-width space,
+ * joiners, bidi controls, the BOM, soft hyphen), with which `admin\u200b` looks like `admin`.
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}]/u;
 
-/** Refuses a userName holding control characters, with a message that says so rather than the pattern. */
+/**
+ * Refuses a userName holding control or format characters, with a message that names the code
+ * point rather than the pattern (and does not echo the character).
+ */
 export function assertUserName(userName: string): void {
-  if (userName && !USER_NAME.test(userName)) {
+  const found = INVISIBLE.exec(userName);
+  if (found || (userName && !USER_NAME.test(userName))) {
+    const codePoint = found?.[0].codePointAt(0)?.toString(16).toUpperCase().padStart(4, "0");
     throw invalid(
-      "A userName may not hold control characters (C0, DEL, C1) or bidi controls.",
+      `A userName may not hold control characters (C0, DEL, C1) or invisible format characters (zero-width, bidi controls, BOM)${codePoint ? `: U+${codePoint} at position ${(found?.index ?? 0) + 1}` : ""}.`,
       "/userName",
       "invalidValue",
     );

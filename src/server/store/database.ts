@@ -16,6 +16,7 @@ import {
 } from "kysely";
 import { ConfigurationError } from "../configuration-error.js";
 import type { StoreObserver } from "../metrics/metrics.js";
+import { ownerOnly } from "./file-modes.js";
 import { observe, observedDialect, queryLog } from "./observer.js";
 import { runDirectly } from "./precompiled.js";
 import type { Schema } from "./schema.js";
@@ -45,6 +46,8 @@ export interface StoreOptions {
   cacheKiB?: number;
   /** told of every statement, transaction and group commit (metrics); nothing is timed without it */
   observer?: StoreObserver;
+  /** told of the paths in the data dir (and of a SQLite file) that other users could read, now owner-only */
+  onTightened?: (paths: string[]) => void;
 }
 
 /** A Kysely on `dialect`, observed when the options ask for it. */
@@ -99,7 +102,12 @@ function builtAddon(): string | undefined {
 
 export async function openStore(options: StoreOptions): Promise<Store> {
   const url = options.databaseUrl;
+  const ownerOnlyFiles = (file: string | undefined, create: boolean) => {
+    const tightened = ownerOnly(options.dataDir, file, create);
+    if (tightened.length > 0) options.onTightened?.(tightened);
+  };
   if (url && isPostgres(url)) {
+    ownerOnlyFiles(undefined, false);
     const { default: pg } = await import("pg");
     // a dead server fails a request within seconds instead of queueing it for ever
     const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
@@ -122,6 +130,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw new ConfigurationError(`There is no database at ${file}: check --data-dir and --database.`);
   }
   if (!url && !options.mustExist) mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  ownerOnlyFiles(file, !options.mustExist);
   const { default: Database } = await import("better-sqlite3");
   const nativeBinding = builtAddon();
   const sqlite = new Database(file, {

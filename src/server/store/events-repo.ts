@@ -185,6 +185,18 @@ const NOT_NULL = new Set<keyof EventsTable>(["code_key", "name", "starts_at", "c
 
 export type KeyValue = string | number | null;
 
+/** Columns holding a flag (0 or 1); every other sortable column holds text. */
+const FLAGS: ReadonlySet<string> = new Set<keyof EventsTable>(["all_day"]);
+
+/**
+ * Whether `value` is one `column` can hold: the bound of a cursor is a query parameter, and a
+ * string or 1e300 against PostgreSQL's integer column is a database error, not an empty page.
+ */
+export function fitsColumn(column: string, value: unknown): value is KeyValue {
+  if (value === null) return !(NOT_NULL as ReadonlySet<string>).has(column);
+  return FLAGS.has(column) ? value === 0 || value === 1 : typeof value === "string";
+}
+
 /**
  * Rows strictly after `last` in the order `sort` (the keyset of the previous page's last row):
  * for each key, the earlier keys equal and this one beyond, with NULLs last ascending and first

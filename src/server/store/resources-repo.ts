@@ -7,6 +7,7 @@ import {
   type SelectQueryBuilder,
   sql,
 } from "kysely";
+import { userNameKey } from "../../contract/resources.js";
 import type { AuditLogTable, CredentialsTable, ResourcesTable, ResourceValuesTable, Schema } from "./schema.js";
 import { mfaEnabledOf } from "./totp-repo.js";
 
@@ -197,13 +198,13 @@ export async function deleteResource(db: Kysely<Schema>, id: string, expectedVer
   return Number(result.numDeletedRows) === 1;
 }
 
-/** The User resource of a name, compared as the uniqueness of userName is: case-insensitively. */
+/** The User resource of a name, compared as the uniqueness of userName is: in NFC, case-insensitively. */
 export async function findUserByName(db: Kysely<Schema>, userName: string): Promise<ResourceRow | undefined> {
   return db
     .selectFrom("resources")
     .selectAll()
     .where("resource_type", "=", "User")
-    .where("user_name_key", "=", userName.toLowerCase())
+    .where("user_name_key", "=", userNameKey(userName))
     .executeTakeFirst();
 }
 

@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, type Insertable, type Kysely, sql } from "kysely";
+import { userNameKey } from "../../contract/resources.js";
 import { ROLES, type Role } from "../../contract/route.js";
 import { voidPendingLinks } from "./reset-tokens-repo.js";
 import type { CredentialsTable, ResourcesTable, Schema } from "./schema.js";
@@ -103,7 +104,7 @@ function accountQuery(db: Kysely<Schema>) {
 }
 
 export async function findAccountByUserName(db: Kysely<Schema>, userName: string) {
-  const row = await accountQuery(db).where("resources.user_name_key", "=", userName.toLowerCase()).executeTakeFirst();
+  const row = await accountQuery(db).where("resources.user_name_key", "=", userNameKey(userName)).executeTakeFirst();
   return row ? toAccount(row) : undefined;
 }
 

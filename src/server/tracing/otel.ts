@@ -52,16 +52,19 @@ export function startTracing(version: string): Tracing {
   };
 
   return {
-    startRequest(raw) {
+    startRequest(raw, requestId) {
       const parent = propagation.extract(ROOT_CONTEXT, raw.headers);
       const span = tracer.startSpan(
         raw.method ?? "HTTP",
-        { kind: SpanKind.SERVER, attributes: { "http.request.method": raw.method ?? "_OTHER" } },
+        {
+          kind: SpanKind.SERVER,
+          attributes: { "http.request.method": raw.method ?? "_OTHER", "bizctl.request.id": requestId },
+        },
         parent,
       );
       requests.set(raw, { span, context: trace.setSpan(parent, span) });
-      return span.spanContext().traceId;
     },
+    traceId: (raw) => requests.get(raw)?.span.spanContext().traceId,
     enterRequest(raw, next) {
       const request = requests.get(raw);
       if (request) context.with(request.context, next);

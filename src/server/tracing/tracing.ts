@@ -8,10 +8,13 @@ import type { StoreObserver } from "../metrics/metrics.js";
  */
 export interface Tracing {
   /**
-   * Starts the request's span, a child of the caller's W3C `traceparent` when it sent one, and
-   * answers its trace id: the request id of the logs, the problem documents and `x-request-id`.
+   * Starts the request's span, a child of the caller's W3C `traceparent` when it sent one, with
+   * the server's own request id as an attribute. The caller picks the trace id, so it is logged
+   * beside the request id, never as it (spec 1.8).
    */
-  startRequest(raw: IncomingMessage): string;
+  startRequest(raw: IncomingMessage, requestId: string): void;
+  /** the trace id of the request's span, while it runs */
+  traceId(raw: IncomingMessage): string | undefined;
   /** runs `next` (the rest of the request) with the request's span as the active one */
   enterRequest(raw: IncomingMessage, next: () => void): void;
   /** ends the request's span: named by its route's template, with its status */
