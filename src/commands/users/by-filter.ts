@@ -1,5 +1,5 @@
 /**
- * `users delete --filter EXPR` and `users disable --filter EXPR`: act on every user a filter
+ * `users delete|disable|enable --filter EXPR`: act on every user a filter
  * selects, through POST /Bulk a batch at a time (not a request a user), after a count and a
  * confirmation (`--yes` without a terminal); `--dry-run` shows the count and the first ids.
  */
@@ -62,28 +62,35 @@ export const DELETE: Action = {
   }),
 };
 
-export const DISABLE: Action = {
-  verb: "disable",
-  done: "disabled",
-  ok: "200",
-  permitted: (users) => {
-    const staff = users.filter((user) => user.staff);
-    if (staff.length === 0) {
-      return {
-        may: (roles) => roles.includes("admin") || roles.includes("support"),
-        only: "Only an admin or support staff may disable users",
-      };
-    }
-    const who = staff.length === 1 ? "who holds" : "who hold";
-    return { may: adminOnly, only: `Only an admin may disable ${named(staff)}, ${who} the admin or support role` };
-  },
-  operation: (user) => ({
-    method: "PATCH",
-    path: `/Resources/${encodeURIComponent(user.id)}`,
-    ...(user.version && { version: user.version }),
-    data: { schemas: [SCIM_URN.patchOp], Operations: [{ op: "replace", path: "active", value: false }] },
-  }),
+/** `disable` and its undoing `enable`: the same PATCH of `active`, under the same rule. */
+const settingActive = (active: boolean): Action => {
+  const verb = active ? "enable" : "disable";
+  return {
+    verb,
+    done: `${verb}d`,
+    ok: "200",
+    permitted: (users) => {
+      const staff = users.filter((user) => user.staff);
+      if (staff.length === 0) {
+        return {
+          may: (roles) => roles.includes("admin") || roles.includes("support"),
+          only: `Only an admin or support staff may ${verb} users`,
+        };
+      }
+      const who = staff.length === 1 ? "who holds" : "who hold";
+      return { may: adminOnly, only: `Only an admin may ${verb} ${named(staff)}, ${who} the admin or support role` };
+    },
+    operation: (user) => ({
+      method: "PATCH",
+      path: `/Resources/${encodeURIComponent(user.id)}`,
+      ...(user.version && { version: user.version }),
+      data: { schemas: [SCIM_URN.patchOp], Operations: [{ op: "replace", path: "active", value: active }] },
+    }),
+  };
 };
+
+export const DISABLE = settingActive(false);
+export const ENABLE = settingActive(true);
 
 /** Refuses users named and --filter together, and neither; --dry-run without --filter; an empty --filter. */
 export function checkSelection(references: string[], options: FilterOptions, verb: string): boolean {
