@@ -2,6 +2,7 @@ import stringWidth from "string-width";
 import { neutraliseCell } from "./csv-cells.js";
 import { commonJs, importYaml } from "./lazy-modules.js";
 import { applyQuery } from "./query.js";
+import { chooseColumns, isTimes, shownOnTerminal } from "./table-fit.js";
 import { needsJsonEscape, terminalJson, terminalText } from "./terminal-text.js";
 
 export const FORMATS = ["table", "json", "ndjson", "csv", "yaml"] as const;
@@ -24,6 +25,8 @@ export interface RenderOptions {
   terminal?: boolean;
   /** `--query`: a JMESPath expression applied to the selected data before it is rendered */
   query?: string;
+  /** told which columns a list table shows, once chosen to fit (`audit tail -f` keeps them) */
+  shown?: (columns: string[]) => void;
 }
 
 type Row = Record<string, unknown>;
@@ -186,15 +189,32 @@ async function table(data: unknown, options: RenderOptions): Promise<string> {
   if (Array.isArray(data)) {
     if (data.length === 0) return "";
     const rows = data as Row[];
-    const columns = options.fields ?? options.columns ?? defaultColumns(rows);
-    const head = columns.map((c) => terminalText(c));
+    const given = options.fields ?? options.columns ?? defaultColumns(rows);
+    // on a terminal a moment is a relative time; piped, the exact ISO time
+    const value = (c: string, v: unknown) => (options.terminal ? shownOnTerminal(c, v) : v);
     // one line per record: a newline in a value is shown, not laid out
-    const body = rows.map((row) => columns.map((c) => terminalText(cell(pick(row, c)))));
+    const cells = rows.map((row) => given.map((c) => terminalText(cell(value(c, pick(row, c))))));
+    // the columns asked for by --fields are all shown; a command's own are chosen to fit
+    const fits = given.map((c, i) => ({
+      natural: Math.max(displayWidth(c), ...cells.map((r) => displayWidth(r[i] ?? ""))),
+      empty: cells.every((r) => r[i] === ""),
+      fixed: isIdentifier(c),
+      whole: isTimes(cells.map((r) => r[i] ?? "")),
+    }));
+    const kept = options.fields ? given.map((_, i) => i) : chooseColumns(fits, options.width, GAP);
+    const columns = kept.map((i) => given[i] as string);
+    options.shown?.(columns);
+    const head = columns.map((c) => terminalText(c));
+    const body = cells.map((r) => kept.map((i) => r[i] ?? ""));
     const natural = head.map((c, i) => Math.max(displayWidth(c), ...body.map((r) => displayWidth(r[i] ?? ""))));
     const t = new Table({
       ...COMPACT,
       head: head.map((c) => chalk.bold(c)),
-      colWidths: fitWidths(natural, options.width, columns.map(isIdentifier)),
+      colWidths: fitWidths(
+        natural,
+        options.width,
+        kept.map((i) => fits[i]?.fixed || fits[i]?.whole),
+      ),
       wordWrap: false,
     });
     t.push(...body);

@@ -28,9 +28,16 @@ export class Progress {
   /** `done` of `total` (count units); or `count` records with `fraction` of the work done. */
   update(done: number, total?: number, fraction?: number): void {
     if (!this.active) return;
+    this.last = { done, total, measured: fraction !== undefined };
     const now = Date.now();
     // a redraw per record would cost more than the record on a fast import
     if (now - this.lastDrawn < 100 && (total === undefined || done < total)) return;
+    this.draw(now, done, total, fraction);
+  }
+
+  private last?: { done: number; total?: number; measured: boolean };
+
+  private draw(now: number, done: number, total?: number, fraction?: number): void {
     this.lastDrawn = now;
     const width = 30;
     const share = fraction ?? (total ? done / Math.max(total, 1) : undefined);
@@ -39,11 +46,20 @@ export class Progress {
     const rate = elapsed > 0.5 ? done / elapsed : undefined;
     const parts = [`${bar ? `[${bar}] ` : ""}${done}${total ? `/${total}` : ""} ${this.noun}`];
     if (rate !== undefined) parts.push(`${Math.round(rate)}/s`);
-    if (share !== undefined && share > 0 && elapsed > 0.5) parts.push(`${clock((elapsed / share) * (1 - share))} left`);
+    if (share !== undefined && share > 0 && share < 1 && elapsed > 0.5)
+      parts.push(`${clock((elapsed / share) * (1 - share))} left`);
     this.ctx.io.stderr.write(`\r${parts.join("  ")}\x1b[K`);
   }
 
-  done(): void {
-    if (this.active) this.ctx.io.stderr.write("\n");
+  /**
+   * Ends the line. A finished run first draws its end (the last updates fall inside the redraw
+   * interval, and a file's bytes read run ahead of what was sent), so the bar reaches its total;
+   * a run that stopped leaves it where it stopped.
+   */
+  done(finished = true): void {
+    if (!this.active) return;
+    const last = this.last;
+    if (finished && last) this.draw(Date.now(), last.done, last.total, last.measured ? 1 : undefined);
+    this.ctx.io.stderr.write("\n");
   }
 }

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { Context, type GlobalOptions } from "../cli/command-context.js";
 import { CliError, UsageError } from "../cli/errors.js";
+import { readStdin } from "../cli/io.js";
 import { checkQuery } from "../cli/query.js";
 import { ApiError } from "../client/errors.js";
 
@@ -96,4 +97,19 @@ export function wholeNumber(value: string | undefined, flag: string, min: number
     throw new UsageError(`${flag} must be a whole number from ${min} to ${max}; got '${value}'.`);
   }
   return n;
+}
+
+/**
+ * What a bulk verb acts on: `-` alone reads the ids or names from stdin, one a line (blank lines
+ * skipped), so that a list pipes into it as into `xargs`; none there is nothing to do, no mistake
+ * (`users list --filter … | users disable -` when nothing matched). Stdin taken, only --yes consents.
+ */
+export async function namesFrom(ctx: Context, references: string[], noun: string): Promise<string[]> {
+  if (references.length !== 1 || references[0] !== "-") return references;
+  const names = (await readStdin(ctx.io))
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  if (names.length === 0) ctx.info(`stdin names no ${noun}: nothing to do.`);
+  return names;
 }

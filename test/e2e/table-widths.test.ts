@@ -2,11 +2,14 @@
  * Every list the CLI prints, in a real pseudo-terminal of 0, 40, 80 and 200 columns (issue 32):
  * a terminal that reports 0 columns (`script`, many CI and container terminals) sets no limit,
  * a bold header never leaks as `^[[1m` text nor counts as width, identifier columns (ids,
- * codes, keys, tokens, an audit record's time and action) are never cut, and a footer comes
- * after the table.
+ * codes, keys, tokens, an audit record's action) are never cut, and a footer comes after the
+ * table. At 80 columns a table fits by choosing what it shows (issue 47): a column empty in
+ * every row is left out, a moment is a relative time ("3 minutes ago", the exact time stays in
+ * JSON), and the least important columns go before any is cut to a few characters.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import stringWidth from "string-width";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, json, show, useSession } from "../helpers/cli.js";
 import { inTerminal } from "../helpers/pty.js";
@@ -37,6 +40,12 @@ interface ListScenario {
   whole: (seen: Seen) => string[];
   /** where the table starts, when a record comes first */
   table?: string;
+  /** a moment column's exact time (shown relative on a terminal) */
+  moment?: (seen: Seen) => string;
+  /** a column every row leaves empty, left out at every width */
+  emptyColumn?: string;
+  /** false: its identifiers alone are wider than 80 columns */
+  fits80?: boolean;
   /** a footer on stderr that must come after the table's last row (which holds the text `lastRow` gives) */
   footer?: { text: string; lastRow: (seen: Seen) => string };
 }
@@ -45,9 +54,16 @@ const LISTS: ListScenario[] = [
   { name: "events list", args: ["events", "list"], whole: () => [LONG_CODE] },
   { name: "users list", args: ["users", "list"], whole: (s) => [s.userId] },
   {
+    name: "users list of users without e-mail",
+    args: ["users", "list", "--filter", 'userName eq "admin"'],
+    whole: (s) => [s.userId],
+    emptyColumn: "emails",
+  },
+  {
     name: "users get (recent activity)",
     args: ["users", "get", ADMIN],
-    whole: (s) => [s.userId, s.activity.time, s.activity.action],
+    whole: (s) => [s.userId, s.activity.action],
+    moment: (s) => s.activity.time,
     // the record above it holds `meta`, one JSON value wider than 200 columns
     table: "Recent activity:",
   },
@@ -57,18 +73,25 @@ const LISTS: ListScenario[] = [
   {
     name: "audit list",
     args: ["audit", "list", "--page-size", "2"],
-    whole: (s) => s.audit.flatMap((r) => [r.id, r.time, r.action]),
+    whole: (s) => s.audit.flatMap((r) => [r.id, r.action]),
+    moment: (s) => s.audit[0]!.time,
     footer: { text: "More records", lastRow: (s) => s.audit[1]!.id },
   },
   {
     name: "audit tail",
     args: ["audit", "tail", "-n", "2"],
-    whole: (s) => s.audit.flatMap((r) => [r.id, r.time, r.action]),
+    whole: (s) => s.audit.flatMap((r) => [r.id, r.action]),
+    moment: (s) => s.audit[0]!.time,
     footer: { text: "Resume with", lastRow: (s) => s.audit[0]!.id },
   },
   { name: "auth sessions", args: ["auth", "sessions"], whole: (s) => [s.sessionId] },
   { name: "auth tokens list", args: ["auth", "tokens", "list"], whole: (s) => [s.apiTokenId] },
-  { name: "oauth tokens list", args: ["oauth", "tokens", "list"], whole: (s) => [s.oauthToken, s.consumerKey] },
+  {
+    name: "oauth tokens list",
+    args: ["oauth", "tokens", "list"],
+    whole: (s) => [s.oauthToken, s.consumerKey],
+    fits80: false,
+  },
   { name: "oauth consumers list", args: ["oauth", "consumers", "list"], whole: (s) => [s.consumerId, s.consumerKey] },
   { name: "profile list", args: ["profile", "list"], whole: () => [] },
   { name: "server outbox list", args: ["server", "outbox", "list"], whole: (s) => [s.outboxId] },
@@ -138,10 +161,19 @@ describe("every list on a real terminal", () => {
       const table = result.output.slice(list.table ? result.output.indexOf(list.table) : 0);
       if (columns === 0) expect(result.output, "nothing cut").not.toContain("…");
       if (columns === 200) expect(table, "nothing cut").not.toContain("…");
-      if (columns === 40 && list.whole(seen).length > 0) {
-        // the columns that give way do, down to 5 characters: a narrow terminal still gets a table
-        expect(result.output).toMatch(/\S{4}…/);
+      if (columns === 80) {
+        // columns go before any is cut to a few characters ("succ…")
+        const cut = table.split(/\r?\n/).flatMap((line) => line.split(/\s{2,}/).filter((c) => c.endsWith("…")));
+        for (const c of cut) expect(stringWidth(c), `${c} cut short`).toBeGreaterThanOrEqual(10);
+        if (list.fits80 !== false) {
+          for (const line of table.split(/\r?\n/)) expect(stringWidth(line), line).toBeLessThanOrEqual(80);
+        }
       }
+      if (list.moment) {
+        expect(result.output, "a relative time").toMatch(/ ago\b/);
+        expect(result.output, "not the exact time").not.toContain(list.moment(seen));
+      }
+      if (list.emptyColumn) expect(result.output, "no empty column").not.toContain(list.emptyColumn);
       if (list.footer) {
         const lastRow = result.output.indexOf(list.footer.lastRow(seen));
         expect(lastRow).toBeGreaterThanOrEqual(0);

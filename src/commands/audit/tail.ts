@@ -24,13 +24,24 @@ async function lastRecords(ctx: Context, options: Options, count: number) {
 
 /**
  * Prints records as they come: on a terminal a row each, piped one NDJSON line each (unless -o
- * names another format), so that a pipe sees each record as soon as it is read.
+ * names another format), so that a pipe sees each record as soon as it is read. A table has one
+ * header, as `kubectl get --watch` prints it: later rows have the first rows' columns under it.
  */
 function printer(ctx: Context) {
   const format = chosenFormat(ctx.globals) ?? (ctx.io.stdout.isTTY ? "table" : "ndjson");
+  let columns: string[] | undefined;
   return async (records: unknown[]) => {
     if (records.length === 0) return;
-    ctx.io.stdout.write(await ctx.render(records, { format, fields: ctx.fields(), columns: AUDIT_COLUMNS }));
+    const first = columns === undefined;
+    const text = await ctx.render(records, {
+      format,
+      fields: columns ?? ctx.fields(),
+      columns: AUDIT_COLUMNS,
+      shown: (shown) => {
+        columns ??= shown;
+      },
+    });
+    ctx.io.stdout.write(format === "table" && !first ? text.slice(text.indexOf("\n") + 1) : text);
   };
 }
 

@@ -3,7 +3,7 @@ import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import { refuseBeforeAsking } from "../../cli/permissions.js";
 import * as events from "../../contract/events.js";
-import { examples, tolerating, withContext } from "../verb-helpers.js";
+import { examples, namesFrom, tolerating, withContext } from "../verb-helpers.js";
 import { eventPages } from "./list.js";
 
 interface DeleteOptions {
@@ -76,7 +76,7 @@ async function deleteEvents(ctx: Context, codes: string[], options: DeleteOption
   const client = await ctx.client();
   // every code is looked up before anything is deleted: an unknown one stops the whole command
   const found = [];
-  for (const code of codes) {
+  for (const code of await namesFrom(ctx, codes, "events")) {
     const current = await tolerating(
       "not_found",
       options.ignoreNotFound,
@@ -105,7 +105,9 @@ async function deleteEvents(ctx: Context, codes: string[], options: DeleteOption
 export function register(group: Command, io: Context["io"]): void {
   group
     .command("delete [codes...]")
-    .description("delete events, or every event --filter selects, in batches (asks first; --yes without a terminal)")
+    .description(
+      "delete events by code ('-': read from stdin, one a line), or every event --filter selects, in batches (asks first; --yes without a terminal)",
+    )
     .option("--ignore-not-found", "an event already gone is success")
     .option("--filter <expr>", "delete every event this filter selects, a thousand a request")
     .option("--dry-run", "with --filter: print how many events it selects and the first codes; delete nothing")
@@ -115,6 +117,7 @@ export function register(group: Command, io: Context["io"]): void {
         "bizctl events delete KICKOFF",
         "bizctl events delete KICKOFF <code> --yes --ignore-not-found",
         "bizctl events delete --filter 'code sw \"CI-\"' --dry-run",
+        "bizctl events list --filter 'code sw \"CI-\"' --query '[].code' -o table | bizctl events delete - --yes",
       ),
     )
     .action(withContext(io, deleteEvents));

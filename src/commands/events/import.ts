@@ -196,7 +196,7 @@ async function importEvents(ctx: Context, file: string, options: ImportOptions):
     await flush();
     await inflight;
   } catch (error) {
-    progress.done();
+    progress.done(false);
     await run.close();
     await abandon(ctx, importId);
     if (error instanceof CliError) throw error;

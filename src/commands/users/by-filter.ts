@@ -1,5 +1,5 @@
 /**
- * `users delete --filter EXPR` and `users disable --filter EXPR`: act on every user a filter
+ * `users delete|disable|enable --filter EXPR`: act on every user a filter
  * selects, through POST /Bulk a batch at a time (not a request a user), after a count and a
  * confirmation (`--yes` without a terminal); `--dry-run` shows the count and the first ids.
  */
@@ -67,26 +67,33 @@ export const DELETE: Action = {
   }),
 };
 
-export const DISABLE: Action = {
-  verb: "disable",
-  done: "disabled",
-  ok: "200",
-  permitted: (users) => {
-    // the most guarded of them decides: one privileged account is enough to need an admin
-    const privileged = users.filter((user) => isPrivileged(user.roles));
-    const verb = "disable";
-    if (privileged.length === 0) return { operation: "users:set-active", target: {}, words: { verb, about: "users" } };
-    const target = { roles: [...new Set(privileged.flatMap((user) => user.roles))] };
-    const words = { verb, about: named(privileged), count: privileged.length };
-    return { operation: "users:set-active", target, words };
-  },
-  operation: (user) => ({
-    method: "PATCH",
-    path: `/Resources/${encodeURIComponent(user.id)}`,
-    ...(user.version && { version: user.version }),
-    data: { schemas: [SCIM_URN.patchOp], Operations: [{ op: "replace", path: "active", value: false }] },
-  }),
+/** `disable` and its undoing `enable`: the same PATCH of `active`, under the same rule. */
+const settingActive = (active: boolean): Action => {
+  const verb = active ? "enable" : "disable";
+  return {
+    verb,
+    done: `${verb}d`,
+    ok: "200",
+    permitted: (users) => {
+      // the most guarded of them decides: one privileged account is enough to need an admin
+      const privileged = users.filter((user) => isPrivileged(user.roles));
+      if (privileged.length === 0)
+        return { operation: "users:set-active", target: {}, words: { verb, about: "users" } };
+      const target = { roles: [...new Set(privileged.flatMap((user) => user.roles))] };
+      const words = { verb, about: named(privileged), count: privileged.length };
+      return { operation: "users:set-active", target, words };
+    },
+    operation: (user) => ({
+      method: "PATCH",
+      path: `/Resources/${encodeURIComponent(user.id)}`,
+      ...(user.version && { version: user.version }),
+      data: { schemas: [SCIM_URN.patchOp], Operations: [{ op: "replace", path: "active", value: active }] },
+    }),
+  };
 };
+
+export const DISABLE = settingActive(false);
+export const ENABLE = settingActive(true);
 
 /** Refuses users named and --filter together, and neither; --dry-run without --filter; an empty --filter. */
 export function checkSelection(references: string[], options: FilterOptions, verb: string): boolean {

@@ -6,9 +6,9 @@ import { fieldValidator, recordFromOptions } from "../../cli/record-input.js";
 import * as resources from "../../contract/resources.js";
 import { createResource } from "../resource-calls.js";
 import { collect, examples, withContext } from "../verb-helpers.js";
-import { USER_COLUMNS } from "./columns.js";
 import * as invite from "./invite.js";
 import { checkRoles, rolesAttribute } from "./roles.js";
+import { printUser } from "./summary.js";
 import { temporaryPassword } from "./temporary-password.js";
 
 interface CreateOptions {
@@ -57,11 +57,11 @@ async function createUser(ctx: Context, options: CreateOptions): Promise<void> {
     options.ifNotExists,
   );
   // an existing user keeps its password: nothing was set, nothing to show
-  if (!created) return ctx.print(user, USER_COLUMNS);
+  if (!created) return printUser(ctx, user);
   if (options.invite) {
     // a second request: should it fail, the user exists and 'users invite' sends it again
     await invite.sendInvitation(ctx, { id: String(user.id), userName });
-    return ctx.print({ ...user, invited: true }, USER_COLUMNS);
+    return printUser(ctx, user, { invited: true });
   }
   if (secret?.generated) {
     ctx.info(
@@ -70,7 +70,7 @@ async function createUser(ctx: Context, options: CreateOptions): Promise<void> {
   } else if (!secret) {
     ctx.info(`${userName} has no password yet: send a reset link ('bizctl auth renew-password --user ${userName}').`);
   }
-  await ctx.print(secret?.generated ? { ...user, oneTimePassword: secret.password } : user, USER_COLUMNS);
+  await printUser(ctx, user, secret?.generated ? { oneTimePassword: secret.password } : {});
 }
 
 export function register(group: Command, io: Context["io"]): void {

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { refuseBeforeAsking } from "../../cli/permissions.js";
 import * as resources from "../../contract/resources.js";
-import { examples, tolerating, withContext } from "../verb-helpers.js";
+import { examples, namesFrom, tolerating, withContext } from "../verb-helpers.js";
 import { actOnFilter, checkSelection, DELETE, type FilterOptions } from "./by-filter.js";
 import { resolveUser } from "./resolve.js";
 
@@ -10,7 +10,7 @@ export function register(group: Command, io: Context["io"]): void {
   group
     .command("delete [users...]")
     .description(
-      "delete users by id, user name or e-mail, or every user --filter selects, in bulk (asks first; --yes without a terminal)",
+      "delete users by id, user name or e-mail ('-': read from stdin, one a line), or every user --filter selects, in bulk (asks first; --yes without a terminal)",
     )
     .option("--ignore-not-found", "a user already gone is success")
     .option("--filter <expr>", "delete every user this SCIM filter selects, through POST /Bulk")
@@ -21,6 +21,7 @@ export function register(group: Command, io: Context["io"]): void {
         "bizctl users delete <user> --yes",
         "bizctl users delete --filter 'userName sw \"ci-\"' --dry-run",
         "bizctl users delete --filter 'externalId pr and department eq \"Temp\"' --yes",
+        "bizctl users list --filter 'userName sw \"ci-\"' --query '[].id' -o table | bizctl users delete - --yes",
       ),
     )
     .action(
@@ -31,7 +32,7 @@ export function register(group: Command, io: Context["io"]): void {
         ctx.requireCredential();
         const client = await ctx.client();
         const users = [];
-        for (const reference of references) {
+        for (const reference of await namesFrom(ctx, references, "users")) {
           const user = await tolerating(
             "not_found",
             options.ignoreNotFound,

@@ -3,7 +3,7 @@ import type { Context } from "../../cli/command-context.js";
 import { examples, withContext } from "../verb-helpers.js";
 import { recentActivity } from "./recent-activity.js";
 import { resolveUser } from "./resolve.js";
-import { userSummary } from "./summary.js";
+import { forPerson, userSummary } from "./summary.js";
 
 export function register(group: Command, io: Context["io"]): void {
   group
@@ -16,10 +16,10 @@ export function register(group: Command, io: Context["io"]): void {
         const user = await resolveUser(ctx, reference);
         // a person at a table gets a summary and the user's recent activity under it; data
         // formats, --fields and --query stay the user alone, as the API answers it
-        const forPerson = ctx.format() === "table" && ctx.globals.query === undefined && ctx.fields() === undefined;
-        await ctx.print(forPerson ? userSummary(user) : user);
+        const person = forPerson(ctx);
+        await ctx.print(person ? userSummary(user) : user);
         // written as it is: printText would show the table's bold headers as escape codes
-        if (forPerson) ctx.io.stdout.write(await recentActivity(ctx, String(user.id)));
+        if (person) ctx.io.stdout.write(await recentActivity(ctx, String(user.id)));
       }),
     );
 }

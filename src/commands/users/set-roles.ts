@@ -2,9 +2,9 @@ import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { updateResource } from "../resource-calls.js";
 import { examples, withContext } from "../verb-helpers.js";
-import { USER_COLUMNS } from "./columns.js";
 import { resolveUser } from "./resolve.js";
 import { checkRoles, rolesAttribute } from "./roles.js";
+import { printUser } from "./summary.js";
 
 export function register(group: Command, io: Context["io"]): void {
   group
@@ -21,7 +21,7 @@ export function register(group: Command, io: Context["io"]): void {
         const { id } = await resolveUser(ctx, reference);
         const user = await updateResource(ctx, id, (current) => ({ ...current, roles: rolesAttribute(roles) }));
         ctx.info(`${String(user.userName)} now holds ${roles.join(", ")}.`);
-        await ctx.print(user, USER_COLUMNS);
+        await printUser(ctx, user);
       }),
     );
 }

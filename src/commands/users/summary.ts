@@ -1,3 +1,4 @@
+import type { Context } from "../../cli/command-context.js";
 import { SCHEMA_URN } from "../../contract/resources.js";
 import { ACCOUNT_ATTRIBUTES } from "../../contract/scim.js";
 
@@ -61,4 +62,16 @@ export function userSummary(user: Attributes): Attributes {
   put("created", meta.created);
   put("lastModified", meta.lastModified);
   return summary;
+}
+
+/** A person at a table: no data format, no --fields and no --query, which keep the record as the API answers it. */
+export const forPerson = (ctx: Context): boolean =>
+  ctx.format() === "table" && ctx.globals.query === undefined && ctx.fields() === undefined;
+
+/**
+ * What a verb that writes a user prints: the summary `users get` shows (with what the verb adds,
+ * as a one-time password), or the record and those additions in a data format.
+ */
+export function printUser(ctx: Context, user: Attributes, added: Attributes = {}): Promise<void> {
+  return forPerson(ctx) ? ctx.print({ ...userSummary(user), ...added }) : ctx.print({ ...user, ...added });
 }

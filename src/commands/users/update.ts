@@ -4,8 +4,8 @@ import { UsageError } from "../../cli/errors.js";
 import { merge, recordFromOptions } from "../../cli/record-input.js";
 import { updateResource } from "../resource-calls.js";
 import { collect, examples, withContext } from "../verb-helpers.js";
-import { USER_COLUMNS } from "./columns.js";
 import { resolveUser } from "./resolve.js";
+import { printUser } from "./summary.js";
 
 export function register(group: Command, io: Context["io"]): void {
   group
@@ -27,7 +27,7 @@ export function register(group: Command, io: Context["io"]): void {
         const { id } = await resolveUser(ctx, reference);
         const user = await updateResource(ctx, id, (current) => merge(current, changes));
         ctx.info(`Updated ${String(user.userName)}.`);
-        await ctx.print(user, USER_COLUMNS);
+        await printUser(ctx, user);
       }),
     );
 }
