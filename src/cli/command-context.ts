@@ -228,7 +228,10 @@ export class Context {
    * The one way a command renders data: fitted to the terminal's width (none piped, or when the
    * terminal reports 0 columns), coloured and made safe for it when stdout is one.
    */
-  render(data: unknown, options: Pick<RenderOptions, "format" | "fields" | "query" | "columns">): Promise<string> {
+  render(
+    data: unknown,
+    options: Pick<RenderOptions, "format" | "fields" | "query" | "columns" | "header">,
+  ): Promise<string> {
     const stdout = this.io.stdout;
     return render(data, {
       ...options,
