@@ -230,7 +230,7 @@ export class Context {
    */
   render(
     data: unknown,
-    options: Pick<RenderOptions, "format" | "fields" | "query" | "columns" | "shown">,
+    options: Pick<RenderOptions, "format" | "fields" | "query" | "columns" | "shown" | "header">,
   ): Promise<string> {
     const stdout = this.io.stdout;
     return render(data, {

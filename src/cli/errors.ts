@@ -1,5 +1,6 @@
 import { ApiError, NetworkError } from "../client/errors.js";
 import { ProfilesLockedError } from "../config/profiles.js";
+import type { ErrorCode } from "../contract/errors.js";
 
 export const EXIT = {
   ok: 0,
@@ -13,6 +14,23 @@ export const EXIT = {
   unavailable: 8,
   interrupted: 130,
 } as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** What each exit code means: `help exit-codes` prints it, and a test holds the README's table to it. */
+export const EXIT_MEANINGS: Readonly<Record<keyof typeof EXIT, string>> = {
+  ok: "success",
+  failure: "other failure (including rate limiting)",
+  usage: "usage error or missing input",
+  notFound: "not found",
+  unauthenticated: "not authenticated: no, expired or revoked token; bad credentials",
+  forbidden:
+    "forbidden (including a pending password change, or a second factor the server requires and the account has not enrolled)",
+  conflict: "conflict or precondition failed",
+  validation: "validation failed",
+  unavailable: "server unreachable or 5xx",
+  interrupted: "interrupted",
+};
 
 /** A failure the CLI reports itself, with its exit code and what to do next. */
 export class CliError extends Error {
@@ -39,7 +57,12 @@ export class AuthError extends CliError {
   }
 }
 
-const BY_PROBLEM_CODE: Record<string, number> = {
+/**
+ * The exit code of each problem code of the contract: a Record over ErrorCode, so that a code
+ * added to the contract does not compile until it is given one. A code this CLI does not know
+ * (a newer server's) exits 1, or 8 when its status is 5xx.
+ */
+export const BY_PROBLEM_CODE: Readonly<Record<ErrorCode, ExitCode>> = {
   not_found: EXIT.notFound,
   invalid_credentials: EXIT.unauthenticated,
   token_missing: EXIT.unauthenticated,
@@ -71,6 +94,10 @@ const BY_PROBLEM_CODE: Record<string, number> = {
   oauth_parameter_absent: EXIT.validation,
   oauth_callback_rejected: EXIT.validation,
   rate_limited: EXIT.failure,
+  request_timeout: EXIT.failure,
+  method_not_allowed: EXIT.failure,
+  service_unavailable: EXIT.unavailable,
+  internal_error: EXIT.unavailable,
 };
 
 const HINTS: Record<string, string> = {
@@ -152,7 +179,8 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof NetworkError) return EXIT.unavailable;
   if (error instanceof ApiError) {
     if (error.status >= 500) return EXIT.unavailable;
-    return BY_PROBLEM_CODE[error.problem.code] ?? EXIT.failure;
+    const code = error.problem.code;
+    return Object.hasOwn(BY_PROBLEM_CODE, code) ? BY_PROBLEM_CODE[code as ErrorCode] : EXIT.failure;
   }
   return EXIT.failure;
 }

@@ -8,6 +8,7 @@
  * so that a script reads either import's outcome the same way.
  */
 import type { Context } from "./command-context.js";
+import { OUTPUT_FORMATS } from "./output.js";
 
 export interface ImportCounts {
   created: number;
@@ -52,7 +53,7 @@ export function summaryLine(summary: Omit<ImportSummary, "failures" | "columns">
 
 /** With -o json or yaml the object on stdout carries the counts: no line on stderr then. */
 export function reportsAsObject(ctx: Context): boolean {
-  return ["json", "yaml"].includes(ctx.format());
+  return OUTPUT_FORMATS[ctx.format()].summaryAsDocument;
 }
 
 /** The summary line on stderr, and the failures (or the whole object with -o json/yaml) on stdout. */

@@ -27,6 +27,8 @@ export interface RenderOptions {
   query?: string;
   /** told which columns a list table shows, once chosen to fit (`audit tail -f` keeps them) */
   shown?: (columns: string[]) => void;
+  /** CSV: false leaves the header out (a streamed list's later pages: its header came once, first) */
+  header?: boolean;
 }
 
 type Row = Record<string, unknown>;
@@ -266,7 +268,7 @@ async function csv(data: unknown, options: RenderOptions): Promise<string> {
   return stringify(
     rows.map((row) => columns.map((c) => shown(csvCell(pick(row, c))))),
     // a header names keys, which --query can take from stored data (customFields)
-    { header: true, columns: columns.map((c) => shown(neutraliseCell(c))) },
+    { header: options.header !== false, columns: columns.map((c) => shown(neutraliseCell(c))) },
   );
 }
 
@@ -287,26 +289,59 @@ async function yaml(data: unknown, terminal: boolean): Promise<string> {
   return terminalJson(document.toString());
 }
 
+/**
+ * One output format, as everything that prints reads it: the list printer (render), the streamed
+ * printer (how pages join into the bytes of the whole list), exports and import summaries.
+ */
+export interface OutputFormat {
+  render(data: unknown, options: RenderOptions): Promise<string>;
+  /**
+   * How a list read page by page is written: `whole` needs every row first (a table sizes its
+   * columns), `concatenate` writes each page as it comes, `array` (JSON) opens one array and
+   * joins the pages' elements into it, `header-once` (CSV) writes its header with the first page.
+   */
+  pages: "whole" | "concatenate" | "array" | "header-once";
+  /** an import's summary is one document on stdout (counts and failures), not a line and rows */
+  summaryAsDocument: boolean;
+  /** records are flat rows of named columns: an export writes the columns `users import` reads */
+  flatRows: boolean;
+}
+
+/** JSON.stringify(undefined) is undefined whatever its type says; on a terminal, control characters escaped. */
+const jsonText = (text: string | undefined, options: RenderOptions) =>
+  options.terminal && text !== undefined ? terminalJson(text) : `${text}`;
+
+export const OUTPUT_FORMATS: Readonly<Record<Format, OutputFormat>> = {
+  table: { render: table, pages: "whole", summaryAsDocument: false, flatRows: false },
+  json: {
+    render: async (data, options) => `${jsonText(JSON.stringify(data, null, 2), options)}\n`,
+    pages: "array",
+    summaryAsDocument: true,
+    flatRows: false,
+  },
+  ndjson: {
+    render: async (data, options) =>
+      (Array.isArray(data) ? data : [data]).map((r) => `${jsonText(JSON.stringify(r), options)}\n`).join(""),
+    pages: "concatenate",
+    summaryAsDocument: false,
+    flatRows: false,
+  },
+  csv: { render: csv, pages: "header-once", summaryAsDocument: false, flatRows: true },
+  yaml: {
+    render: (data, options) => yaml(data, Boolean(options.terminal)),
+    pages: "concatenate",
+    summaryAsDocument: true,
+    flatRows: false,
+  },
+};
+
 /** Renders command results: a table for people, JSON, NDJSON, CSV or YAML for programs. */
 export async function render(data: unknown, options: RenderOptions): Promise<string> {
-  // JSON.stringify(undefined) is undefined whatever its type says
-  const json = (text: string | undefined) => (options.terminal && text !== undefined ? terminalJson(text) : `${text}`);
   let projected = Array.isArray(data) ? data.map((d) => project(d, options.fields)) : project(data, options.fields);
   if (options.query !== undefined) {
     projected = await applyQuery(options.query, projected);
     // the expression chose the shape: the command's columns and --fields no longer describe it
     options = { ...options, fields: undefined, columns: undefined };
   }
-  switch (options.format) {
-    case "json":
-      return `${json(JSON.stringify(projected, null, 2))}\n`;
-    case "ndjson":
-      return (Array.isArray(projected) ? projected : [projected]).map((r) => `${json(JSON.stringify(r))}\n`).join("");
-    case "yaml":
-      return yaml(projected, Boolean(options.terminal));
-    case "csv":
-      return csv(projected, options);
-    case "table":
-      return table(projected, options);
-  }
+  return OUTPUT_FORMATS[options.format].render(projected, options);
 }

@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import type { Context } from "./command-context.js";
+import { OUTPUT_FORMATS } from "./output.js";
 
 /**
  * Prints a list that arrives page by page, writing each page as it comes so that memory stays
@@ -15,8 +16,9 @@ export async function printPages(
   options: { columns?: string[]; csvColumns: string[] },
 ): Promise<number> {
   const format = ctx.format();
+  const { pages: framing, flatRows } = OUTPUT_FORMATS[format];
   let count = 0;
-  if (format === "table" || ctx.globals.query !== undefined) {
+  if (framing === "whole" || ctx.globals.query !== undefined) {
     const rows: unknown[] = [];
     for await (const page of pages) rows.push(...page);
     await ctx.print(rows, options.columns);
@@ -26,27 +28,27 @@ export async function printPages(
   const write = async (text: string) => {
     if (text && !stdout.write(text)) await once(stdout, "drain");
   };
-  const renderPage = (rows: unknown[]) =>
+  const renderPage = (rows: unknown[], first: boolean) =>
     ctx.render(rows, {
       format,
-      fields: format === "csv" ? (ctx.fields() ?? options.csvColumns) : ctx.fields(),
+      // flat rows keep one set of columns on every page, named once by the header
+      fields: flatRows ? (ctx.fields() ?? options.csvColumns) : ctx.fields(),
       columns: options.columns,
+      header: framing !== "header-once" || first,
     });
   for await (const page of pages) {
     if (page.length === 0) continue;
-    const text = await renderPage(page);
-    if (format === "json") {
+    const text = await renderPage(page, count === 0);
+    if (framing === "array") {
       // "[\n  a,\n  b\n]\n": the elements without the brackets, comma-joined across pages
       const elements = text.slice(2, -3);
       await write(count === 0 ? `[\n${elements}` : `,\n${elements}`);
-    } else if (format === "csv" && count > 0) {
-      await write(text.slice(text.indexOf("\n") + 1));
     } else {
       await write(text);
     }
     count += page.length;
   }
-  if (count === 0) await write(await renderPage([]));
-  else if (format === "json") await write("\n]\n");
+  if (count === 0) await write(await renderPage([], true));
+  else if (framing === "array") await write("\n]\n");
   return count;
 }

@@ -6,7 +6,6 @@ import { ScimError } from "../contract/scim.js";
 import { NotInitialisedError } from "./configuration-error.js";
 import { routablePath } from "./http/routable-path.js";
 import { createMailer } from "./mail/mailer.js";
-import { installMetrics } from "./metrics/app-metrics.js";
 import { dbSystemOf, NO_METRICS } from "./metrics/metrics.js";
 import { installOpenApi } from "./openapi.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
@@ -15,10 +14,12 @@ import { clientErrorHandler } from "./plugins/client-errors.js";
 import { installConditionalGet } from "./plugins/conditional-get.js";
 import { installJsonBodies } from "./plugins/json-bodies.js";
 import { lazySchemaController } from "./plugins/lazy-compilers.js";
+import { installMetrics } from "./plugins/metrics.js";
 import { installProblemHandling, sendNotFound, sendProblem } from "./plugins/problem-replies.js";
 import { installRateLimits, type RateLimitStore } from "./plugins/rate-limits.js";
 import { aimsAtScimEndpoint } from "./plugins/scim-wire.js";
 import { installSecurityHeaders, setSecurityHeaders } from "./plugins/security-headers.js";
+import { installTracing } from "./plugins/tracing.js";
 import { ProblemError } from "./problem-error.js";
 import { loggerOptions, requestChildLoggers, requestLine, stdoutDestination } from "./request-log.js";
 import { apiTokenRoutes } from "./routes/api-tokens.js";
@@ -45,7 +46,6 @@ import type { ServiceContext } from "./services/service-context.js";
 import { hasUsers, openStore, sqliteFile } from "./store/database.js";
 import { migrateToLatest } from "./store/migrator.js";
 import { fileNameFailures, memoryNameFailures, redisNameFailures } from "./store/name-failures.js";
-import { installTracing } from "./tracing/app-tracing.js";
 
 /** What to name in a "never initialised" message: the data dir, unless the database lives elsewhere. */
 function where(dataDir: string, file: string | undefined, database?: string): string {

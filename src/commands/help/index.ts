@@ -1,23 +1,10 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
-import { EXIT, UsageError } from "../../cli/errors.js";
-
-const MEANINGS: Record<keyof typeof EXIT, string> = {
-  ok: "success",
-  failure: "other failure (including rate limiting)",
-  usage: "usage error or missing input",
-  notFound: "not found",
-  unauthenticated: "not authenticated: no, expired or revoked token; bad credentials",
-  forbidden: "forbidden (including a pending password change)",
-  conflict: "conflict or precondition failed",
-  validation: "validation failed",
-  unavailable: "server unreachable or 5xx",
-  interrupted: "interrupted",
-};
+import { EXIT, EXIT_MEANINGS, UsageError } from "../../cli/errors.js";
 
 export function exitCodeTable(): string {
   return `${Object.entries(EXIT)
-    .map(([name, code]) => `  ${String(code).padStart(3)}  ${MEANINGS[name as keyof typeof EXIT]}`)
+    .map(([name, code]) => `  ${String(code).padStart(3)}  ${EXIT_MEANINGS[name as keyof typeof EXIT]}`)
     .join("\n")}\n`;
 }
 

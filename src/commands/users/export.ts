@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
+import { OUTPUT_FORMATS } from "../../cli/output.js";
 import { Progress } from "../../cli/progress.js";
 import { printPages } from "../../cli/stream-output.js";
 import { csvRow, EXPORT_COLUMNS, exportedUser } from "../../cli/user-records.js";
@@ -7,7 +8,7 @@ import * as resources from "../../contract/resources.js";
 import { examples, withContext } from "../verb-helpers.js";
 
 /** Every user, a page at a time, in the form `users import` reads. */
-async function* userPages(ctx: Context, filter: string | undefined, csv: boolean): AsyncGenerator<unknown[]> {
+async function* userPages(ctx: Context, filter: string | undefined, flat: boolean): AsyncGenerator<unknown[]> {
   const client = await ctx.client();
   const progress = new Progress(ctx, "users");
   let seen = 0;
@@ -23,7 +24,7 @@ async function* userPages(ctx: Context, filter: string | undefined, csv: boolean
     });
     seen += data.Resources.length;
     progress.update(seen, data.totalResults);
-    yield data.Resources.map((user) => (csv ? csvRow(user) : exportedUser(user)));
+    yield data.Resources.map((user) => (flat ? csvRow(user) : exportedUser(user)));
     start += data.itemsPerPage;
     if (data.itemsPerPage === 0 || start > data.totalResults) break;
   }
@@ -44,8 +45,8 @@ export function register(group: Command, io: Context["io"]): void {
     .action(
       withContext(io, async (ctx, options: { filter?: string }) => {
         ctx.requireCredential();
-        const csv = ctx.format() === "csv";
-        const count = await printPages(ctx, userPages(ctx, options.filter, csv), { csvColumns: EXPORT_COLUMNS });
+        const { flatRows } = OUTPUT_FORMATS[ctx.format()];
+        const count = await printPages(ctx, userPages(ctx, options.filter, flatRows), { csvColumns: EXPORT_COLUMNS });
         ctx.info(`Exported ${count} user(s).`);
       }),
     );

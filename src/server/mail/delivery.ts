@@ -8,10 +8,10 @@ import {
   type QueuedMail,
 } from "../store/mail-queue-repo.js";
 import type { Schema } from "../store/schema.js";
-import type { JobHandler, JobKind, LinkRenderer, MailMessage, MailSettings } from "./mailer.js";
 import type { OwnMail } from "./own-mail.js";
 import { queuesInto } from "./transaction-queues.js";
 import type { MailTransport } from "./transport.js";
+import type { JobHandler, JobKind, LinkRenderer, MailMessage, MailSettings } from "./types.js";
 
 // One attempt at a claimed row of the queue: a job done, a message sent, or why not recorded on the row.
 

@@ -2,8 +2,8 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Kysely } from "kysely";
 import { claimMail, nextMailDue, pruneSentMail, type QueuedMail } from "../store/mail-queue-repo.js";
 import type { Schema } from "../store/schema.js";
-import type { MailSettings } from "./mailer.js";
 import type { OwnMail } from "./own-mail.js";
+import type { MailSettings } from "./types.js";
 
 /**
  * Messages a sender loop has in hand at once, each on its own pooled SMTP connection. One at a time,

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { insertLinkMail, insertMail } from "../store/mail-queue-repo.js";
 import type { Schema } from "../store/schema.js";
-import type { Queues } from "./mailer.js";
+import type { Queues } from "./types.js";
 
 /**
  * The queues of a transaction: each message or link becomes a row of mail_queue written with

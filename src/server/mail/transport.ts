@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Transporter } from "nodemailer";
-import type { MailMessage } from "./mailer.js";
+import type { MailMessage } from "./types.js";
 
 // Where a message goes once it leaves the queue: an SMTP server, or an .eml file in the outbox.
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance } from "fastify";
 import * as contract from "../../contract/events.js";
 import { buildPath, type QueryOf } from "../../contract/route.js";
 import { preconditionsOf } from "../http/preconditions.js";
@@ -34,36 +34,28 @@ function pageLinks(query: ListQuery, page: number, totalPages: number | undefine
 
 const location = (code: string) => buildPath(contract.getEvent.path, { code });
 
-function withEtag(reply: FastifyReply, result: events.Versioned<unknown>) {
-  reply.header("etag", result.etag);
-  return result.body;
-}
-
 export function eventRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   registerRoute(app, ctx, contract.listEvents, async (request, reply) => {
     const { body, next } = await events.listEvents(ctx, request.query);
     reply.header("link", pageLinks(request.query, body.page, body.totalPages, next));
     return body;
   });
-  registerRoute(app, ctx, contract.getEvent, async (request, reply) =>
-    withEtag(reply, await events.getEvent(ctx, request.params.code, request.query)),
+  registerRoute(app, ctx, contract.getEvent, async (request) =>
+    events.getEvent(ctx, request.params.code, request.query),
   );
   registerRoute(app, ctx, contract.createEvent, async (request, reply) => {
     const created = await events.createEvent(ctx, principalOf(request), request.body, request.query);
     reply.status(201).header("location", location(created.body.code));
-    return withEtag(reply, created);
+    return created;
   });
-  registerRoute(app, ctx, contract.updateEvent, async (request, reply) =>
-    withEtag(
-      reply,
-      await events.replaceEvent(
-        ctx,
-        principalOf(request),
-        request.params.code,
-        request.body,
-        preconditionsOf(request.headers),
-        request.query,
-      ),
+  registerRoute(app, ctx, contract.updateEvent, async (request) =>
+    events.replaceEvent(
+      ctx,
+      principalOf(request),
+      request.params.code,
+      request.body,
+      preconditionsOf(request.headers),
+      request.query,
     ),
   );
   registerRoute(app, ctx, contract.batchEvents, async (request) =>

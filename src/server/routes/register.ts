@@ -7,7 +7,7 @@ import type {
   onRequestHookHandler,
   preValidationHookHandler,
 } from "fastify";
-import type { BodyOf, ParamsOf, QueryOf, RouteEntry } from "../../contract/route.js";
+import type { BodyOf, ParamsOf, QueryOf, ResponseOf, RouteEntry } from "../../contract/route.js";
 import { integerParameters, readIntegers } from "../http/query-integers.js";
 import { undecodableQuery } from "../http/well-formed.js";
 import { authorize } from "../plugins/authenticate.js";
@@ -21,7 +21,37 @@ export type TypedRequest<E extends RouteEntry> = FastifyRequest<{
   Body: BodyOf<E>;
 }>;
 
-export type RouteHandler<E extends RouteEntry> = (request: TypedRequest<E>, reply: FastifyReply) => Promise<unknown>;
+/** What the handler of an operation that carries an ETag answers: the body, and the ETag its registration sends. */
+export interface Versioned {
+  body: unknown;
+  etag: string;
+}
+
+/** The contract marks the operation `etag` and its success has a body (a deletion's 204 has none). */
+type CarriesEtag<E extends RouteEntry> = E["etag"] extends true
+  ? ResponseOf<E> extends undefined
+    ? false
+    : true
+  : false;
+
+const carriesEtag = (entry: RouteEntry) =>
+  entry.etag === true && Object.values(entry.responses).some((schema) => schema !== null);
+
+export type RouteHandler<E extends RouteEntry> = (
+  request: TypedRequest<E>,
+  reply: FastifyReply,
+) => Promise<CarriesEtag<E> extends true ? Versioned : unknown>;
+
+type AnyHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** The ETag header, set here for every operation that carries one, so no route sets it by hand. */
+function sendingEtag(handler: AnyHandler): AnyHandler {
+  return async (request, reply) => {
+    const { body, etag } = (await handler(request, reply)) as Versioned;
+    reply.header("etag", etag);
+    return body;
+  };
+}
 
 function responseSchemas(entry: RouteEntry): Record<number, TSchema | { type: "null"; description: string }> {
   const out: Record<number, TSchema | { type: "null"; description: string }> = {};
@@ -53,7 +83,10 @@ function queryReader(query: TSchema): preValidationHookHandler {
   };
 }
 
-/** Registers a contract entry: its path and aliases, its schemas, its access rule, one handler. */
+/**
+ * Registers a contract entry: its path and aliases, its schemas, its access rule, one handler;
+ * the ETag of an operation that carries one (the handler answers `{ body, etag }`).
+ */
 export function registerRoute<E extends RouteEntry>(
   app: FastifyInstance,
   ctx: ServiceContext,
@@ -79,6 +112,7 @@ export function registerRoute<E extends RouteEntry>(
   // only where the contract declares a query: the other routes read none; SCIM's names in any case first
   const readQuery = entry.query && queryReader(entry.query);
   const preValidation = readQuery && (entry.scim ? [lowerCaseQueryNames, readQuery] : readQuery);
+  const answer = carriesEtag(entry) ? sendingEtag(handler as AnyHandler) : (handler as AnyHandler);
   for (const url of [entry.path, ...(entry.aliases ?? [])]) {
     app.route({
       method: entry.method,
@@ -88,7 +122,7 @@ export function registerRoute<E extends RouteEntry>(
       config: { openapi, ...(entry.scim && { scim: entry.scim }) },
       ...(preValidation && { preValidation }),
       ...(entry.scim === "wire" && { onSend: scimMediaType }),
-      handler: handler as (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
+      handler: answer,
     });
   }
 }

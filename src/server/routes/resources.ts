@@ -14,38 +14,26 @@ export function resourceRoutes(app: FastifyInstance, ctx: ServiceContext): void 
   registerRoute(app, ctx, contract.listResources, async (request) =>
     resources.listResources(ctx, principalOf(request), request.query),
   );
-  registerRoute(app, ctx, contract.getResource, async (request, reply) => {
-    const found = await resources.getResource(ctx, principalOf(request), request.params.resourceId, request.query);
-    reply.header("etag", found.etag);
-    return found.body;
-  });
+  registerRoute(app, ctx, contract.getResource, async (request) =>
+    resources.getResource(ctx, principalOf(request), request.params.resourceId, request.query),
+  );
   registerRoute(app, ctx, contract.createResource, async (request, reply) => {
     const created = await resources.createResource(ctx, principalOf(request), request.body as Body);
-    reply.status(201).header("location", created.location).header("etag", created.etag);
-    return created.body;
+    reply.status(201).header("location", created.location);
+    return created;
   });
-  registerRoute(app, ctx, contract.replaceResource, async (request, reply) => {
-    const replaced = await resources.replaceResource(
+  registerRoute(app, ctx, contract.replaceResource, async (request) =>
+    resources.replaceResource(
       ctx,
       principalOf(request),
       request.params.resourceId,
       request.body as Body,
       preconditionsOf(request.headers),
-    );
-    reply.header("etag", replaced.etag);
-    return replaced.body;
-  });
-  registerRoute(app, ctx, patchRoute, async (request, reply) => {
-    const patched = await patchResource(
-      ctx,
-      principalOf(request),
-      request.params.resourceId,
-      request.body,
-      preconditionsOf(request.headers),
-    );
-    reply.header("etag", patched.etag);
-    return patched.body;
-  });
+    ),
+  );
+  registerRoute(app, ctx, patchRoute, async (request) =>
+    patchResource(ctx, principalOf(request), request.params.resourceId, request.body, preconditionsOf(request.headers)),
+  );
   registerRoute(app, ctx, contract.deleteResource, async (request, reply) => {
     await resources.deleteResource(
       ctx,

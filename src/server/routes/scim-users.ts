@@ -8,52 +8,35 @@ import { registerRoute } from "./register.js";
 
 type Body = Record<string, unknown>;
 
-function withEtag(reply: FastifyReply, result: { body: Body; etag: string }) {
-  reply.header("etag", result.etag);
-  return result.body;
-}
-
 /** /Me answers for the caller's User, and says where that User lives (RFC 7644 section 3.11). */
 function asMe(reply: FastifyReply, result: { body: Body; etag: string }) {
   reply.header("content-location", `${contract.USERS_PATH}/${String(result.body.id)}`);
-  return withEtag(reply, result);
+  return result;
 }
 
 export function userRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   registerRoute(app, ctx, contract.listUsers, async (request) =>
     users.listUsers(ctx, principalOf(request), request.query),
   );
-  registerRoute(app, ctx, contract.getUser, async (request, reply) =>
-    withEtag(reply, await users.getUser(ctx, principalOf(request), request.params.id, request.query)),
+  registerRoute(app, ctx, contract.getUser, async (request) =>
+    users.getUser(ctx, principalOf(request), request.params.id, request.query),
   );
   registerRoute(app, ctx, contract.createUser, async (request, reply) => {
     const created = await users.createUser(ctx, principalOf(request), request.body as Body);
     reply.status(201).header("location", created.location);
-    return withEtag(reply, created);
+    return created;
   });
-  registerRoute(app, ctx, contract.replaceUser, async (request, reply) =>
-    withEtag(
-      reply,
-      await users.replaceUser(
-        ctx,
-        principalOf(request),
-        request.params.id,
-        request.body as Body,
-        preconditionsOf(request.headers),
-      ),
+  registerRoute(app, ctx, contract.replaceUser, async (request) =>
+    users.replaceUser(
+      ctx,
+      principalOf(request),
+      request.params.id,
+      request.body as Body,
+      preconditionsOf(request.headers),
     ),
   );
-  registerRoute(app, ctx, contract.patchUser, async (request, reply) =>
-    withEtag(
-      reply,
-      await users.patchUser(
-        ctx,
-        principalOf(request),
-        request.params.id,
-        request.body,
-        preconditionsOf(request.headers),
-      ),
-    ),
+  registerRoute(app, ctx, contract.patchUser, async (request) =>
+    users.patchUser(ctx, principalOf(request), request.params.id, request.body, preconditionsOf(request.headers)),
   );
   registerRoute(app, ctx, contract.deleteUser, async (request, reply) => {
     await users.deleteUser(ctx, principalOf(request), request.params.id, preconditionsOf(request.headers));

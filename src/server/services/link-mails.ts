@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import { escapeHtml } from "../escape-html.js";
-import type { MailMessage, QueueLink } from "../mail/mailer.js";
+import type { MailMessage, QueueLink } from "../mail/types.js";
 import { bindLinkToken, saveResetToken } from "../store/reset-tokens-repo.js";
 import { findResource } from "../store/resources-repo.js";
 import type { Schema } from "../store/schema.js";

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { escapeHtml } from "../escape-html.js";
-import type { Queues } from "../mail/mailer.js";
+import type { Queues } from "../mail/types.js";
 import { invalid, ProblemError } from "../problem-error.js";
 import { revokeUserApiTokens } from "../store/api-tokens-repo.js";
 import { consumeResetToken, userIdsByEmail } from "../store/reset-tokens-repo.js";

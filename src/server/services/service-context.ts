@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { ApiTokenScope, Role } from "../../contract/route.js";
-import type { Mailer } from "../mail/mailer.js";
+import type { Mailer } from "../mail/types.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { Store } from "../store/database.js";
 import type { NameFailures } from "../store/name-failures.js";

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
+import type { Metrics } from "../metrics/metrics.js";
 import type { ServiceContext } from "../services/service-context.js";
 import { queueState } from "../store/mail-queue-repo.js";
 import { countOpenSessions } from "../store/sessions-repo.js";
-import type { Metrics } from "./metrics.js";
 
 /**
  * Reports an app to `metrics`: every answered request by its route's template (a path no route

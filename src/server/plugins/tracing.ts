@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { Tracing } from "./tracing.js";
+import type { Tracing } from "../tracing/tracing.js";
 
 /**
  * Each request's span (started beside its id, genReqId) is the active one for everything the
