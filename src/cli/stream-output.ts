@@ -1,5 +1,21 @@
 import { once } from "node:events";
 import type { Context } from "./command-context.js";
+import { shellWord } from "./hints.js";
+
+/** Whether printPages() writes each page as it comes (not a table, no --query, which need every row). */
+export function streams(ctx: Context): boolean {
+  return ctx.format() !== "table" && ctx.globals.query === undefined;
+}
+
+/**
+ * The command line that goes on after `cursor`: `command` (the verb and its own flags), the
+ * output flags of this one (the format, the fields) and `--after`.
+ */
+export function resumeCommand(ctx: Context, command: string, cursor: string): string {
+  const output = [`-o ${ctx.format()}`];
+  if (ctx.globals.fields !== undefined) output.push(`--fields ${shellWord(ctx.globals.fields)}`);
+  return `bizctl ${command.trim()} ${output.join(" ")} --after ${cursor}`;
+}
 
 /**
  * Prints a list that arrives page by page, writing each page as it comes so that memory stays
@@ -16,7 +32,7 @@ export async function printPages(
 ): Promise<number> {
   const format = ctx.format();
   let count = 0;
-  if (format === "table" || ctx.globals.query !== undefined) {
+  if (!streams(ctx)) {
     const rows: unknown[] = [];
     for await (const page of pages) rows.push(...page);
     await ctx.print(rows, options.columns);
@@ -32,21 +48,25 @@ export async function printPages(
       fields: format === "csv" ? (ctx.fields() ?? options.csvColumns) : ctx.fields(),
       columns: options.columns,
     });
-  for await (const page of pages) {
-    if (page.length === 0) continue;
-    const text = await renderPage(page);
-    if (format === "json") {
-      // "[\n  a,\n  b\n]\n": the elements without the brackets, comma-joined across pages
-      const elements = text.slice(2, -3);
-      await write(count === 0 ? `[\n${elements}` : `,\n${elements}`);
-    } else if (format === "csv" && count > 0) {
-      await write(text.slice(text.indexOf("\n") + 1));
-    } else {
-      await write(text);
+  try {
+    for await (const page of pages) {
+      if (page.length === 0) continue;
+      const text = await renderPage(page);
+      if (format === "json") {
+        // "[\n  a,\n  b\n]\n": the elements without the brackets, comma-joined across pages
+        const elements = text.slice(2, -3);
+        await write(count === 0 ? `[\n${elements}` : `,\n${elements}`);
+      } else if (format === "csv" && count > 0) {
+        await write(text.slice(text.indexOf("\n") + 1));
+      } else {
+        await write(text);
+      }
+      count += page.length;
     }
-    count += page.length;
+  } finally {
+    // an interrupted list still prints a whole JSON document, of the pages it had
+    if (count > 0 && format === "json") await write("\n]\n");
   }
   if (count === 0) await write(await renderPage([]));
-  else if (format === "json") await write("\n]\n");
   return count;
 }
