@@ -23,7 +23,7 @@ export function profileFlag(argv: string[]): string | undefined {
 }
 
 /** A word a shell reads as itself: a profile name is quoted when it holds anything else. */
-const shellWord = (word: string) => (/^[\w.@%+=:,/-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`);
+export const shellWord = (word: string) => (/^[\w.@%+=:,/-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`);
 
 /**
  * `bizctl` commands named in the text (`'bizctl auth login'`, `Resume with: bizctl audit tail …`),

@@ -122,4 +122,20 @@ describe("events_count on PostgreSQL", () => {
     // a row trigger wrote 2,000 versions of one count row, none prunable before the commit
     expect(Number(rows[0]!.pages)).toBe(1);
   });
+
+  it("a batch that moves the row count by a tenth gathers the planner's statistics again", async () => {
+    const { client } = await connect();
+    const items = Array.from({ length: 400 }, (_, i) => ({
+      code: `STAT-${i}`,
+      name: "counted",
+      startsAt: "2027-01-01T10:00:00Z",
+    }));
+    const written = await server.call("POST", "/api/crm/v1/events/batch", { items });
+    expect(written.statusCode).toBe(200);
+    // what the planner believes the table holds, against what it holds
+    const { rows } = await client.query<{ seen: number; n: string }>(
+      "select reltuples::float8 as seen, (select count(*) from events)::text as n from pg_class where oid = 'events'::regclass",
+    );
+    expect(rows[0]!.seen).toBe(Number(rows[0]!.n));
+  });
 });

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
 import { type Context, chosenFormat } from "../../cli/command-context.js";
+import { noteInterrupt } from "../../cli/interrupt.js";
 import { AUDIT_PAGE_SIZE } from "../../contract/audit.js";
 import { examples, wholeNumber, withContext } from "../verb-helpers.js";
 import { auditPage } from "./audit-page.js";
@@ -62,17 +63,8 @@ async function tail(ctx: Context, options: Options): Promise<void> {
     cursor =
       (last.at(-1) as { id?: string } | undefined)?.id ?? (await newestId(ctx, options)) ?? new Date(0).toISOString();
   }
-  let stopped = false;
-  // Ctrl-C ends the follow cleanly, so that the cursor is printed; the CLI's own handler (exit 130
-  // at once) is set aside meanwhile, and a second Ctrl-C still ends the process at once
-  const stop = () => {
-    if (stopped) process.exit(130);
-    stopped = true;
-  };
-  const previous = process.listeners("SIGINT");
-  process.removeAllListeners("SIGINT");
-  process.on("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  // Ctrl-C ends the follow cleanly, so that the cursor is printed
+  const interrupt = noteInterrupt();
   try {
     let wait: number = POLL.firstMs;
     do {
@@ -84,15 +76,13 @@ async function tail(ctx: Context, options: Options): Promise<void> {
       });
       await print(page.records);
       if (page.last) cursor = page.last;
-      if (!options.follow || stopped) break;
+      if (!options.follow || interrupt.stopped) break;
       if (page.next) continue;
       wait = page.records.length > 0 ? POLL.firstMs : Math.min(wait * 2, POLL.maxMs);
-      await sleepUnless(wait, () => stopped);
-    } while (!stopped);
+      await sleepUnless(wait, () => interrupt.stopped);
+    } while (!interrupt.stopped);
   } finally {
-    process.removeListener("SIGINT", stop);
-    process.removeListener("SIGTERM", stop);
-    for (const listener of previous) process.on("SIGINT", listener);
+    interrupt.release();
   }
   ctx.info(`Resume with: bizctl audit tail --follow --since ${cursor}`);
 }

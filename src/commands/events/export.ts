@@ -11,6 +11,7 @@ export function register(group: Command, io: Context["io"]): void {
     .description("every event, all fields, in the output format (JSON when piped; -o ndjson|csv|yaml)")
     .option("--order <fields>", "comma-separated fields, '-' for descending (default startsAt,code)")
     .option("--filter <expr>", "filter expression")
+    .option("--after <cursor>", "go on after this cursor (printed by an interrupted export)")
     .addHelpText(
       "after",
       examples(
@@ -19,8 +20,9 @@ export function register(group: Command, io: Context["io"]): void {
       ),
     )
     .action(
-      withContext(io, async (ctx, options: { order?: string; filter?: string }) => {
-        const count = await printPages(ctx, eventPages(ctx, { ...options, all: true }), {
+      withContext(io, async (ctx, options: { order?: string; filter?: string; after?: string }) => {
+        const pages = eventPages(ctx, { ...options, all: true, resumeAs: "events export" });
+        const count = await printPages(ctx, pages, {
           csvColumns: [...EVENT_FIELDS],
         });
         ctx.info(`Exported ${count} event(s).`);

@@ -1,8 +1,11 @@
 import type { Command } from "commander";
 import type { Context, MorePages } from "../../cli/command-context.js";
+import { CliError, EXIT, UsageError } from "../../cli/errors.js";
 import { fieldsToFetch } from "../../cli/fields.js";
+import { shellWord } from "../../cli/hints.js";
+import { noteInterrupt } from "../../cli/interrupt.js";
 import { Progress } from "../../cli/progress.js";
-import { printPages } from "../../cli/stream-output.js";
+import { printPages, resumeCommand, streams } from "../../cli/stream-output.js";
 import { QUERY_INTEGER_LIMIT } from "../../contract/common.js";
 import * as events from "../../contract/events.js";
 import { keepMemoryFlat } from "../../v8-flags.js";
@@ -15,6 +18,10 @@ interface Options {
   pageSize?: string;
   filter?: string;
   all?: boolean;
+  /** the cursor of an interrupted --all or export: go on after it */
+  after?: string;
+  /** the command (`events export`) that Ctrl-C names with the cursor to resume from; none: not resumable */
+  resumeAs?: string;
   /** false: every page read without a progress bar (a selection read before a question) */
   progress?: boolean;
 }
@@ -30,6 +37,13 @@ function morePages(body: {
   if (typeof page !== "number" || typeof totalPages !== "number" || typeof total !== "number") return undefined;
   if (page >= totalPages) return undefined;
   return { shown: body.data.length, total, next: `--page ${page + 1}` };
+}
+
+/** The flags of a list that a resumed one must repeat: the cursor belongs to its order, filter and page size. */
+function* listFlags(options: Options): Generator<string> {
+  if (options.order !== undefined) yield `--order ${shellWord(options.order)}`;
+  if (options.filter !== undefined) yield `--filter ${shellWord(options.filter)}`;
+  if (options.pageSize !== undefined) yield `--page-size ${shellWord(options.pageSize)}`;
 }
 
 /** The cursor of a response's Link `next`, if it has one. */
@@ -61,24 +75,43 @@ export async function* eventPages(
   // every page (export, list --all): a million events must not take more memory than a thousand
   if (options.all) keepMemoryFlat();
   const progress = options.progress === false ? undefined : new Progress(ctx, "events");
-  let cursor: string | undefined;
+  if (options.after !== undefined && options.page !== undefined) {
+    throw new UsageError("--after continues where an interrupted list stopped; it takes no --page.");
+  }
+  let cursor = options.after;
   let total: number | undefined;
   let seen = 0;
-  do {
-    const { data, headers } = await client.call(events.listEvents, {
-      query: cursor ? { ...query, cursor } : { ...query, page },
-    });
-    total ??= data.total;
-    seen += data.data.length;
-    if (!options.all) {
-      onMore?.(morePages(data));
+  // every page printed is whole: Ctrl-C stops before the next one and names the cursor to resume from
+  const interrupt = options.all && options.resumeAs && streams(ctx) ? noteInterrupt() : undefined;
+  try {
+    do {
+      const { data, headers } = await client.call(events.listEvents, {
+        query: cursor ? { ...query, cursor } : { ...query, page },
+      });
+      total ??= data.total;
+      seen += data.data.length;
+      if (!options.all) {
+        onMore?.(morePages(data));
+        yield data.data;
+        return;
+      }
       yield data.data;
-      return;
-    }
-    yield data.data;
-    progress?.update(seen, total);
-    cursor = nextCursor(headers.link);
-  } while (cursor);
+      progress?.update(seen, total);
+      cursor = nextCursor(headers.link);
+      if (interrupt?.stopped && cursor) {
+        progress?.done();
+        const again = resumeCommand(ctx, `${options.resumeAs} ${[...listFlags(options)].join(" ")}`, cursor);
+        throw new CliError(
+          `Interrupted after ${seen} event(s).`,
+          EXIT.interrupted,
+          "interrupted",
+          `resume with: ${again}`,
+        );
+      }
+    } while (cursor);
+  } finally {
+    interrupt?.release();
+  }
   progress?.done();
 }
 
@@ -94,6 +127,7 @@ export function register(group: Command, io: Context["io"]): void {
     )
     .option("--filter <expr>", "filter expression")
     .option("--all", "fetch every page")
+    .option("--after <cursor>", "with --all: go on after this cursor (printed by an interrupted --all)")
     .addHelpText(
       "after",
       examples(
@@ -105,7 +139,7 @@ export function register(group: Command, io: Context["io"]): void {
     .action(
       withContext(io, async (ctx, options: Options) => {
         let more: MorePages | undefined;
-        const pages = eventPages(ctx, options, (m) => {
+        const pages = eventPages(ctx, { ...options, resumeAs: "events list --all" }, (m) => {
           more = m;
         });
         if (options.all) {

@@ -254,6 +254,7 @@ export async function batchEvents(ctx: ServiceContext, principal: Principal, req
   } catch (error) {
     if (!(error instanceof Rollback)) throw error;
   }
+  if (!request.dryRun && out.counts.created > 0) await repo.refreshStaleStatistics(ctx.store.db, ctx.store.dialect);
   out.results.sort((a, b) => a.index - b.index);
   return { ...out.counts, dryRun: Boolean(request.dryRun), results: out.results };
 }
