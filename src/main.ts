@@ -103,8 +103,27 @@ export async function buildProgram(io: IO, only?: GroupName): Promise<Command> {
   const names = only ? [only] : (Object.keys(GROUPS) as GroupName[]);
   const groups: Group[] = await Promise.all(names.map((name) => GROUPS[name]()));
   for (const group of groups) group.register(program, io);
-  for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput());
+  for (const command of program.commands) command.configureOutput(program.configureOutput());
+  // a usage error's hint names the help of the command that refused the line (`bizctl users --help`)
+  const remember = (command: Command): void => {
+    command.exitOverride((error) => {
+      refusedBy.set(error, command);
+      if (error.code !== "commander.executeSubCommandAsync") throw error;
+    });
+    for (const sub of command.commands) remember(sub);
+  };
+  remember(program);
   return program;
+}
+
+/** The command whose parsing raised each Commander error. */
+const refusedBy = new WeakMap<CommanderError, Command>();
+
+/** `see 'bizctl users --help'`: the help of the command that refused the line. */
+function helpHint(error: CommanderError): string {
+  const names: string[] = [];
+  for (let command = refusedBy.get(error); command?.parent; command = command.parent) names.unshift(command.name());
+  return `see '${["bizctl", ...names, "--help"].join(" ")}'`;
 }
 
 /**
@@ -170,8 +189,9 @@ export async function run(argv: string[], io: IO = processIO()): Promise<number>
     if (error instanceof CommanderError) {
       if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.ok;
       if (error.code === "commander.help" || error.code === "commander.executeSubCommandAsync") return EXIT.usage;
-      const message = error.message.replace(/^error: /, "");
-      report(io, argv, new UsageError(message, "see 'bizctl --help'"), EXIT.usage);
+      // Commander puts its suggestion on a line of its own: one line here, as every other error
+      const message = error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ");
+      report(io, argv, new UsageError(message, helpHint(error)), EXIT.usage);
       return EXIT.usage;
     }
     if ((error as Error)?.name === "ExitPromptError" || (error as Error)?.name === "AbortPromptError") {

@@ -1,11 +1,13 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
-import { writeLine } from "../../cli/io.js";
-import { readNewPassword, requirePassword } from "../../cli/passwords.js";
+import { stdinLine, writeLine } from "../../cli/io.js";
+import { emptyStdin, readNewPassword, requirePassword } from "../../cli/passwords.js";
 import { promptText } from "../../cli/prompts.js";
+import type { ApiClient } from "../../client/client.js";
 import { ApiError } from "../../client/errors.js";
 import * as auth from "../../contract/auth.js";
+import { endSession } from "../session-end.js";
 import { examples, withContext } from "../verb-helpers.js";
 import { changeOwnPassword } from "./change-password.js";
 import { printLoginResult } from "./login-result.js";
@@ -35,10 +37,7 @@ async function replaceTemporaryPassword(
       prompt: "New password",
       canPrompt: ctx.canPrompt(),
     });
-    if (!newPassword) {
-      ctx.info("Until you change it, only 'bizctl auth change-password' and 'bizctl auth logout' work.");
-      return false;
-    }
+    if (!newPassword) return false;
     try {
       await changeOwnPassword(ctx, current, newPassword);
       return true;
@@ -48,6 +47,27 @@ async function replaceTemporaryPassword(
       writeLine(ctx.io, `${error.problem.detail} Try another.`);
     }
   }
+}
+
+/**
+ * A first login that has no new password to give (no next line of --password-stdin, no terminal)
+ * would keep a session that every command but change-password refuses (exit 5): it is ended on the
+ * server, nothing is stored, and the login fails naming what is missing.
+ */
+async function requireNewPasswordSource(
+  ctx: Context,
+  client: ApiClient,
+  data: { token: string; linesRead: number },
+  options: Options,
+): Promise<void> {
+  const available = options.passwordStdin ? await stdinLine(ctx.io, data.linesRead) : ctx.canPrompt();
+  if (available) return;
+  await endSession(client, data.token);
+  if (options.passwordStdin) throw emptyStdin("the new password (this password is temporary)", data.linesRead);
+  throw new UsageError(
+    "This password is temporary and must be replaced at this login, and there is no terminal to ask for the new one.",
+    "log in on a terminal, or give --password-stdin the password, then the new one, one a line",
+  );
 }
 
 /**
@@ -100,6 +120,7 @@ export async function login(ctx: Context, options: Options): Promise<void> {
   });
   const client = await ctx.client();
   const data = await loginWithSecondFactor(ctx, { userName, password }, options);
+  if (data.firstLogin) await requireNewPasswordSource(ctx, client, data, options);
   const profile = ctx.profile;
   await ctx.profiles.save(ctx.profileName, {
     ...profile,

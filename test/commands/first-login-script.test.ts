@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { errorOf, json, MODES, show, useSession } from "../helpers/cli.js";
+
+/**
+ * Issue 47 (4): a scripted first login that has no new-password line fails (exit 2, naming the
+ * line) and stores no session, where it exited 0 and left a session every command refused (5).
+ */
+describe.each(MODES)("a scripted first login without the new password (%s)", (mode) => {
+  const s = useSession(mode);
+
+  it("exits 2 naming the missing line, stores nothing, and the two-line login works", async () => {
+    const created = await s.run(["users", "create", "--user-name", "newbie", "--json"]);
+    expect(created.exitCode, show(created)).toBe(0);
+    const { oneTimePassword } = json(created);
+    const env = await s.newConfig("newbie");
+
+    const short = await s.login(env, "newbie", oneTimePassword);
+    expect(short.exitCode, show(short)).toBe(2);
+    expect(errorOf(short)).toMatchObject({ code: "usage", message: expect.stringContaining("stdin has no line 2") });
+    expect(errorOf(short).message).toContain("new password");
+    const status = await s.run(["auth", "status"], { env });
+    expect(status.exitCode, show(status)).toBe(4);
+    const user = json(await s.run(["users", "get", "newbie", "--json"]));
+    expect(user.openSessions).toBe(0);
+
+    const full = await s.login(env, "newbie", oneTimePassword, "A-Sturdy-New-Passw0rd!");
+    expect(full.exitCode, show(full)).toBe(0);
+    expect((await s.run(["users", "get", "newbie"], { env })).exitCode).toBe(0);
+  });
+});
