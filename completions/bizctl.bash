@@ -67,7 +67,7 @@ _bizctl_words() {
     "users set-password") words="--generate --password-stdin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users reset-password") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users disable") words="--filter --dry-run --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "users enable") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users enable") words="--filter --dry-run --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users unlock") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users invite") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users import") words="--on-conflict --map --invite --invite-rate --batch-size --format --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -78,13 +78,13 @@ _bizctl_words() {
     "users revoke-token") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users mfa-reset") words="--reason --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events") words="list get create update delete import export --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "events list") words="--order --page --page-size --filter --all --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "events list") words="--order --page --page-size --filter --all --after --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events get") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events create") words="--set --file --if-not-exists --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events update") words="--set --file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events delete") words="--ignore-not-found --filter --dry-run --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events import") words="--on-conflict --dry-run --atomic --report --format --batch-size --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "events export") words="--order --filter --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "events export") words="--order --filter --after --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "audit") words="list tail --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "audit list") words="--filter --since --until --page-size --all --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "audit tail") words="--follow --filter --since --lines --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

@@ -777,6 +777,8 @@ complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subc
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from disable; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l filter
+complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l dry-run
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from enable; and __fish_seen_subcommand_from users' -l server
@@ -935,6 +937,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcomm
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l page-size
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l filter
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l all
+complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l after
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from list; and __fish_seen_subcommand_from events' -l server
@@ -1029,6 +1032,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from events' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l order
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l filter
+complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l after
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from events' -l server
