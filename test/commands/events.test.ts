@@ -283,9 +283,9 @@ describe.each(MODES)("events (%s)", (mode) => {
 
     const table = await s.run(["events", "list", "--page-size", "100", "-o", "table"]);
     expect(table.exitCode, show(table)).toBe(0);
-    // compact: a header, then one line an event, no borders
+    // compact: a header, then one line an event, no borders; `type`, empty in every row, left out
     expect(table.stdout).not.toMatch(/[┌│─]/);
-    expect(table.stdout).toMatch(/^code +name +type +startsAt/);
+    expect(table.stdout).toMatch(/^code +name +startsAt +location\n/);
     expect(table.stdout.trimEnd().split("\n")).toHaveLength(all.length + 1);
     for (const code of all) expect(table.stdout).toContain(code);
     // no colour codes when stdout is not a terminal

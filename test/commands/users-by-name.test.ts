@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { errorOf, json, MODES, show } from "../helpers/cli.js";
 import { useInProcessSession } from "../helpers/in-process.js";
+import { NEW_PASSWORD } from "../helpers/server.js";
 
 /** Every `users` verb takes an id, a user name or an e-mail address, as support staff know a user. */
 
@@ -103,7 +104,8 @@ describe.each(MODES)("users by id, name or e-mail (%s)", (mode) => {
     expect(unlocked.stderr).toMatch(/Unlocked jdoe\d+: it was locked until .* after 5 failed logins/);
     const login = await s.run(["auth", "login", "--user", user.userName, "--password-stdin"], {
       env: other,
-      input: `${json(set).oneTimePassword}\n`,
+      // the temporary password, then the new one a first login asks for
+      input: `${json(set).oneTimePassword}\n${NEW_PASSWORD}\n`,
     });
     expect(login.exitCode, show(login)).toBe(0);
   });
