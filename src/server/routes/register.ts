@@ -111,7 +111,8 @@ export function registerRoute<E extends RouteEntry>(
   const onRequest = gate ? [...before, gate] : before;
   // only where the contract declares a query: the other routes read none; SCIM's names in any case first
   const readQuery = entry.query && queryReader(entry.query);
-  const preValidation = readQuery && (entry.scim ? [lowerCaseQueryNames, readQuery] : readQuery);
+  const preValidation =
+    readQuery && (entry.scim || entry.queryNamesAnyCase ? [lowerCaseQueryNames, readQuery] : readQuery);
   const answer = carriesEtag(entry) ? sendingEtag(handler as AnyHandler) : (handler as AnyHandler);
   for (const url of [entry.path, ...(entry.aliases ?? [])]) {
     app.route({
