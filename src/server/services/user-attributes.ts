@@ -1,4 +1,4 @@
-import { attributePath, invalidFilter, type Literal } from "../filter/compile.js";
+import { attributePath, invalidFilter, literalKind, wrongKind } from "../filter/compile.js";
 import type { Filter } from "../filter/parse.js";
 import { invalid } from "../problem-error.js";
 import { type ScimAttribute, schemaDefinitions } from "./scim-schemas.js";
@@ -48,18 +48,8 @@ function comparedType(path: string): ScimAttribute["type"] | undefined {
   return type === "complex" ? userAttributes().get(`${path}.value`) : type;
 }
 
-const LITERAL_FITS: Record<string, (literal: Literal) => boolean> = {
-  boolean: (literal) => typeof literal === "boolean",
-  integer: (literal) => typeof literal === "number" && Number.isInteger(literal),
-  decimal: (literal) => typeof literal === "number",
-};
-
-function wrongType(name: string, type: string, literal: Literal): string {
-  const shown = JSON.stringify(literal);
-  if (type === "boolean") return `'${name}' is true or false, not ${shown}.`;
-  if (type === "integer" || type === "decimal") return `'${name}' is a number, not ${shown}.`;
-  return `'${name}' is text: compare it with a quoted string, not ${shown}.`;
-}
+/** The kind of literal a SCIM type compares with; any other than these is text. */
+const KIND: Record<string, "n" | "b"> = { boolean: "b", integer: "n", decimal: "n" };
 
 function mustBeUserAttribute(name: string, path: string): void {
   if (!userAttributes().has(path)) throw invalidFilter(`Users cannot be filtered by '${name}'.`);
@@ -92,9 +82,8 @@ export function checkUserFilter(filter: Filter, scope = ""): void {
       if (type === undefined) {
         throw invalidFilter(`'${filter.attrPath}' has parts: compare one of them (${filter.attrPath}.…).`);
       }
-      if (literal === null) return;
-      const fits = LITERAL_FITS[type] ?? ((value: Literal) => typeof value === "string");
-      if (!fits(literal)) throw invalidFilter(wrongType(filter.attrPath, type, literal));
+      const kind = KIND[type] ?? "s";
+      if (literal !== null && literalKind(literal) !== kind) throw wrongKind(filter.attrPath, kind, literal);
     }
   }
 }
