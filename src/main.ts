@@ -1,7 +1,7 @@
 import type { EventEmitter } from "node:events";
 import { Command, CommanderError, Option } from "commander";
 import { checkGlobals, type GlobalOptions } from "./cli/command-context.js";
-import { describeError, EXIT, exitCodeFor, UsageError } from "./cli/errors.js";
+import { describeError, EXIT, exitCodeFor, messagesBefore, UsageError } from "./cli/errors.js";
 import { chosenProfile, profileFlag, scoped } from "./cli/hints.js";
 import { type IO, processIO, writeLine } from "./cli/io.js";
 import { terminalJson } from "./cli/terminal-text.js";
@@ -170,7 +170,9 @@ function report(io: IO, argv: string[], error: unknown, exitCode: number): void 
   if (described.hint) described.hint = scoped(described.hint, chosenProfile(profileFlag(argv), io.env));
   if (wantsJsonErrors(argv, io)) {
     // the same JSON with C1 and bidi controls escaped: a message may quote stored data
-    io.stderr.write(`${terminalJson(JSON.stringify({ error: { ...described, exitCode } }))}\n`);
+    const messages = messagesBefore(error);
+    const report = { error: { ...described, exitCode, ...(messages && { messages }) } };
+    io.stderr.write(`${terminalJson(JSON.stringify(report))}\n`);
     return;
   }
   // field errors that only repeat the message are not printed twice

@@ -73,16 +73,45 @@ export function checkGlobals(globals: GlobalOptions): GlobalOptions {
 }
 
 /** The seam every command receives: terminal, profile, client and renderer, each made on first use. */
+/** The most messages a command holds back (see Context.info); beyond them it says them as they come. */
+const MAX_HELD_MESSAGES = 200;
+
 export class Context {
   private profileStore?: ProfileStore;
   private apiClient?: Promise<ApiClient>;
+  /**
+   * With stderr not a terminal, a script reads it: a failure must be one JSON object, so what the
+   * command says is held until it ends, written as lines when it succeeds, and carried in the
+   * error's `messages` when it fails.
+   */
+  private held: string[] | undefined;
 
   constructor(
     readonly io: IO,
     readonly globals: GlobalOptions,
     /** the command's group (`events`, `users`...): whose records `--fields` is checked against */
     readonly group?: string,
-  ) {}
+  ) {
+    if (!io.stderr.isTTY) this.held = [];
+  }
+
+  /**
+   * Says what was held back and stops holding: at the end of a command that succeeded, and
+   * before a command runs until it is stopped (a server, a follow), whose messages a log shows
+   * as they happen.
+   */
+  sayHeldMessages(): void {
+    const held = this.held;
+    this.held = undefined;
+    for (const line of held ?? []) writeLine(this.io, line);
+  }
+
+  /** The messages held back, for the failure that ends the command; holding stops. */
+  takeHeldMessages(): string[] {
+    const held = this.held ?? [];
+    this.held = undefined;
+    return held;
+  }
 
   get profiles(): ProfileStore {
     this.profileStore ??= new ProfileStore(this.io.env);
@@ -264,11 +293,20 @@ export class Context {
    * profile this command line chose, as an error's hint does.
    */
   info(message: string): void {
-    if (!this.globals.quiet) writeLine(this.io, scoped(message, chosenProfile(this.globals.profile, this.io.env)));
+    if (this.globals.quiet) return;
+    const line = scoped(message, chosenProfile(this.globals.profile, this.io.env));
+    if (this.held && this.held.length < MAX_HELD_MESSAGES) this.held.push(line);
+    else {
+      this.sayHeldMessages();
+      writeLine(this.io, line);
+    }
   }
 
+  /** Whether a person can be asked; if so, what was held back is said first, as it leads to the question. */
   canPrompt(): boolean {
-    return this.globals.input !== false && Boolean(this.io.stdin.isTTY && this.io.stdout.isTTY);
+    const can = this.globals.input !== false && Boolean(this.io.stdin.isTTY && this.io.stdout.isTTY);
+    if (can) this.sayHeldMessages();
+    return can;
   }
 
   /** Asks on a terminal; elsewhere only `--yes` consents. */

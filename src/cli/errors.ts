@@ -192,6 +192,21 @@ export interface ErrorReport {
   requestId?: string;
   hint?: string;
   errors?: { path: string; message: string }[];
+  /** what the command said before it failed, when stderr is not a terminal (see Context.info) */
+  messages?: string[];
+}
+
+const SAID_BEFORE = new WeakMap<object, string[]>();
+
+/** Keeps with a failure what its command said before it, for the one JSON object that reports it. */
+export function saidBefore<E>(error: E, messages: string[]): E {
+  if (messages.length > 0 && typeof error === "object" && error !== null) SAID_BEFORE.set(error, messages);
+  return error;
+}
+
+/** What a failure's command said before it (saidBefore), if anything. */
+export function messagesBefore(error: unknown): string[] | undefined {
+  return typeof error === "object" && error !== null ? SAID_BEFORE.get(error) : undefined;
 }
 
 export function describeError(error: unknown): ErrorReport {

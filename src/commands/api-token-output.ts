@@ -1,5 +1,5 @@
 import type { Context } from "../cli/command-context.js";
-import { CliError, EXIT } from "../cli/errors.js";
+import { CliError, EXIT, UsageError } from "../cli/errors.js";
 import { ApiError } from "../client/errors.js";
 import { API_TOKEN_PREFIX } from "../contract/api-tokens.js";
 
@@ -34,4 +34,30 @@ export async function managingTokens<T>(ctx: Context, call: Promise<T>): Promise
   } catch (error) {
     throw explainTokenRefusal(ctx, error);
   }
+}
+
+/**
+ * The token a person names among `tokens` (those not revoked): its id, or its name as the token
+ * list shows it. Names are not unique, so a name two tokens share asks for the id (exit 2).
+ */
+export function tokenNamed<T extends { id: string; name: string }>(
+  tokens: readonly T[],
+  reference: string,
+  whose: string,
+): T {
+  const byId = tokens.find((token) => token.id === reference);
+  if (byId) return byId;
+  const named = tokens.filter((token) => token.name === reference);
+  if (named.length === 1) return named[0]!;
+  if (named.length === 0) {
+    throw new CliError(
+      `${whose} no API token '${reference}' (looked up by id and name among those not revoked).`,
+      EXIT.notFound,
+      "not_found",
+    );
+  }
+  throw new UsageError(
+    `${named.length} API tokens are named '${reference}': ${named.map((token) => token.id).join(", ")}.`,
+    "name the token by its id",
+  );
 }

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { Context, type GlobalOptions } from "../cli/command-context.js";
-import { CliError, UsageError } from "../cli/errors.js";
+import { CliError, saidBefore, UsageError } from "../cli/errors.js";
 import { readStdin } from "../cli/io.js";
 import { checkQuery } from "../cli/query.js";
 import { ApiError } from "../client/errors.js";
@@ -35,8 +35,9 @@ export function withContext<A extends unknown[]>(io: Context["io"], action: Acti
       await checkQuery(globals.query);
       await action(ctx, ...(args.slice(0, -1) as A));
     } catch (error) {
-      throw ctx.explain(error);
+      throw saidBefore(ctx.explain(error), ctx.takeHeldMessages());
     }
+    ctx.sayHeldMessages();
   };
 }
 

@@ -78,6 +78,7 @@ export const listAudit = defineRoute({
   tags: ["audit"],
   access: { roles: EVERYONE, scope: "audit:read" },
   query: AuditListQuery,
+  queryNamesAnyCase: true,
   responses: {
     200: Type.Object({
       data: Type.Array(AuditRecord),

@@ -172,6 +172,7 @@ export const listEvents = defineRoute({
   tags: ["events"],
   access: routeAccess("events:read"),
   query: EventListQuery,
+  queryNamesAnyCase: true,
   responses: {
     200: Type.Object({
       data: Type.Array(Event),
@@ -194,6 +195,7 @@ export const getEvent = defineRoute({
   etag: true,
   params: CodeParams,
   query: EventQuery,
+  queryNamesAnyCase: true,
   responses: { 200: Event },
 });
 
@@ -207,6 +209,7 @@ export const createEvent = defineRoute({
   errors: ["conflict"],
   etag: true,
   query: EventQuery,
+  queryNamesAnyCase: true,
   body: EventInput,
   responses: { 201: Event },
 });
@@ -222,6 +225,7 @@ export const updateEvent = defineRoute({
   etag: true,
   params: CodeParams,
   query: EventQuery,
+  queryNamesAnyCase: true,
   body: EventInput,
   responses: { 200: Event },
 });
@@ -236,6 +240,7 @@ export const deleteEvent = defineRoute({
   etag: true,
   params: CodeParams,
   query: EventQuery,
+  queryNamesAnyCase: true,
   responses: { 204: null },
 });
 

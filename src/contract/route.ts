@@ -95,6 +95,11 @@ export interface RouteEntry {
    * `"query"`: only the query parameter names are read in any case (the SCIM-style /Resources).
    */
   readonly scim?: "wire" | "query";
+  /**
+   * Query parameter names are read in any case (`pageSize` as `pagesize`), as on SCIM's: the
+   * parameters are all lower-case, and a camel-cased spelling is how most APIs write them.
+   */
+  readonly queryNamesAnyCase?: true;
 }
 
 export function defineRoute<const E extends RouteEntry>(entry: E): E {

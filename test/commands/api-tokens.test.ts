@@ -84,6 +84,51 @@ describe.each(MODES)("API tokens (%s)", (mode) => {
     expect(errorOf(after).hint).toMatch(/BIZCTL_TOKEN holds an API token.*auth tokens create/);
   });
 
+  it("auth tokens revoke and users revoke-token take a token's name as well as its id", async () => {
+    const { userName, env } = await member();
+    const mine = await create(["--name", "report"], env);
+    const twins = [await create(["--name", "twin"], env), await create(["--name", "twin"], env)];
+    const scenarios: Scenario[] = [
+      {
+        name: "an unknown name",
+        args: ["auth", "tokens", "revoke", "nope", "--yes"],
+        env,
+        wantExit: 3,
+        wantStderr: /no API token 'nope'/,
+      },
+      {
+        name: "a name two tokens share",
+        args: ["auth", "tokens", "revoke", "twin", "--yes"],
+        env,
+        wantExit: 2,
+        wantStderr: /2 API tokens are named 'twin'/,
+      },
+      {
+        name: "a name, by its owner",
+        args: ["auth", "tokens", "revoke", "report", "--yes"],
+        env,
+        wantExit: 0,
+        wantStderr: new RegExp(`Revoked API token 'report' \\(${mine.id}\\)`),
+      },
+      {
+        name: "a name, by an admin",
+        args: ["users", "revoke-token", userName, "twin", "--yes"],
+        wantExit: 2,
+        wantStderr: /named 'twin'/,
+      },
+      { name: "an id, by an admin", args: ["users", "revoke-token", userName, twins[0]!.id, "--yes"], wantExit: 0 },
+      {
+        name: "the name now one token's, by an admin",
+        args: ["users", "revoke-token", userName, "twin", "--yes"],
+        wantExit: 0,
+        wantStderr: new RegExp(twins[1]!.id),
+      },
+    ];
+    for (const scenario of scenarios) await expectScenario(s, scenario);
+    const left = await s.run(["auth", "tokens", "list", "--json"], { env });
+    expect(json(left)).toEqual([]);
+  });
+
   it("at a terminal the token alone is on stdout, and stderr says it is shown this once", async () => {
     const result = await s.run(["auth", "tokens", "create", "--name", "terminal"], { tty: true });
     expect(result.exitCode, show(result)).toBe(0);
@@ -180,7 +225,7 @@ describe.each(MODES)("API tokens (%s)", (mode) => {
 
     const revoked = await s.run(["users", "revoke-token", userName, created.id, "--yes"]);
     expect(revoked.exitCode, show(revoked)).toBe(0);
-    expect(revoked.stderr).toContain(`Revoked API token ${created.id} of ${userName}`);
+    expect(revoked.stderr).toContain(`Revoked API token 'member script' (${created.id}) of ${userName}`);
     const used = await s.run(["events", "list"], { env: { BIZCTL_TOKEN: created.token } });
     expect(used.exitCode, show(used)).toBe(4);
     const empty = await s.run(["users", "tokens", userName, "--json"]);

@@ -58,6 +58,20 @@ describe.each(MODES)("--fields, --query and api (%s)", (mode) => {
     expect(errorOf(result).hint ?? "").not.toMatch(/\bpassword\b(?!ChangedAt)/);
   });
 
+  it.each([
+    ["a misspelt attribute", ["users", "list", "--filter", 'nmae eq "x"'], /Users cannot be filtered by 'nmae'/],
+    ["a boolean compared with text", ["users", "list", "--filter", 'active eq "yes"'], /'active' is true or false/],
+    ["an order by no attribute", ["users", "list", "--sort-by", "nope"], /Users cannot be sorted by 'nope'/],
+    [
+      "an event filter's misspelt field",
+      ["events", "list", "--filter", 'nmae eq "x"'],
+      /Events cannot be filtered by 'nmae'/,
+    ],
+  ])("%s exits 7 rather than matching nothing", async (name, args, message) => {
+    await expectScenario(s, { name, args, wantExit: 7, wantStdout: "", wantStderr: message });
+    await expectScenario(s, { name, args, ...TERMINAL, wantExit: 7, wantStdout: "", wantStderr: message });
+  });
+
   it.each(UNKNOWN)("an unknown field exits 7 on a terminal: %s", async (name, args) => {
     await expectScenario(s, {
       name,

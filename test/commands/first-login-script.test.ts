@@ -4,6 +4,7 @@ import { errorOf, json, MODES, show, useSession } from "../helpers/cli.js";
 /**
  * Issue 47 (4): a scripted first login that has no new-password line fails (exit 2, naming the
  * line) and stores no session, where it exited 0 and left a session every command refused (5).
+ * Issue 47 (3): with stderr piped, a failing first login is one JSON object, not lines first.
  */
 describe.each(MODES)("a scripted first login without the new password (%s)", (mode) => {
   const s = useSession(mode);
@@ -23,8 +24,19 @@ describe.each(MODES)("a scripted first login without the new password (%s)", (mo
     const user = json(await s.run(["users", "get", "newbie", "--json"]));
     expect(user.openSessions).toBe(0);
 
+    // stderr piped: a failure is one JSON object, what the command said before it among its messages
+    const weak = await s.login(env, "newbie", oneTimePassword, "abc");
+    expect(weak.exitCode, show(weak)).toBe(7);
+    expect(errorOf(weak)).toMatchObject({
+      code: "weak_password",
+      messages: expect.arrayContaining(["Your password is temporary: choose a new one now."]),
+    });
+
     const full = await s.login(env, "newbie", oneTimePassword, "A-Sturdy-New-Passw0rd!");
     expect(full.exitCode, show(full)).toBe(0);
+    // and a success says the same as lines, as it goes
+    expect(full.stderr).toMatch(/^Logged in to .* as newbie/m);
+    expect(full.stderr).toContain("Your password is temporary: choose a new one now.\n");
     expect((await s.run(["users", "get", "newbie"], { env })).exitCode).toBe(0);
   });
 });

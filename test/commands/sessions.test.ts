@@ -103,6 +103,18 @@ describe.each(MODES)("sessions (%s)", (mode) => {
     const unknown = await s.run(["users", "sign-out", userName, "--session", "no-such-session"]);
     expect(unknown.exitCode, show(unknown)).toBe(3);
   });
+
+  it("users sign-out of a user with no open session says so and writes no audit record", async () => {
+    const { userName } = await memberOn(1);
+    expect((await s.run(["users", "sign-out", userName])).exitCode).toBe(0);
+    const again = await s.run(["users", "sign-out", userName]);
+    expect(again.exitCode, show(again)).toBe(0);
+    expect(again.stderr).toContain(`${userName} had no open session.`);
+    const audit = await s.run(["audit", "list", "--filter", `action eq "sessions.end"`, "--all", "--json"]);
+    expect(audit.exitCode, show(audit)).toBe(0);
+    const ends = json<{ target?: { name?: string } }[]>(audit).filter((r) => r.target?.name === userName);
+    expect(ends).toHaveLength(1);
+  });
 });
 
 describe("the session cap through `server start --max-sessions`", () => {

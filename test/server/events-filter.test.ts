@@ -117,6 +117,16 @@ describe("events: filter", () => {
     problemOf(response, 400, "invalid_filter");
   });
 
+  it.each([
+    ["startsAt gt 5", "startsAt needs an RFC 3339 date-time, not 5."],
+    ['allDay eq "yes"', `'allDay' is true or false, not "yes".`],
+    ['version gt "2"', `'version' is a number, not "2".`],
+    ["name eq 3", "'name' is text: compare it with a quoted string, not 3."],
+  ])("refuses %j, a comparison that could match nothing, naming the field's kind", async (filter, message) => {
+    const response = await admin("GET", `${EVENTS}?filter=${encodeURIComponent(filter)}`);
+    expect(problemOf(response, 400, "invalid_filter").detail).toBe(message);
+  });
+
   it("treats SQL metacharacters as data", async () => {
     expect(await codes(`name eq "x' or 1=1 --"`)).toEqual([]);
     expect(await codes(`customFields.region eq "x') or 1=1 --"`)).toEqual([]);

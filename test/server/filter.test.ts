@@ -421,6 +421,47 @@ describe("resources filter", () => {
     });
   });
 
+  describe("a list of Users alone knows a User's attributes", () => {
+    const usersOnly = (query: string) => admin("GET", `/Resources?resourcetypes=User&${query}`);
+    const scimUsers = (query: string) => admin("GET", `/Users?${query}`);
+
+    it.each([
+      ["an unknown attribute", 'nmae eq "x"', "Users cannot be filtered by 'nmae'."],
+      ["an unknown attribute under not", "not (nmae pr)", "Users cannot be filtered by 'nmae'."],
+      ["an unknown sub-attribute in a value path", 'emails[tpye eq "work"]', "Users cannot be filtered by 'tpye'."],
+      ["an unknown sub-attribute", 'name.given eq "Barbara"', "Users cannot be filtered by 'name.given'."],
+      ["a boolean compared with text", 'active eq "yes"', `'active' is true or false, not "yes".`],
+      ["a number compared with text", 'failedLogins gt "a"', `'failedLogins' is a number, not "a".`],
+      ["text compared with a number", "userName eq 5", "'userName' is text: compare it with a quoted string, not 5."],
+      ["a complex attribute without a value", 'name eq "x"', "'name' has parts: compare one of them (name.…)."],
+    ])("refuses %s: %s", async (_what, filter, message) => {
+      const query = `filter=${encodeURIComponent(filter)}`;
+      expect(problemOf(await usersOnly(query), 400, "invalid_filter").detail).toBe(message);
+      // SCIM's /Users says it in a SCIM error body
+      const scim = await scimUsers(query);
+      expect(scim.statusCode, scim.body).toBe(400);
+      expect(scim.json()).toMatchObject({ scimType: "invalidFilter", detail: message });
+    });
+
+    it.each([
+      ['name.givenName eq "Barbara"', ["bjensen"]],
+      ["urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department pr", []],
+      ['emails[type eq "work" and value co "example.com"]', ["bjensen"]],
+      ['failedLogins eq 0 and userName eq "bjensen"', ["bjensen"]],
+      ['meta.lastModified lt "2011-05-13T04:42:34Z" and userType eq "Employee"', ["jsmith"]],
+    ])("answers a filter over the User's own attributes: %s", async (filter, expected) => {
+      expect(await select(filter, "&resourcetypes=User")).toEqual(expected);
+    });
+
+    it("refuses an order by an attribute no User has; another list of types sorts it last", async () => {
+      const problem = problemOf(await usersOnly("sortby=nope"), 400, "validation_failed");
+      expect(problem.scimType).toBe("invalidValue");
+      expect(problem.errors).toEqual([{ path: "/query/sortby", message: "Users cannot be sorted by 'nope'." }]);
+      expect((await usersOnly("sortby=name.familyName")).statusCode).toBe(200);
+      expect((await list("sortby=nope")).statusCode).toBe(200);
+    });
+  });
+
   describe("hostile filters: 400 invalid_filter, never a 5xx, no data changed", () => {
     async function totalRows() {
       return (await admin("GET", "/Resources?count=0")).json().totalResults as number;

@@ -109,6 +109,24 @@ describe("whole-number query parameters", () => {
     expect(response.json()).toMatchObject({ page: 2, pagesize: 7 });
   });
 
+  it.each([
+    ["GET", `${EVENTS}?pageSize=3&Page=1`, { page: 1, pagesize: 3 }],
+    ["GET", `${EVENTS}?PAGESIZE=4`, { pagesize: 4 }],
+    ["GET", "/audit?pageSize=2", { pagesize: 2 }],
+  ] as const)(
+    "%s %s: the events' and the audit's parameter names are read in any case",
+    async (method, path, shape) => {
+      const response = await call(method, path);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toMatchObject(shape);
+    },
+  );
+
+  it("refuses a parameter given twice in two spellings as it refuses one given twice", async () => {
+    const response = await call("GET", `${EVENTS}?pagesize=3&pageSize=4`);
+    expect(response.statusCode, response.body).toBe(400);
+  });
+
   it("answers SCIM paging out of range with the range clamped, not refused", async () => {
     const response = await call("GET", `/Resources?startindex=-${QUERY_INTEGER_LIMIT}&count=${QUERY_INTEGER_LIMIT}`);
     expect(response.statusCode, response.body).toBe(200);

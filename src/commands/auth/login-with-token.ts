@@ -15,7 +15,11 @@ import { endReplacedSession } from "./replaced-session.js";
  */
 export async function loginWithToken(ctx: Context): Promise<void> {
   ctx.refuseServerOverride("auth login --with-token");
-  if (ctx.io.stdin.isTTY) ctx.info("Paste the API token, then press Enter and Ctrl-D.");
+  if (ctx.io.stdin.isTTY) {
+    ctx.info("Paste the API token, then press Enter and Ctrl-D.");
+    // a person is asked: the question cannot wait for the end
+    ctx.sayHeldMessages();
+  }
   const token = (await stdinLine(ctx.io, 0))?.trim();
   if (!token) {
     throw new UsageError(

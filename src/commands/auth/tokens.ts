@@ -9,7 +9,7 @@ import {
   revokeOwn,
 } from "../../contract/api-tokens.js";
 import { API_TOKEN_SCOPES, type ApiTokenScope } from "../../contract/route.js";
-import { API_TOKEN_COLUMNS, managingTokens } from "../api-token-output.js";
+import { API_TOKEN_COLUMNS, managingTokens, tokenNamed } from "../api-token-output.js";
 import { collect, examples, withContext } from "../verb-helpers.js";
 
 interface CreateOptions {
@@ -74,11 +74,14 @@ async function list(ctx: Context): Promise<void> {
   await ctx.printList(data.tokens, API_TOKEN_COLUMNS, "API tokens");
 }
 
-async function revoke(ctx: Context, id: string): Promise<void> {
+async function revoke(ctx: Context, reference: string): Promise<void> {
   ctx.requireCredential();
-  await ctx.confirm(`Revoke API token ${id}? Scripts that use it stop working.`);
-  await managingTokens(ctx, (await ctx.client()).call(revokeOwn, { params: { id } }));
-  ctx.info(`Revoked API token ${id}; it is refused from now on.`);
+  const { data } = await managingTokens(ctx, (await ctx.client()).call(listOwn));
+  const token = tokenNamed(data.tokens, reference, "You have");
+  const label = `'${token.name}' (${token.id})`;
+  await ctx.confirm(`Revoke API token ${label}? Scripts that use it stop working.`);
+  await managingTokens(ctx, (await ctx.client()).call(revokeOwn, { params: { id: token.id } }));
+  ctx.info(`Revoked API token ${label}; it is refused from now on.`);
 }
 
 export function register(parent: Command, io: Context["io"]): void {
@@ -113,8 +116,11 @@ export function register(parent: Command, io: Context["io"]): void {
     .addHelpText("after", examples("bizctl auth tokens list", "bizctl auth tokens list --json"))
     .action(withContext(io, list));
   group
-    .command("revoke <id>")
-    .description("revoke one of your API tokens (asks first on a terminal; --yes without one)")
-    .addHelpText("after", examples("bizctl auth tokens revoke <token-id> --yes"))
+    .command("revoke <token>")
+    .description("revoke one of your API tokens, by id or name (asks first on a terminal; --yes without one)")
+    .addHelpText(
+      "after",
+      examples("bizctl auth tokens revoke <token-name> --yes", "bizctl auth tokens revoke <token-id> --yes"),
+    )
     .action(withContext(io, revoke));
 }

@@ -165,6 +165,8 @@ async function start(ctx: Context, options: Options): Promise<void> {
     throw error;
   });
   ctx.info(`bizctl server listening on ${url}${workers > 1 ? ` (${workers} workers)` : ""}`);
+  // it runs until stopped: a log shows what it says as it happens
+  ctx.sayHeldMessages();
   await closed;
 }
 

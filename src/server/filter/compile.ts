@@ -42,6 +42,18 @@ export function invalidFilter(message: string): ProblemError {
   });
 }
 
+/** The kind of value a literal is: text, a number or a boolean. */
+export const literalKind = (literal: string | number | boolean): "s" | "n" | "b" =>
+  typeof literal === "string" ? "s" : typeof literal === "number" ? "n" : "b";
+
+/** A comparison of an attribute with a literal of another kind, which could match nothing. */
+export function wrongKind(name: string, kind: "s" | "n" | "b", literal: Literal): ProblemError {
+  const shown = JSON.stringify(literal);
+  if (kind === "b") return invalidFilter(`'${name}' is true or false, not ${shown}.`);
+  if (kind === "n") return invalidFilter(`'${name}' is a number, not ${shown}.`);
+  return invalidFilter(`'${name}' is text: compare it with a quoted string, not ${shown}.`);
+}
+
 /** Attribute names are case-insensitive; a schema URN prefix is dropped. */
 export function attributePath(attrPath: string): string[] {
   const colon = attrPath.lastIndexOf(":");

@@ -1,5 +1,14 @@
 import { type RawBuilder, sql } from "kysely";
-import { type Condition, type FilterTarget, invalidFilter, type Literal, type ValueColumns } from "./compile.js";
+import { EVENT_FIELDS } from "../../contract/events.js";
+import {
+  type Condition,
+  type FilterTarget,
+  invalidFilter,
+  type Literal,
+  literalKind,
+  type ValueColumns,
+  wrongKind,
+} from "./compile.js";
 
 const none = sql`null`;
 type Column = ValueColumns & { present: RawBuilder<unknown> };
@@ -114,10 +123,17 @@ export function eventsTarget(dialect: "sqlite" | "postgres"): FilterTarget {
   return {
     normalize(path, literal): Literal {
       const key = path.join(".");
-      if (TIMESTAMPS.has(key) && typeof literal === "string") {
-        const parsed = Date.parse(literal);
-        if (Number.isNaN(parsed)) throw invalidFilter(`${key} needs an RFC 3339 date-time, not '${literal}'.`);
+      const column = COLUMNS.get(key);
+      const name = EVENT_FIELDS.find((field) => field.toLowerCase() === key) ?? key;
+      if (TIMESTAMPS.has(key) && literal !== null) {
+        const parsed = typeof literal === "string" ? Date.parse(literal) : Number.NaN;
+        if (Number.isNaN(parsed))
+          throw invalidFilter(`${name} needs an RFC 3339 date-time, not ${JSON.stringify(literal)}.`);
         return new Date(parsed).toISOString();
+      }
+      // a comparison with a literal of another kind could match nothing: it is a mistake to say
+      if (column && typeof column.kind === "string" && literal !== null && literalKind(literal) !== column.kind) {
+        throw wrongKind(name, column.kind, literal);
       }
       return literal;
     },

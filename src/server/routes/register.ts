@@ -9,6 +9,7 @@ import type {
 } from "fastify";
 import type { BodyOf, ParamsOf, QueryOf, ResponseOf, RouteEntry } from "../../contract/route.js";
 import { integerParameters, readIntegers } from "../http/query-integers.js";
+import { declaredNames } from "../http/query-names.js";
 import { undecodableQuery } from "../http/well-formed.js";
 import { authorize } from "../plugins/authenticate.js";
 import { lowerCaseQueryNames, scimMediaType } from "../plugins/scim-wire.js";
@@ -61,14 +62,20 @@ function responseSchemas(entry: RouteEntry): Record<number, TSchema | { type: "n
   return out;
 }
 
+/** The parameter names a query schema declares. */
+const queryNames = (query: TSchema): string[] => Object.keys((query as { properties?: object }).properties ?? {});
+
 /**
  * What runs before a query is validated: a parameter that does not decode as UTF-8 is refused,
  * rather than read as its raw escapes, and the whole numbers the schema declares are read as
- * numbers (http/query-integers.ts), so that the schema checks their range.
+ * numbers (http/query-integers.ts), so that the schema checks their range; where the contract
+ * says so, its names are read in any case (http/query-names.ts).
  */
-function queryReader(query: TSchema): preValidationHookHandler {
+function queryReader(query: TSchema, namesAnyCase: boolean): preValidationHookHandler {
   const integers = integerParameters(query);
+  const spelled = namesAnyCase ? declaredNames(queryNames(query)) : undefined;
   return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    if (spelled) request.query = spelled(request.query as Record<string, unknown>);
     const issue = undecodableQuery(request.url);
     if (issue) {
       done(
@@ -110,7 +117,7 @@ export function registerRoute<E extends RouteEntry>(
   const gate = authorize(ctx, entry.access);
   const onRequest = gate ? [...before, gate] : before;
   // only where the contract declares a query: the other routes read none; SCIM's names in any case first
-  const readQuery = entry.query && queryReader(entry.query);
+  const readQuery = entry.query && queryReader(entry.query, entry.queryNamesAnyCase === true);
   const preValidation = readQuery && (entry.scim ? [lowerCaseQueryNames, readQuery] : readQuery);
   const answer = carriesEtag(entry) ? sendingEtag(handler as AnyHandler) : (handler as AnyHandler);
   for (const url of [entry.path, ...(entry.aliases ?? [])]) {

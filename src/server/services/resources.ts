@@ -25,6 +25,7 @@ import { parseListQuery, parseReadQuery } from "./resource-list-query.js";
 import { assertCan, readableCondition, readsAllOf } from "./resource-policy.js";
 import { toRepresentation } from "./resource-representation.js";
 import type { Principal, ServiceContext } from "./service-context.js";
+import { checkUserFilter, checkUserSortBy } from "./user-attributes.js";
 import { planUserReplacement, type Replacement, type UserBody } from "./user-replacement.js";
 
 // The operations on /Resources: list, read, create, replace, delete, each with its audit record.
@@ -39,6 +40,8 @@ export async function listResources(ctx: ServiceContext, principal: Principal, q
   if (parsed.types?.length) conditions.push(sql`r.resource_type in (${sql.join(parsed.types)})`);
   const nowIso = ctx.clock().toISOString();
   const usersOnly = parsed.types?.length === 1 && parsed.types[0] === "User";
+  if (usersOnly && parsed.filter) checkUserFilter(parsed.filter);
+  if (usersOnly && parsed.sortBy !== undefined) checkUserSortBy(parsed.sortBy);
   if (parsed.filter) {
     conditions.push(compileFilter(parsed.filter, resourcesTargetAt(nowIso, ctx.store.dialect, usersOnly)));
   }

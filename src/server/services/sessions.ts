@@ -92,7 +92,7 @@ export async function endUserSessions(ctx: ServiceContext, principal: Principal,
       sessionId === undefined
         ? await revokeUserSessions(trx, account.id, now)
         : Number(await revokeSessionOf(trx, account.id, sessionId, now));
-    if (count > 0 || sessionId === undefined) {
+    if (count > 0) {
       await auditBy(ctx, trx, principal, { action: "sessions.end", target, details: { ended: count } });
     }
     return count;
