@@ -23,6 +23,7 @@
 //                                   the same on the idle server, on SQLite and on PostgreSQL
 //  14. measures/login-second-factor.mjs  login with a TOTP code against without one; a wrong code against a wrong password
 //  15. measures/metrics.mjs         the authenticated read with --metrics-port (cost <= 5%), and traced, against neither
+//  16. measures/login-previous.mjs  a login against the previous release's (BENCH_PREVIOUS, built from git), SQLite and PostgreSQL
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;
@@ -53,6 +54,7 @@ import { measureEventsImport } from "./measures/events-import.mjs";
 import { measureImportCommit } from "./measures/import-commit.mjs";
 import { measureImports } from "./measures/imports.mjs";
 import { measureJsonServer } from "./measures/json-server.mjs";
+import { measureLoginPrevious } from "./measures/login-previous.mjs";
 import { measureLoginSecondFactor } from "./measures/login-second-factor.mjs";
 import { measureMetrics } from "./measures/metrics.mjs";
 import { measureMillionEvents } from "./measures/million-events.mjs";
@@ -87,6 +89,7 @@ await harness(
     if (wanted("import-commit")) await measureImportCommit(setup, workDir);
     if (wanted("login-second-factor")) await measureLoginSecondFactor(setup, workDir);
     if (wanted("metrics")) await measureMetrics(setup, workDir);
+    if (wanted("login-previous")) await measureLoginPrevious(setup, workDir);
     summary();
   },
   dropDatabases,
