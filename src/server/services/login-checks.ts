@@ -239,7 +239,8 @@ export const LOGIN_CHECKS: readonly LoginCheck[] = [
     name: "first-login",
     stage: "session",
     async find({ account }) {
-      if (!account?.credential.firstLogin || isVoidTemporaryPassword(account)) return undefined;
+      if (!account?.credential.passwordHash || !account.credential.firstLogin) return undefined;
+      if (isVoidTemporaryPassword(account)) return undefined;
       return {
         code: "temporary_password",
         ...(account.credential.passwordChangedAt && { since: account.credential.passwordChangedAt }),
