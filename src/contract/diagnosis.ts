@@ -70,6 +70,8 @@ export const diagnoseUser = defineRoute({
   summary:
     "Every reason a User cannot sign in or act now, in login order, with since, until and the fix the caller may run (admin and support)",
   tags: ["users"],
+  // under /Users: answered as the SCIM endpoints there are (application/scim+json, errors too)
+  scim: "wire",
   access: routeAccess("users:diagnose"),
   params: Type.Object({ id: Type.String({ maxLength: 256 }) }),
   errors: ["forbidden"],
