@@ -57,7 +57,7 @@ _bizctl_words() {
     "resources update") words="--set --file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources patch") words="--op --file --if-match --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources delete") words="--ignore-not-found --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "users") words="list create get update set-roles delete set-password reset-password disable enable unlock invite import export sessions sign-out tokens revoke-token mfa-reset --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users") words="list create get update set-roles delete set-password reset-password disable enable unlock invite import export sessions sign-out tokens revoke-token mfa-reset diagnose --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users list") words="--filter --sort-by --sort-order --start-index --count --all --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users create") words="--user-name --email --role --set --file --password-stdin --no-password --invite --if-not-exists --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users get") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -77,6 +77,7 @@ _bizctl_words() {
     "users tokens") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users revoke-token") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users mfa-reset") words="--reason --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users diagnose") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events") words="list get create update delete import export --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events list") words="--order --page --page-size --filter --all --after --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events get") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

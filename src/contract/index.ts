@@ -3,6 +3,7 @@ export * as audit from "./audit.js";
 export * as auth from "./auth.js";
 export * as bulk from "./bulk.js";
 export * from "./common.js";
+export * as diagnosis from "./diagnosis.js";
 export * from "./errors.js";
 export * as events from "./events.js";
 export * as invitations from "./invitations.js";
@@ -21,6 +22,7 @@ import { apiTokenRoutes } from "./api-tokens.js";
 import { auditRoutes } from "./audit.js";
 import { authRoutes } from "./auth.js";
 import { bulkRoutes } from "./bulk.js";
+import { diagnosisRoutes } from "./diagnosis.js";
 import { eventRoutes } from "./events.js";
 import { invitationRoutes } from "./invitations.js";
 import { mfaRoutes } from "./mfa.js";
@@ -49,4 +51,5 @@ export const allRoutes: readonly RouteEntry[] = [
   ...userRoutes,
   ...auditRoutes,
   ...apiTokenRoutes,
+  ...diagnosisRoutes,
 ];

@@ -26,6 +26,7 @@ import { apiTokenRoutes } from "./routes/api-tokens.js";
 import { auditRoutes } from "./routes/audit.js";
 import { authRoutes } from "./routes/auth.js";
 import { bulkRoutes } from "./routes/bulk.js";
+import { diagnosisRoutes } from "./routes/diagnosis.js";
 import { eventRoutes } from "./routes/events.js";
 import { invitationRoutes } from "./routes/invitations.js";
 import { mfaRoutes } from "./routes/mfa.js";
@@ -331,6 +332,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   resourceRoutes(app, services);
   sessionRoutes(app, services);
   mfaRoutes(app, services);
+  diagnosisRoutes(app, services);
   invitationRoutes(app, services);
   bulkRoutes(app, services);
   userRoutes(app, services);

@@ -1,9 +1,33 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
+import { ApiError } from "../../client/errors.js";
+import * as resources from "../../contract/resources.js";
 import { examples, withContext } from "../verb-helpers.js";
 import { recentActivity } from "./recent-activity.js";
 import { resolveUser } from "./resolve.js";
 import { forPerson, userSummary } from "./summary.js";
+
+/**
+ * The user with its manager's name beside the manager's id (SCIM's `manager.displayName`), for a
+ * person's summary: the manager's display name, else its user name. Left as it is when the record
+ * names it already, or the caller may not read the manager (a member), or it is gone.
+ */
+async function withManagerName(ctx: Context, user: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const manager = user.manager as { value?: unknown; displayName?: unknown } | undefined;
+  if (typeof manager?.value !== "string" || manager.value === "" || manager.displayName) return user;
+  try {
+    const { data } = await (await ctx.client()).call(resources.getResource, {
+      params: { resourceId: manager.value },
+      query: { resourcetypes: "User" },
+    });
+    const found = data as Record<string, unknown>;
+    const name = found.displayName ?? found.userName;
+    return typeof name === "string" ? { ...user, manager: { ...manager, displayName: name } } : user;
+  } catch (error) {
+    if (error instanceof ApiError) return user;
+    throw error;
+  }
+}
 
 export function register(group: Command, io: Context["io"]): void {
   group
@@ -17,7 +41,8 @@ export function register(group: Command, io: Context["io"]): void {
         // a person at a table gets a summary and the user's recent activity under it; data
         // formats, --fields and --query stay the user alone, as the API answers it
         const person = forPerson(ctx);
-        await ctx.print(person ? userSummary(user) : user);
+        // the manager by name for a person; a data format keeps the record as the API answers it
+        await ctx.print(person ? userSummary(await withManagerName(ctx, user)) : user);
         // written as it is: printText would show the table's bold headers as escape codes
         if (person) ctx.io.stdout.write(await recentActivity(ctx, String(user.id)));
       }),

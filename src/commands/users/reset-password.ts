@@ -36,7 +36,8 @@ async function resetPassword(ctx: Context, reference: string): Promise<void> {
   ctx.requireCredential();
   const user = await resolveUser(ctx, reference);
   // A link that support sends may not open an account that holds admin or support (spec 1.1).
-  // The request is the anonymous forgot-password one, which cannot tell who sent it: so here.
+  // The server holds to it too (the request carries our credential: the audit trail names us,
+  // and the link carries our role), but would answer 202 all the same: so it is said here.
   await refuseBeforeAsking(
     ctx,
     "users:send-reset-link",

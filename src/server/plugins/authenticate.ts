@@ -89,6 +89,23 @@ export function authorize(ctx: ServiceContext, access: Access): onRequestHookHan
   };
 }
 
+/**
+ * Who sent a request to a public route, when it carries a credential that holds: for the audit
+ * trail of what staff trigger through a public flow (a reset link). A credential that does not
+ * hold is ignored: the public route answers as it does to anyone.
+ */
+export async function optionalPrincipal(ctx: ServiceContext, request: FastifyRequest): Promise<Principal | undefined> {
+  if (!request.headers.authorization) return undefined;
+  try {
+    const principal = await resolvePrincipal(ctx, request);
+    principal.origin = originOf(request);
+    return principal;
+  } catch (error) {
+    if (error instanceof ProblemError) return undefined;
+    throw error;
+  }
+}
+
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new ProblemError("token_missing", "This operation needs a credential.");
   return request.principal;

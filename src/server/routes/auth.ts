@@ -2,7 +2,7 @@ import { normalizeIP } from "@fastify/rate-limit";
 import type { FastifyInstance, onRequestHookHandler } from "fastify";
 import * as contract from "../../contract/auth.js";
 import { resetPage } from "../pages/reset-page.js";
-import { principalOf } from "../plugins/authenticate.js";
+import { optionalPrincipal, principalOf } from "../plugins/authenticate.js";
 import { originOf } from "../plugins/request-origin.js";
 import { ProblemError } from "../problem-error.js";
 import * as accounts from "../services/accounts.js";
@@ -48,7 +48,16 @@ export function authRoutes(
     ctx,
     contract.renewPassword,
     async (request, reply) =>
-      reply.status(202).send(await recovery.requestPasswordReset(ctx, request.body, originOf(request))),
+      reply
+        .status(202)
+        .send(
+          await recovery.requestPasswordReset(
+            ctx,
+            request.body,
+            originOf(request),
+            await optionalPrincipal(ctx, request),
+          ),
+        ),
     renewLimit,
   );
   registerRoute(app, ctx, contract.resetPassword, async (request, reply) => {

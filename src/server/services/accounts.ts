@@ -7,7 +7,7 @@ import { replaceFailures } from "../store/proof-failures-repo.js";
 import type { Schema } from "../store/schema.js";
 import {
   createSession,
-  endOldestLoginSessions,
+  endSessions,
   findLiveSession,
   pruneSessions,
   revokeSession,
@@ -19,6 +19,7 @@ import { revokeOwnApiToken } from "./api-tokens.js";
 import { actorOf, audit, auditBy, refusalsRecorded, userTarget } from "./audit.js";
 import { isVoidTemporaryPassword } from "./issued-credentials.js";
 import { nameKey } from "./login-backoff.js";
+import { readFacts, requiresFactor, runStage } from "./login-checks.js";
 import { checkPassword, countedProof, voidTemporaryPassword } from "./password-check.js";
 import { assertAcceptablePassword, hashPassword, verifyPassword } from "./passwords.js";
 import { assertCan, can } from "./resource-policy.js";
@@ -36,6 +37,9 @@ function summary(account: UserAccount) {
     roles: account.roles,
   };
 }
+
+/** The name's failures do not matter once its password was right. */
+const NO_FAILURES = { count: 0, lastAt: 0 };
 
 /** Where a login comes from, recorded on its session and in the audit trail. */
 export type LoginClient = RequestOrigin;
@@ -100,22 +104,33 @@ export async function login(
 ) {
   const account = await checkPassword(ctx, userName, password, client);
   const proof = await proveLoginFactor(ctx, account, otp, client, "login");
-  // without a proof the account has no active factor: under --require-mfa this login may only enroll
-  const mfaEnrollmentRequired = proof === undefined && mustEnroll(ctx, account.roles);
   const now = ctx.clock();
   const sessionId = crypto.randomUUID();
+  let session: { mfaEnrollmentRequired: boolean; firstLogin: boolean } | undefined;
   const { token, expiresAt } = await ctx.keys.sign(
     { sub: account.id, jti: sessionId, roles: account.roles },
     ctx.tokenTtlSeconds,
   );
   await ctx.store.db.transaction().execute(async (trx) => {
+    // the session stage of the login's checks (login-checks.ts); the factor is known from the proof
+    const facts = readFacts(ctx, trx, account, NO_FAILURES);
+    const factorProved = { active: proof !== undefined, recoveryCodesLeft: 0, recoveryCodesUsed: 0 };
+    const found = new Map(
+      (await runStage({ ...facts, factor: async () => factorProved }, "session")).map((f) => [f.code, f]),
+    );
+    // under --require-mfa a login without a factor may only enroll
+    session = {
+      mfaEnrollmentRequired: found.has("mfa_enrollment_required"),
+      firstLogin: found.has("temporary_password"),
+    };
     await loggedIn(ctx, trx, account, client, "login", {
       ...(proof && { secondFactor: proof }),
-      ...(mfaEnrollmentRequired && { mfaEnrollmentRequired: true }),
+      ...(session.mfaEnrollmentRequired && { mfaEnrollmentRequired: true }),
     });
     // a cap on the sessions one user holds: the new one takes the place of the oldest
-    const ended = await endOldestLoginSessions(trx, account.id, now, ctx.maxSessionsPerUser - 1);
-    if (ended > 0) {
+    if (found.has("session_cap")) {
+      const excess = (await facts.loginSessions()).slice(Math.max(0, ctx.maxSessionsPerUser - 1)).map((row) => row.id);
+      const ended = await endSessions(trx, excess, now);
       await audit(ctx, trx, {
         action: "sessions.end",
         actor: { userId: account.id, userName: account.userName },
@@ -138,15 +153,15 @@ export async function login(
     token,
     tokenType: "Bearer" as const,
     expiresAt: formatTimestamp(expiresAt),
-    firstLogin: account.credential.firstLogin,
-    ...(mfaEnrollmentRequired && { mfaEnrollmentRequired: true }),
+    firstLogin: session!.firstLogin,
+    ...(session!.mfaEnrollmentRequired && { mfaEnrollmentRequired: true }),
     user: summary(account),
   };
 }
 
 /** Whether the server requires a second factor of a holder of any of `roles` (`--require-mfa`). */
 export function mustEnroll(ctx: ServiceContext, roles: readonly Role[]): boolean {
-  return roles.some((role) => ctx.requireMfaRoles.includes(role));
+  return requiresFactor(ctx.requireMfaRoles, roles);
 }
 
 /**

@@ -5,8 +5,8 @@ import { dropOneFailure, readFailures, replaceFailures, type StoredFailures } fr
 import type { Schema } from "../store/schema.js";
 import { findAccountByUserName, replacePasswordHash, type UserAccount } from "../store/users-repo.js";
 import { audit, userTarget } from "./audit.js";
-import { isVoidTemporaryPassword } from "./issued-credentials.js";
 import { BACK_OFF, current, lockedUntil, nameKey } from "./login-backoff.js";
+import { firstFinding, readFacts } from "./login-checks.js";
 import { burnVerification, hashPassword, needsRehash, verifyPassword } from "./passwords.js";
 import type { RequestOrigin, ServiceContext } from "./service-context.js";
 
@@ -49,49 +49,52 @@ export async function checkPassword(
     findAccountByUserName(ctx.store.db, userName),
     ctx.nameFailures.get(key),
   ]);
-  const account = found?.credential.passwordHash && found.active ? found : undefined;
-  const now = ctx.clock().getTime();
-  // the name typed is kept only when it names an account: people type passwords into that field
-  const failed = (code: string, db = ctx.store.db) =>
+  // the login's checks (services/login-checks.ts), which `users diagnose` runs too
+  const facts = readFacts(ctx, ctx.store.db, found, nameState);
+  const now = facts.now;
+  // the name typed is kept only when it names an account: people type passwords into that field;
+  // the reason is the check that refused, as `users diagnose` names it
+  const failed = (code: string, reason?: string, db = ctx.store.db) =>
     audit(ctx, db, {
       action: "login",
       outcome: code,
       origin,
       ...(found && { target: userTarget(found) }),
-      details: { via },
+      details: { via, ...(reason && { reason }) },
     });
-  // an account's own back-off is decided as its password is counted (countedProof)
-  const until = lockedUntil(current(nameState, now));
-  if (until > now) {
-    await failed("account_locked");
-    throw backedOff(until, now);
+  const refusal = await firstFinding(facts, "account");
+  if (refusal?.code === "locked") {
+    await failed("account_locked", refusal.code);
+    throw backedOff(Date.parse(refusal.until!), now);
   }
-  if (!account) {
+  if (!found || refusal) {
     // an unknown, disabled or password-less account costs the same time as a wrong password, and
     // its failures count as an account's do
     // counted before the check, as an account's proof is (countedProof), so that a burst backs off alike
     const reserved = await ctx.nameFailures.reserve(key, now, BACK_OFF);
     if ("until" in reserved) {
-      await failed("account_locked");
+      await failed("account_locked", "locked");
       throw backedOff(reserved.until, now);
     }
     await burnVerification(password);
-    await failed("invalid_credentials");
+    await failed("invalid_credentials", refusal?.code);
     if (lockedUntil(reserved.counted) > 0) await recordLockout(ctx, ctx.store.db, origin, reserved.counted, found);
     throw invalidCredentials();
   }
+  const account = found;
   const hash = account.credential.passwordHash!;
   const right = await countedProof(
     ctx,
     account,
     origin,
     () => verifyPassword(hash, password),
-    (trx) => failed("invalid_credentials", trx),
-    () => failed("account_locked"),
+    (trx) => failed("invalid_credentials", undefined, trx),
+    () => failed("account_locked", "locked"),
   );
   if (!right) throw invalidCredentials();
-  if (isVoidTemporaryPassword(account)) {
-    await failed("invalid_credentials");
+  const voided = await firstFinding(facts, "password");
+  if (voided) {
+    await failed("invalid_credentials", voided.code);
     throw voidTemporaryPassword();
   }
   // failures of the name from before it held this account end with its first success

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { isPrivileged } from "../../contract/policy/index.js";
 import { escapeHtml } from "../escape-html.js";
 import type { Queues } from "../mail/types.js";
 import { invalid, ProblemError } from "../problem-error.js";
@@ -8,12 +9,12 @@ import type { Schema } from "../store/schema.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
 import { findAccountById, findAccountByUserName, saveCredential } from "../store/users-repo.js";
 import { forgetNameFailures } from "./accounts.js";
-import { audit } from "./audit.js";
-import { accountStamp, issuerStillMay } from "./issued-credentials.js";
+import { type AuditActor, actorOf, audit } from "./audit.js";
+import { accountStamp, type IssuerRole, issuerRoleOf, issuerStillMay } from "./issued-credentials.js";
 import { hashToken, queueLinkMail, recipient } from "./link-mails.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
 import { hasActiveFactor } from "./second-factor.js";
-import type { RequestOrigin, ServiceContext } from "./service-context.js";
+import type { Principal, RequestOrigin, ServiceContext } from "./service-context.js";
 
 const ACCEPTED = {
   status: "accepted" as const,
@@ -27,21 +28,39 @@ async function queueResetMail(
   queue: Queues,
   userId: string,
   origin: RequestOrigin,
+  sender?: Sender,
 ): Promise<void> {
   const to = await recipient(ctx, trx, userId);
   const account = to && (await findAccountById(trx, userId));
   if (!to || !account) return;
+  // someone else signed in asked for it (the support desk's `users reset-password`): theirs, in
+  // the trail; and a staff member's link carries its role, as an invitation does
+  const other = sender && sender.actor.userId !== userId ? sender : undefined;
   await audit(ctx, trx, {
     action: "password.reset_request",
+    ...(other && { actor: other.actor }),
     target: { type: "User", id: userId, name: to.userName },
     origin,
   });
   const now = ctx.clock();
   const expiresAt = new Date(now.getTime() + ctx.resetTokenTtlSeconds * 1000);
-  await queueLinkMail(trx, queue.link, { purpose: "reset", account, email: to.email, now, expiresAt });
+  await queueLinkMail(trx, queue.link, {
+    purpose: "reset",
+    account,
+    email: to.email,
+    now,
+    expiresAt,
+    ...(other?.issuerRole && { issuerRole: other.issuerRole }),
+  });
 }
 
 type ResetRequest = { userName: string } | { email: string };
+
+/** Who asked for a reset while signed in, as the job keeps it. */
+interface Sender {
+  actor: AuditActor;
+  issuerRole?: IssuerRole;
+}
 
 /**
  * POST /renewPassword. The answer is the same, and costs the same, whether or not the account
@@ -52,13 +71,18 @@ export async function requestPasswordReset(
   ctx: ServiceContext,
   input: { userName?: string; email?: string },
   origin: RequestOrigin = {},
+  principal?: Principal,
 ) {
   if ((input.userName === undefined) === (input.email === undefined)) {
     throw invalid("Give exactly one of userName or email.", "/");
   }
   const request: ResetRequest = input.userName !== undefined ? { userName: input.userName } : { email: input.email! };
   // the request's origin travels with the job, for the audit record the sender writes
-  await ctx.mailer.queueJob("password_reset", { ...request, origin });
+  const sender: Sender | undefined = principal && {
+    actor: actorOf(principal),
+    ...(isPrivileged(principal.roles) && { issuerRole: issuerRoleOf(principal) }),
+  };
+  await ctx.mailer.queueJob("password_reset", { ...request, origin, ...(sender && { sender }) });
   return ACCEPTED;
 }
 
@@ -73,10 +97,11 @@ export async function resolveResetRequest(
   request: unknown,
   queue: Queues,
 ): Promise<void> {
-  const { userName, email, origin } = (request ?? {}) as {
+  const { userName, email, origin, sender } = (request ?? {}) as {
     userName?: unknown;
     email?: unknown;
     origin?: RequestOrigin;
+    sender?: Sender;
   };
   const ids =
     typeof userName === "string"
@@ -84,7 +109,7 @@ export async function resolveResetRequest(
       : typeof email === "string"
         ? await userIdsByEmail(trx, email)
         : [];
-  for (const id of ids) await queueResetMail(ctx, trx, queue, id, origin ?? {});
+  for (const id of ids) await queueResetMail(ctx, trx, queue, id, origin ?? {}, sender);
 }
 
 function invalidToken(): ProblemError {

@@ -104,3 +104,16 @@ export async function userIdsByEmail(db: Kysely<Schema>, email: string): Promise
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** The latest invitation of a user still unused (pending, or expired unused); undefined when none. */
+export async function latestUnusedInvitation(db: Kysely<Schema>, userId: string) {
+  return db
+    .selectFrom("password_resets")
+    .select(["created_at", "expires_at"])
+    .where("user_id", "=", userId)
+    .where("purpose", "=", "invitation")
+    .where("used_at", "is", null)
+    .orderBy("created_at", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}

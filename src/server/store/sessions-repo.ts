@@ -106,18 +106,13 @@ export async function revokeUserSessions(
 }
 
 /**
- * Ends a user's oldest open login sessions so that at most `keep` remain (a grant's session, which
- * backs OAuth token credentials, is not a login and is not counted); returns how many ended.
+ * A user's open login sessions, newest first (a grant's session, which backs OAuth token
+ * credentials, is not a login and is not counted): what the session cap counts.
  */
-export async function endOldestLoginSessions(
-  db: Kysely<Schema>,
-  userId: string,
-  now: Date,
-  keep: number,
-): Promise<number> {
-  const open = await db
+export async function openLoginSessions(db: Kysely<Schema>, userId: string, now: Date) {
+  return db
     .selectFrom("sessions as s")
-    .select("s.id")
+    .select(["s.id", "s.created_at"])
     .where("s.user_id", "=", userId)
     .where("s.revoked_at", "is", null)
     .where("s.expires_at", ">", now.toISOString())
@@ -127,13 +122,15 @@ export async function endOldestLoginSessions(
     .orderBy("s.created_at", "desc")
     .orderBy("s.id", "desc")
     .execute();
-  const excess = open.slice(Math.max(0, keep)).map((row) => row.id);
-  if (excess.length === 0) return 0;
-  await db.updateTable("sessions").set({ revoked_at: now.toISOString() }).where("id", "in", excess).execute();
-  return excess.length;
 }
 
-/** Expired sessions are kept a day for audit, then dropped; called opportunistically at login. */
+/** Ends the sessions of these ids; returns how many. */
+export async function endSessions(db: Kysely<Schema>, ids: readonly string[], now: Date): Promise<number> {
+  if (ids.length === 0) return 0;
+  await db.updateTable("sessions").set({ revoked_at: now.toISOString() }).where("id", "in", ids).execute();
+  return ids.length;
+}
+
 export async function pruneSessions(db: Kysely<Schema>, now: Date): Promise<void> {
   const cutoff = new Date(now.getTime() - 24 * 3600 * 1000).toISOString();
   await db.deleteFrom("sessions").where("expires_at", "<", cutoff).execute();

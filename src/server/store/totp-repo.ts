@@ -110,3 +110,21 @@ export async function countUnusedRecoveryCodes(db: Kysely<Schema>, userId: strin
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** How a user's recovery codes stand: how many are left, how many were spent and when the first was. */
+export async function recoveryCodeUse(
+  db: Kysely<Schema>,
+  userId: string,
+): Promise<{ left: number; used: number; firstUsedAt: string | null }> {
+  const row = await db
+    .selectFrom("totp_recovery_codes")
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as("total"),
+      eb.fn.count<number | string>("used_at").as("used"),
+      eb.fn.min("used_at").as("first_used_at"),
+    ])
+    .where("user_id", "=", userId)
+    .executeTakeFirstOrThrow();
+  const used = Number(row.used);
+  return { left: Number(row.total) - used, used, firstUsedAt: (row.first_used_at as string | null) ?? null };
+}

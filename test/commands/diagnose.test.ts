@@ -1,0 +1,122 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Env, errorOf, json, MODES, show } from "../helpers/cli.js";
+import { useInProcessSession } from "../helpers/in-process.js";
+
+/**
+ * `bizctl users diagnose USER` (spec 1.11) in both modes: users made in each state from the
+ * command line, the diagnosis naming it (JSON when piped, a story on a terminal), and the support
+ * desk's day: find a user, diagnose, run the fix offered, diagnose again and find nothing.
+ */
+
+const SUPPORT_PASSWORD = "amber kettle orbit 5521 willow";
+const CHOSEN = "saffron glacier mosaic 7781 fern";
+
+describe.each(MODES)("users diagnose (%s)", (mode) => {
+  const s = useInProcessSession(mode);
+  let support: Env;
+
+  async function create(userName: string, ...more: string[]): Promise<{ id: string; oneTimePassword?: string }> {
+    const created = await s.run(["users", "create", "--user-name", userName, "--json", ...more]);
+    expect(created.exitCode, show(created)).toBe(0);
+    return json(created);
+  }
+
+  /** A user who has chosen a password (its first login done): healthy unless made otherwise. */
+  async function settled(userName: string): Promise<void> {
+    const made = await create(userName, "--email", `${userName}@example.com`);
+    const own = await s.newConfig(userName);
+    const first = await s.login(own, userName, made.oneTimePassword!, CHOSEN);
+    expect(first.exitCode, show(first)).toBe(0);
+  }
+
+  /** Failed logins until the name backs off (15 s at first: what needs it runs right after). */
+  async function lockOut(userName: string): Promise<void> {
+    const stranger = await s.newConfig(`stranger-${Math.random().toString(36).slice(2)}`);
+    for (let i = 0; i < 5; i++) {
+      const tried = await s.login(stranger, userName, "not the password at all");
+      if (errorOf(tried).code === "account_locked") return;
+    }
+  }
+
+  beforeAll(async () => {
+    const helpdesk = await create("helpdesk", "--role", "support");
+    support = await s.newConfig("support");
+    expect((await s.login(support, "helpdesk", helpdesk.oneTimePassword!, SUPPORT_PASSWORD)).exitCode).toBe(0);
+    await settled("hana");
+    await settled("lena");
+    await settled("dora");
+    expect((await s.run(["users", "disable", "dora"])).exitCode).toBe(0);
+    await create("nils", "--email", "nils@example.com", "--no-password");
+    await create("ines", "--email", "ines@example.com", "--no-password");
+    expect((await s.run(["users", "invite", "ines"])).exitCode).toBe(0);
+    await create("tom", "--email", "tom@example.com");
+    await create("ned");
+    await lockOut("lena");
+  }, 180_000);
+
+  it.each([
+    { user: "hana", codes: [] },
+    { user: "lena", codes: ["locked"] },
+    { user: "dora", codes: ["disabled"] },
+    { user: "nils", codes: ["no_password"] },
+    { user: "ines", codes: ["invitation_pending"] },
+    { user: "tom", codes: ["temporary_password"] },
+    { user: "ned", codes: ["temporary_password", "no_email"] },
+  ])("names what keeps $user out: $codes", async ({ user, codes }) => {
+    const piped = await s.run(["users", "diagnose", user], { env: support });
+    expect(piped.exitCode, show(piped)).toBe(0);
+    const found = json(piped);
+    expect(found.reasons.map((reason: { code: string }) => reason.code)).toEqual(codes);
+    expect(found.healthy).toBe(codes.length === 0);
+    const story = await s.run(["users", "diagnose", user], { env: support, tty: true });
+    expect(story.exitCode, show(story)).toBe(0);
+    if (codes.length === 0) expect(story.stdout).toMatch(/^hana \(.+\) can sign in: none of the login's \d+ checks/);
+    for (const [i, code] of codes.entries()) expect(story.stdout).toContain(`${i + 1}. ${code} (`);
+  });
+
+  it("offers support only the fixes support may run: an e-mail address is an admin's", async () => {
+    const bySupport = json(await s.run(["users", "diagnose", "ned"], { env: support }));
+    expect(bySupport.reasons[1].fix).toMatchObject({ by: "admin", text: "ask an admin to add an address" });
+    expect(bySupport.reasons[1].fix.command).toBeUndefined();
+    const byAdmin = json(await s.run(["users", "diagnose", "ned"]));
+    expect(byAdmin.reasons[1].fix.command).toMatch(/^bizctl users update ned --set 'emails=/);
+  });
+
+  it("is refused to a member, even on its own User (exit 5); an unknown user is exit 3", async () => {
+    const hana = await s.newConfig("hana-again");
+    expect((await s.login(hana, "hana", CHOSEN)).exitCode).toBe(0);
+    // another user is not found for a member (exit 3), as everywhere; its own is refused
+    const refused = await s.run(["users", "diagnose", "hana"], { env: hana });
+    expect(refused.exitCode, show(refused)).toBe(5);
+    const unknown = await s.run(["users", "diagnose", "nobody-here"], { env: support });
+    expect(unknown.exitCode, show(unknown)).toBe(3);
+    expect(errorOf(unknown).message).toMatch(/nobody-here/);
+  });
+
+  it("users get shows the manager by name on a terminal; JSON keeps the record as the API answers it", async () => {
+    const hana = json(await s.run(["users", "get", "hana"], { env: support }));
+    await create("kim", "--no-password", "--set", `manager.value=${hana.id}`);
+    const shown = await s.run(["users", "get", "kim"], { env: { ...support, NO_COLOR: "1" }, tty: true });
+    expect(shown.exitCode, show(shown)).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`^manager +hana \\(${hana.id}\\)$`, "m"));
+    const piped = json(await s.run(["users", "get", "kim"], { env: support }));
+    expect(piped.manager).toEqual({ value: hana.id });
+  });
+
+  it("the support desk's day: find the user, diagnose, run the fix offered, diagnose again", async () => {
+    await lockOut("lena");
+    const found = await s.run(["users", "get", "lena@example.com"], { env: support });
+    expect(found.exitCode, show(found)).toBe(0);
+    const before = json(await s.run(["users", "diagnose", json(found).id], { env: support }));
+    expect(before.reasons.map((r: { code: string }) => r.code)).toEqual(["locked"]);
+    expect(before.reasons[0].until).toBeDefined();
+    const fix = before.reasons[0].fix as { by: string; command: string };
+    expect(fix).toMatchObject({ by: "caller", command: "bizctl users unlock lena" });
+    const ran = await s.run(fix.command.split(" ").slice(1), { env: support });
+    expect(ran.exitCode, show(ran)).toBe(0);
+    const after = await s.run(["users", "diagnose", "lena"], { env: support, tty: true });
+    expect(after.stdout).toMatch(/^lena \(.+\) can sign in/);
+    const lena = await s.newConfig("lena-again");
+    expect((await s.login(lena, "lena", CHOSEN)).exitCode).toBe(0);
+  });
+});
