@@ -38,6 +38,9 @@ describe.each(MODES)("bizctl groups (%s)", (mode) => {
     const added = await s.run(["groups", "add-member", "root team", "alice", "bob"]);
     expect(added.exitCode, show(added)).toBe(0);
     expect(added.stderr).toMatch(/Added alice, bob to Root Team\./);
+    const summary = await s.run(["users", "get", "alice"], { tty: true, columns: 200 });
+    expect(summary.exitCode, show(summary)).toBe(0);
+    expect(summary.stdout).toMatch(/admin \(Root Team\), member \(direct\)/);
     const members = await s.run(["groups", "members", "Root Team", "--json"]);
     expect(
       json(members)

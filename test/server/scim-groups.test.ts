@@ -11,6 +11,7 @@ import { type Call, insertUser, loggedIn, type TestAdmin, useTestServer } from "
 const GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group";
 const ROLES_EXT = "urn:bizctl:schemas:extension:roles:2.0:Group";
 const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+const ACCOUNT_EXT = "urn:bizctl:schemas:extension:account:2.0:User";
 type Json = Record<string, unknown>;
 // biome-ignore lint/suspicious/noExplicitAny: a test reads any member of an answer
 type Any = any;
@@ -146,6 +147,12 @@ describe.each(STORES)("/Groups on %s", (_store, start) => {
     const id = await createGroup(server.call, "Help Desk", ["support"]);
     await server.call("PATCH", `/Groups/${id}`, patch({ op: "add", path: "members", value: [{ value: person.id }] }));
     expect((await readOthers()).statusCode).toBe(200);
+    // the account state says where each role comes from
+    const state = ((await server.call("GET", `/Users/${person.id}`)).json() as Any)[ACCOUNT_EXT];
+    expect(state.roleSources).toEqual([
+      { role: "support", source: "Help Desk" },
+      { role: "member", source: "direct" },
+    ]);
     await server.call(
       "PATCH",
       `/Groups/${id}`,

@@ -1,4 +1,4 @@
-import { decide, type OperationId } from "../../contract/policy/index.js";
+import { decide, type OperationId, type RoleSource, roleSources } from "../../contract/policy/index.js";
 import { LIST_COUNT, SCHEMA_URN } from "../../contract/resources.js";
 import type { Role } from "../../contract/route.js";
 import { SCIM_URN } from "../../contract/scim.js";
@@ -348,6 +348,19 @@ export async function deleteGroup(ctx: ServiceContext, principal: Principal, id:
     await (current.grants_admin === 1 ? keepingAnAdmin(ctx, trx, remove) : remove());
     await auditBy(ctx, trx, principal, { action: "group.delete", target: target(current) });
   });
+}
+
+/** Each effective role of the User with where it comes from: `direct`, or a group's name. */
+export async function roleSourcesOf(
+  ctx: ServiceContext,
+  userId: string,
+  direct: readonly string[],
+): Promise<RoleSource[]> {
+  const rows = await repo.groupsOfUsers(ctx.store.db, [userId]);
+  return roleSources(
+    direct,
+    rows.map((row) => ({ displayName: row.display_name, roles: groupRolesOfRow(row) })),
+  );
 }
 
 /** The `groups` of these Users (RFC 7643 section 4.1.2, readOnly): by user id. */
