@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { hashPassword } from "../../src/server/services/passwords.js";
+import { saveCredential } from "../../src/server/store/users-repo.js";
 import { STORES } from "../helpers/postgres.js";
-import { type Call, insertUser, loggedIn, type TestAdmin, useTestServer } from "../helpers/server.js";
+import { type Call, caller, insertUser, loggedIn, type TestAdmin, tryLogin, useTestServer } from "../helpers/server.js";
 
 /**
  * SCIM /Groups (spec 1.9) on both stores: the shapes Entra ID and Okta send, the limits, the
@@ -167,6 +169,34 @@ describe.each(STORES)("/Groups on %s", (_store, start) => {
     expect((await readOthers()).statusCode).toBe(200);
     expect((await server.call("DELETE", `/Groups/${id}`)).statusCode).toBe(204);
     expect((await readOthers()).statusCode).toBe(404);
+  });
+
+  it("voids what support issued when a group makes its User privileged; an API token loses a group's role at once", async () => {
+    const person = await user(["member"]);
+    const temporary = "ochre violin summit 4478 tundra";
+    await saveCredential(
+      server.app.services.store.db,
+      person.id,
+      { passwordHash: await hashPassword(temporary), firstLogin: true, issuerRole: "support" },
+      new Date(),
+    );
+    const id = await createGroup(server.call, "Promoted", ["admin"]);
+    await server.call("PATCH", `/Groups/${id}`, patch({ op: "add", path: "members", value: [{ value: person.id }] }));
+    const login = await tryLogin(server.app, person.userName, temporary);
+    expect(login.statusCode).toBe(401);
+    expect(login.body).toMatch(/set by support staff/);
+    // the tests after this one count the admins: this one goes
+    expect((await server.call("DELETE", `/Groups/${id}`)).statusCode).toBe(204);
+    // an API token of a member of a support group: it reads other Users until the membership goes
+    const owner = await user(["member"]);
+    const ownerCall = await loggedIn(server.app, owner.userName);
+    const desk = await createGroup(server.call, "Token Desk", ["support"], { members: [{ value: owner.id }] });
+    const created = await ownerCall("POST", "/auth/tokens", { name: "script", scopes: ["resources:read"] });
+    expect(created.statusCode, created.body).toBe(201);
+    const token = caller(server.app, (created.json() as { token: string }).token);
+    expect((await token("GET", `/Users/${server.admin.id}`)).statusCode).toBe(200);
+    await server.call("PATCH", `/Groups/${desk}`, patch({ op: "remove", path: `members[value eq "${owner.id}"]` }));
+    expect((await token("GET", `/Users/${server.admin.id}`)).statusCode).toBe(404);
   });
 
   it("lets support change the members of an ordinary group only, and never its roles", async () => {
