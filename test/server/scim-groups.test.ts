@@ -199,6 +199,22 @@ describe.each(STORES)("/Groups on %s", (_store, start) => {
     expect((await token("GET", `/Users/${server.admin.id}`)).statusCode).toBe(404);
   });
 
+  it("keeps support off a User who is privileged by a group alone (least privilege on effective roles)", async () => {
+    const staff = await user(["support"]);
+    const support = await loggedIn(server.app, staff.userName);
+    const target = await user(["member"]);
+    const setPassword = () =>
+      support(
+        "PATCH",
+        `/Users/${target.id}`,
+        patch({ op: "replace", path: "password", value: "amber falcon ridge 5521 willow" }),
+      );
+    const id = await createGroup(server.call, "Privileged", ["support"], { members: [{ value: target.id }] });
+    expect((await setPassword()).json()).toMatchObject({ status: "403", code: "forbidden" });
+    await server.call("PATCH", `/Groups/${id}`, patch({ op: "remove", path: `members[value eq "${target.id}"]` }));
+    expect((await setPassword()).statusCode).toBe(200);
+  });
+
   it("lets support change the members of an ordinary group only, and never its roles", async () => {
     const staff = await user(["support"]);
     const support = await loggedIn(server.app, staff.userName);
