@@ -278,6 +278,10 @@ async function applyChange(ctx: ServiceContext, principal: Principal, id: string
           nowIso,
         );
         if (!written) throw new ProblemError("not_found", `No group with id ${id}.`);
+        // the roles as the group's locked row has them: a concurrent change cannot slip support past them
+        if (membersChanged && !rolesChanged) {
+          assertMay(principal, "groups:change-members", groupRolesOfRow(written), current.display_name);
+        }
         if (change.replaceMembers !== undefined) {
           await repo.removeAllMembers(trx, id);
           await repo.addMembers(trx, id, change.replaceMembers);
