@@ -14,7 +14,7 @@ _bizctl() {
 _bizctl_words() {
   local words=""
   case "$1" in
-    "") words="auth oauth resources users events audit server profile api completion help --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "") words="auth oauth resources users groups events audit server profile api completion help --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth") words="login logout status token first-login change-password renew-password reset-password sessions sign-out mfa tokens --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth login") words="--user --password-stdin --with-token --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth logout") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -78,6 +78,15 @@ _bizctl_words() {
     "users revoke-token") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users mfa-reset") words="--reason --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users diagnose") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "groups") words="list get create delete members add-member remove-member set-roles --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "groups list") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "groups get") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "groups create") words="--role --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "groups delete") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "groups members") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "groups add-member") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "groups remove-member") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "groups set-roles") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events") words="list get create update delete import export --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events list") words="--order --page --page-size --filter --all --after --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "events get") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

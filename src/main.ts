@@ -24,6 +24,7 @@ const GROUPS = {
   oauth: () => import("./commands/oauth/index.js"),
   resources: () => import("./commands/resources/index.js"),
   users: () => import("./commands/users/index.js"),
+  groups: () => import("./commands/groups/index.js"),
   events: () => import("./commands/events/index.js"),
   audit: () => import("./commands/audit/index.js"),
   server: () => import("./commands/server/index.js"),

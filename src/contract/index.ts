@@ -14,6 +14,7 @@ export * as resources from "./resources.js";
 export * from "./route.js";
 export * as scim from "./scim.js";
 export * as scimDiscovery from "./scim-discovery.js";
+export * as scimGroups from "./scim-groups.js";
 export * as scimUsers from "./scim-users.js";
 export * as service from "./service.js";
 export * as sessions from "./sessions.js";
@@ -31,6 +32,7 @@ import { resourcePatchRoutes } from "./resource-patch.js";
 import { resourceRoutes } from "./resources.js";
 import type { RouteEntry } from "./route.js";
 import { discoveryRoutes } from "./scim-discovery.js";
+import { groupRoutes } from "./scim-groups.js";
 import { userRoutes } from "./scim-users.js";
 import { serviceRoutes } from "./service.js";
 import { sessionRoutes } from "./sessions.js";
@@ -49,6 +51,7 @@ export const allRoutes: readonly RouteEntry[] = [
   ...bulkRoutes,
   ...discoveryRoutes,
   ...userRoutes,
+  ...groupRoutes,
   ...auditRoutes,
   ...apiTokenRoutes,
   ...diagnosisRoutes,

@@ -17,7 +17,14 @@ export const SCIM_URN = {
   serviceProviderConfig: "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig",
   /** bizctl's read-only account state of a User (firstLogin, locked, lastLogin...) */
   account: "urn:bizctl:schemas:extension:account:2.0:User",
+  /** RFC 7643 section 4.2 */
+  group: "urn:ietf:params:scim:schemas:core:2.0:Group",
+  /** bizctl's extension of the Group: the roles it grants its members (admins set them) */
+  groupRoles: "urn:bizctl:schemas:extension:roles:2.0:Group",
 } as const;
+
+/** The most member changes one PATCH of a Group may carry (adds and removes counted together). */
+export const GROUP_PATCH_MAX_MEMBERS = 1000;
 
 /** The attributes of the enterprise User extension (RFC 7643 section 4.3): nested under its URN on /Users. */
 export const ENTERPRISE_ATTRIBUTES = [

@@ -33,6 +33,7 @@ import { mfaRoutes } from "./routes/mfa.js";
 import { oauthRoutes } from "./routes/oauth.js";
 import { resourceRoutes } from "./routes/resources.js";
 import { discoveryRoutes } from "./routes/scim-discovery.js";
+import { groupRoutes } from "./routes/scim-groups.js";
 import { userRoutes } from "./routes/scim-users.js";
 import { serviceRoutes } from "./routes/service.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -336,6 +337,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   invitationRoutes(app, services);
   bulkRoutes(app, services);
   userRoutes(app, services);
+  groupRoutes(app, services);
   discoveryRoutes(app, services, { bodyLimitBytes: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes });
   oauthRoutes(app, services, { loginLimit });
   auditRoutes(app, services);

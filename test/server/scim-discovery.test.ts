@@ -17,6 +17,8 @@ import {
 } from "../helpers/scim.js";
 
 const CONSUMER_SCHEMA = "urn:bizctl:schemas:OAuthConsumer";
+const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
+const GROUP_ROLES_SCHEMA = "urn:bizctl:schemas:extension:roles:2.0:Group";
 
 describe.each(DATABASES)("SCIM discovery and wire ($name)", ({ start }) => {
   const scim = useScimServer(start);
@@ -50,9 +52,9 @@ describe.each(DATABASES)("SCIM discovery and wire ($name)", ({ start }) => {
     expect(config.authenticationSchemes.map((s: { type: string }) => s.type)).toEqual(["oauthbearertoken", "oauth"]);
   });
 
-  it("/ResourceTypes lists User at /Users with its extensions, and OAuthConsumer (RFC 7643 section 6)", async () => {
+  it("/ResourceTypes lists User at /Users with its extensions, Group at /Groups, and OAuthConsumer (RFC 7643 section 6)", async () => {
     const list = (await anonymous("/ResourceTypes")).json();
-    expect(list).toMatchObject({ schemas: [LIST_RESPONSE], totalResults: 2, startIndex: 1, itemsPerPage: 2 });
+    expect(list).toMatchObject({ schemas: [LIST_RESPONSE], totalResults: 3, startIndex: 1, itemsPerPage: 3 });
     const user = list.Resources[0];
     expect(user).toEqual({
       schemas: ["urn:ietf:params:scim:schemas:core:2.0:ResourceType"],
@@ -67,17 +69,30 @@ describe.each(DATABASES)("SCIM discovery and wire ($name)", ({ start }) => {
       ],
       meta: { resourceType: "ResourceType", location: "/ResourceTypes/User" },
     });
-    expect(list.Resources[1]).toMatchObject({ id: "OAuthConsumer", schema: CONSUMER_SCHEMA });
+    expect(list.Resources[1]).toMatchObject({
+      id: "Group",
+      endpoint: "/Groups",
+      schema: GROUP_SCHEMA,
+      schemaExtensions: [{ schema: GROUP_ROLES_SCHEMA, required: false }],
+    });
+    expect(list.Resources[2]).toMatchObject({ id: "OAuthConsumer", schema: CONSUMER_SCHEMA });
     for (const name of ["User", "user", "USER"])
       expect((await anonymous(`/ResourceTypes/${name}`)).json()).toEqual(user);
-    scimErrorOf(await anonymous("/ResourceTypes/Group"), 404);
+    scimErrorOf(await anonymous("/ResourceTypes/Role"), 404);
   });
 
   it("/Schemas describes every attribute the contract accepts, in the schema it belongs to (RFC 7643 section 7)", async () => {
     const list = (await anonymous("/Schemas")).json();
     expect(list.schemas).toEqual([LIST_RESPONSE]);
     const ids = list.Resources.map((schema: { id: string }) => schema.id);
-    expect(ids).toEqual([USER_SCHEMA, ENTERPRISE_SCHEMA, ACCOUNT_SCHEMA, CONSUMER_SCHEMA]);
+    expect(ids).toEqual([
+      USER_SCHEMA,
+      ENTERPRISE_SCHEMA,
+      ACCOUNT_SCHEMA,
+      GROUP_SCHEMA,
+      GROUP_ROLES_SCHEMA,
+      CONSUMER_SCHEMA,
+    ]);
     const names = (id: string) =>
       list.Resources.find((schema: { id: string }) => schema.id === id).attributes.map((a: Attribute) => a.name);
     const envelope = ["resourceType", "schemas", "externalId", "id", "meta"];
@@ -87,6 +102,7 @@ describe.each(DATABASES)("SCIM discovery and wire ($name)", ({ start }) => {
     expect(accepted.filter((name) => described.filter((d) => d === name).length !== 1)).toEqual([]);
     expect(described.filter((name) => !accepted.includes(name)).sort()).toEqual(
       [
+        "groups",
         "failedLogins",
         "invited",
         "lastLogin",
@@ -140,7 +156,7 @@ describe.each(DATABASES)("SCIM discovery and wire ($name)", ({ start }) => {
     });
     const account = (await anonymous(`/Schemas/${ACCOUNT_SCHEMA}`)).json();
     expect(account.attributes.every((a: Attribute) => a.mutability !== "readWrite")).toBe(true);
-    scimErrorOf(await anonymous("/Schemas/urn:ietf:params:scim:schemas:core:2.0:Group"), 404);
+    scimErrorOf(await anonymous("/Schemas/urn:ietf:params:scim:schemas:core:2.0:Role"), 404);
   });
 
   it.each([

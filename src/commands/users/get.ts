@@ -2,6 +2,8 @@ import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { ApiError } from "../../client/errors.js";
 import * as resources from "../../contract/resources.js";
+import { SCIM_URN } from "../../contract/scim.js";
+import * as scimUsers from "../../contract/scim-users.js";
 import { examples, withContext } from "../verb-helpers.js";
 import { recentActivity } from "./recent-activity.js";
 import { resolveUser } from "./resolve.js";
@@ -29,10 +31,27 @@ async function withManagerName(ctx: Context, user: Record<string, unknown>): Pro
   }
 }
 
+/**
+ * Each effective role with where it comes from (`support (Help Desk), member (direct)`), as the
+ * account state says it to admin and support; undefined for a caller who does not see it.
+ */
+async function rolesWithSources(ctx: Context, id: string): Promise<string | undefined> {
+  const { data } = await (await ctx.client()).call(scimUsers.getUser, {
+    params: { id },
+    query: { attributes: `${SCIM_URN.account}:roleSources` },
+  });
+  const account = (data as Record<string, unknown>)[SCIM_URN.account] as
+    | { roleSources?: { role: string; source: string }[] }
+    | undefined;
+  const sources = account?.roleSources;
+  if (!sources) return undefined;
+  return sources.length > 0 ? sources.map(({ role, source }) => `${role} (${source})`).join(", ") : "none";
+}
+
 export function register(group: Command, io: Context["io"]): void {
   group
     .command("get <user>")
-    .description("one user, by id, user name or e-mail")
+    .description("one user, by id, user name or e-mail; on a terminal each role with where it comes from")
     .addHelpText("after", examples("bizctl users get admin", "bizctl users get <e-mail> --json"))
     .action(
       withContext(io, async (ctx, reference: string) => {
@@ -41,10 +60,12 @@ export function register(group: Command, io: Context["io"]): void {
         // a person at a table gets a summary and the user's recent activity under it; data
         // formats, --fields and --query stay the user alone, as the API answers it
         const person = forPerson(ctx);
+        if (!person) return ctx.print(user);
+        const roles = await rolesWithSources(ctx, user.id);
         // the manager by name for a person; a data format keeps the record as the API answers it
-        await ctx.print(person ? userSummary(await withManagerName(ctx, user)) : user);
+        await ctx.print({ ...userSummary(await withManagerName(ctx, user)), ...(roles !== undefined && { roles }) });
         // written as it is: printText would show the table's bold headers as escape codes
-        if (person) ctx.io.stdout.write(await recentActivity(ctx, String(user.id)));
+        ctx.io.stdout.write(await recentActivity(ctx, String(user.id)));
       }),
     );
 }

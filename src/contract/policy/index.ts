@@ -4,6 +4,7 @@
  * enforces it, the CLI asks it before a question, and `access explain` prints its reasons.
  */
 export * from "./decide.js";
+export * from "./effective-roles.js";
 export * from "./gate.js";
 export * from "./last-admin.js";
 export * from "./operations.js";

@@ -106,6 +106,20 @@ export const OPERATIONS = {
   "resources:delete": { grants: ADMIN, verb: "delete", noun: "resources", ...writes },
   "tokens:list-other": user("list the API tokens of", ADMIN, account),
   "tokens:revoke-other": user("revoke the API tokens of", ADMIN, account),
+  // groups (spec 1.9): the target's roles are those the group grants its members
+  "groups:read": { grants: STAFF, verb: "read", noun: "groups", ...reads },
+  "groups:create": { grants: ADMIN, verb: "create", noun: "groups", ...writes },
+  "groups:update": { grants: ADMIN, verb: "rename", noun: "groups", ...writes },
+  "groups:set-roles": { grants: ADMIN, verb: "change the roles of", noun: "groups", ...writes },
+  "groups:delete": { grants: ADMIN, verb: "delete", noun: "groups", ...writes },
+  // least privilege: support changes the members of a group that grants neither admin nor support
+  "groups:change-members": {
+    grants: HELP_DESK,
+    verb: "change the members of",
+    noun: "groups",
+    privilegedWords: "which grants admin or support",
+    ...writes,
+  },
 } as const satisfies Record<string, OperationRule>;
 
 export type OperationId = keyof typeof OPERATIONS;

@@ -51,7 +51,12 @@ export type AuditAction =
   | "event.import"
   | "resource.create"
   | "resource.update"
-  | "resource.delete";
+  | "resource.delete"
+  | "group.create"
+  | "group.update"
+  | "group.roles"
+  | "group.members"
+  | "group.delete";
 
 export interface AuditActor {
   userId?: string;

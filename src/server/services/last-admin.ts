@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
-import { countsAsActiveAdmin, LAST_ADMIN_REFUSAL } from "../../contract/policy/index.js";
+import { countsAsActiveAdmin, effectiveRoles, LAST_ADMIN_REFUSAL, rolesOfBits } from "../../contract/policy/index.js";
+import type { Role } from "../../contract/route.js";
 import { ProblemError } from "../problem-error.js";
 import type { Schema } from "../store/schema.js";
 import { countActiveAdmins, lockAdminChanges, roleNames } from "../store/users-repo.js";
@@ -7,13 +8,25 @@ import type { ServiceContext } from "./service-context.js";
 
 type Attributes = Record<string, unknown>;
 
-export function isActiveAdmin(attributes: Attributes): boolean {
-  return countsAsActiveAdmin(roleNames(attributes), attributes.active);
+/** Whether a User of these attributes, in groups that grant `groupRoles`, is an active admin. */
+export function isActiveAdmin(attributes: Attributes, groupRoles: readonly Role[] = []): boolean {
+  return countsAsActiveAdmin(effectiveRoles(roleNames(attributes), groupRoles), attributes.active);
 }
 
-/** Whether a change of a User from `before` to `after` (undefined: deleted) may leave no admin. */
-export function takesAwayAnAdmin(before: Attributes, after: Attributes | undefined): boolean {
-  return isActiveAdmin(before) && !(after && isActiveAdmin(after));
+/** A User's effective roles: its attributes' and those of its groups (a stored row's `group_roles`). */
+export const userRolesOf = (attributes: Attributes, groupRoles: unknown): Role[] =>
+  effectiveRoles(roleNames(attributes), rolesOfBits(groupRoles));
+
+/**
+ * Whether a change of a User from `before` to `after` (undefined: deleted) may leave no admin;
+ * `groupRoles`: what its groups grant it, which its own change leaves as they are.
+ */
+export function takesAwayAnAdmin(
+  before: Attributes,
+  after: Attributes | undefined,
+  groupRoles: readonly Role[] = [],
+): boolean {
+  return isActiveAdmin(before, groupRoles) && !(after && isActiveAdmin(after, groupRoles));
 }
 
 /**

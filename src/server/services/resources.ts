@@ -1,5 +1,6 @@
 import type { Static } from "@sinclair/typebox";
 import { type RawBuilder, sql } from "kysely";
+import { rolesOfBits } from "../../contract/policy/index.js";
 import { type ResourceListQuery, SCHEMA_URN } from "../../contract/resources.js";
 import { compileFilter } from "../filter/compile.js";
 import { resourceSortKeys, resourcesTargetAt } from "../filter/resources-target.js";
@@ -15,9 +16,9 @@ import { revokeUserApiTokens } from "../store/api-tokens-repo.js";
 import { voidPendingLinks } from "../store/reset-tokens-repo.js";
 import * as repo from "../store/resources-repo.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
-import { roleNames, saveCredential } from "../store/users-repo.js";
+import { saveCredential } from "../store/users-repo.js";
 import { type AuditEntry, actorOf, auditBy, recordRefusal, refusalsRecorded } from "./audit.js";
-import { keepingAnAdmin, takesAwayAnAdmin } from "./last-admin.js";
+import { keepingAnAdmin, takesAwayAnAdmin, userRolesOf } from "./last-admin.js";
 import { changedNames, resourceAction, targetOf } from "./resource-audit.js";
 import { type Attributes, checkBody, scimInvalid } from "./resource-bodies.js";
 import { indexedColumns, uniqueness } from "./resource-columns.js";
@@ -186,7 +187,7 @@ async function replaceResourceOnce(
   const { attributes, credential, revokeSessions, voidLinks, records } = plan;
   assertPreconditions(preconditions, etagOf(current.version));
   const row = replacedRow(ctx, current, attributes);
-  const guarded = type === "User" && takesAwayAnAdmin(currentAttributes, attributes);
+  const guarded = type === "User" && takesAwayAnAdmin(currentAttributes, attributes, rolesOfBits(current.group_roles));
   try {
     await ctx.store.db.transaction().execute(async (trx) => {
       const write = async () => {
@@ -264,7 +265,10 @@ async function deleteRecorded(
   },
 ) {
   const { id, current, attributes, isUser, preconditions } = input;
-  assertCan(principal, "delete", current.resource_type, { id, roles: isUser ? roleNames(attributes) : [] });
+  assertCan(principal, "delete", current.resource_type, {
+    id,
+    roles: isUser ? userRolesOf(attributes, current.group_roles) : [],
+  });
   assertPreconditions(preconditions, etagOf(current.version));
   await ctx.store.db.transaction().execute(async (trx) => {
     await auditBy(ctx, trx, principal, input.record);
@@ -274,7 +278,9 @@ async function deleteRecorded(
         throw new ChangedMeanwhile("resource", "deleted");
       }
     };
-    await (isUser && takesAwayAnAdmin(attributes, undefined) ? keepingAnAdmin(ctx, trx, remove) : remove());
+    await (isUser && takesAwayAnAdmin(attributes, undefined, rolesOfBits(current.group_roles))
+      ? keepingAnAdmin(ctx, trx, remove)
+      : remove());
     // refused after the last-admin guard, so that the last admin hears that reason first
     if (isUser && id === principal.userId) throw new ProblemError("conflict", "You cannot delete your own user.");
   });

@@ -74,6 +74,16 @@ function resourceTypeList(ctx: ServiceContext) {
     },
     {
       schemas: [SCIM_URN.resourceType],
+      id: "Group",
+      name: "Group",
+      endpoint: "/Groups",
+      description: "Group of Users: the roles it grants its members are under bizctl's extension",
+      schema: SCIM_URN.group,
+      schemaExtensions: [{ schema: SCIM_URN.groupRoles, required: false }],
+      meta: meta("Group"),
+    },
+    {
+      schemas: [SCIM_URN.resourceType],
       id: "OAuthConsumer",
       name: "OAuthConsumer",
       endpoint: RESOURCES_PATH,

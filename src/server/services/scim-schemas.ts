@@ -1,24 +1,13 @@
 import type { TSchema } from "@sinclair/typebox";
 import { OAuthConsumerInput, PASSWORD_STATES, SCHEMA_URN, UserInput } from "../../contract/resources.js";
 import { ACCOUNT_ATTRIBUTES, ENTERPRISE_ATTRIBUTES, SCIM_URN } from "../../contract/scim.js";
+import type { ScimAttribute } from "./scim-attribute.js";
+import { groupSchemaDefinitions, USER_GROUPS_ATTRIBUTE } from "./scim-group-schemas.js";
 
 // The schemas /Schemas describes (RFC 7643 section 7), derived from the contract's schemas that
 // validate the resources: an attribute the contract accepts is described, and nothing else.
 
-export interface ScimAttribute {
-  name: string;
-  type: string;
-  multiValued: boolean;
-  description: string;
-  required: boolean;
-  caseExact: boolean;
-  mutability: "readOnly" | "readWrite" | "immutable" | "writeOnly";
-  returned: "always" | "never" | "default" | "request";
-  uniqueness: "none" | "server" | "global";
-  canonicalValues?: string[];
-  referenceTypes?: string[];
-  subAttributes?: ScimAttribute[];
-}
+export type { ScimAttribute };
 
 /** What the contract's schema does not say of an attribute; keyed by its dotted name. */
 type Note = Partial<Omit<ScimAttribute, "name" | "multiValued" | "subAttributes">>;
@@ -204,7 +193,10 @@ export function schemaDefinitions(): SchemaDefinition[] {
       id: SCHEMA_URN.user,
       name: "User",
       description: "User Account",
-      attributes: attributesOf(UserInput, (name) => !enterprise.has(name) && !account.has(name)),
+      attributes: [
+        ...attributesOf(UserInput, (name) => !enterprise.has(name) && !account.has(name)),
+        USER_GROUPS_ATTRIBUTE,
+      ],
     },
     {
       id: SCHEMA_URN.enterpriseUser,
@@ -218,6 +210,7 @@ export function schemaDefinitions(): SchemaDefinition[] {
       description: "bizctl's account state of a User, shown to admin and support; read-only",
       attributes: accountAttributes(),
     },
+    ...groupSchemaDefinitions(),
     {
       id: SCHEMA_URN.oauthConsumer,
       name: "OAuthConsumer",

@@ -4,11 +4,14 @@ import { SCHEMA_URN, UserInput } from "../../contract/resources.js";
 import { ACCOUNT_ATTRIBUTES, ENTERPRISE_ATTRIBUTES, SCIM_URN } from "../../contract/scim.js";
 import { USERS_PATH } from "../../contract/scim-users.js";
 import type { Preconditions } from "../http/preconditions.js";
+import { roleNames } from "../store/users-repo.js";
 import type { Attributes } from "./resource-bodies.js";
 import { scimInvalid } from "./resource-bodies.js";
 import { type PatchRequest, patchResource } from "./resource-patch.js";
+import { can } from "./resource-policy.js";
 import * as resources from "./resources.js";
 import { canonicalNames, withoutUnassigned } from "./scim-attributes.js";
+import { groupsOfUsers, roleSourcesOf } from "./scim-groups.js";
 import { project } from "./scim-projection.js";
 import type { Principal, ServiceContext } from "./service-context.js";
 
@@ -92,8 +95,28 @@ export function fromScimUser(body: Attributes): Attributes {
   return { ...user, ...(user.manager !== undefined && { manager: managerOf(user.manager) }), resourceType: "User" };
 }
 
-const asUser = (ctx: ServiceContext, body: Attributes, projection: Projection = {}) =>
-  project(toScimUser(ctx, body), projection.attributes, projection.excludedattributes);
+const asUser = (
+  ctx: ServiceContext,
+  body: Attributes,
+  projection: Projection = {},
+  groups?: Attributes[],
+  account?: Attributes,
+) => {
+  const user = toScimUser(ctx, body);
+  if (account) {
+    user[SCIM_URN.account] = { ...(user[SCIM_URN.account] as Attributes | undefined), ...account };
+    if (!(user.schemas as string[]).includes(SCIM_URN.account))
+      user.schemas = [...(user.schemas as string[]), SCIM_URN.account];
+  }
+  return project({ ...user, ...(groups?.length && { groups }) }, projection.attributes, projection.excludedattributes);
+};
+
+/** The `groups` of the Users of a page (readOnly, RFC 7643 section 4.1.2), in one read. */
+const groupsOfPage = (ctx: ServiceContext, users: Attributes[]) =>
+  groupsOfUsers(
+    ctx,
+    users.map((user) => String(user.id)),
+  );
 
 export async function listUsers(
   ctx: ServiceContext,
@@ -102,13 +125,24 @@ export async function listUsers(
 ) {
   const { attributes, excludedattributes, ...list } = query;
   const page = await resources.listResources(ctx, principal, { ...list, resourcetypes: "User" });
-  return { ...page, Resources: page.Resources.map((user) => asUser(ctx, user, { attributes, excludedattributes })) };
+  const groups = await groupsOfPage(ctx, page.Resources);
+  return {
+    ...page,
+    Resources: page.Resources.map((user) =>
+      asUser(ctx, user, { attributes, excludedattributes }, groups.get(String(user.id))),
+    ),
+  };
 }
 
 /** The User `id` (404 for any other resource, as for none), and its ETag. */
 export async function getUser(ctx: ServiceContext, principal: Principal, id: string, projection: Projection = {}) {
   const found = await resources.getResource(ctx, principal, id, { resourcetypes: "User" });
-  return { body: asUser(ctx, found.body, projection), etag: found.etag };
+  const groups = await groupsOfPage(ctx, [found.body]);
+  // the account state says where each effective role comes from (spec 1.9)
+  const account = can(principal, "readAccountState", "User")
+    ? { roleSources: await roleSourcesOf(ctx, id, roleNames(found.body)) }
+    : undefined;
+  return { body: asUser(ctx, found.body, projection, groups.get(id), account), etag: found.etag };
 }
 
 export async function createUser(ctx: ServiceContext, principal: Principal, body: Attributes) {

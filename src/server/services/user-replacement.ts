@@ -2,9 +2,9 @@ import type { Static } from "@sinclair/typebox";
 import type { UserInput } from "../../contract/resources.js";
 import type { Role } from "../../contract/route.js";
 import type { ResourceWithLogin } from "../store/resources-repo.js";
-import { roleNames } from "../store/users-repo.js";
 import { actorOf, refusalsRecorded } from "./audit.js";
 import { type IssuerRole, issuerRoleOf, issuerStillMay } from "./issued-credentials.js";
+import { userRolesOf } from "./last-admin.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
 import { type ChangeRecord, sameJson, userChangeRecords } from "./resource-audit.js";
 import { type Attributes, defaultUserAttributes, scimInvalid } from "./resource-bodies.js";
@@ -87,7 +87,7 @@ export async function planUserReplacement(
   const id = current.id;
   const attributes = defaultUserAttributes(checked);
   assertWritable(current, body);
-  const target = { id, roles: roleNames(currentAttributes) };
+  const target = { id, roles: userRolesOf(currentAttributes, current.group_roles) };
   const actions = userActions(currentAttributes, attributes, body);
   const records = userChangeRecords(currentAttributes, attributes, actions);
   await refusalsRecorded(
@@ -113,7 +113,7 @@ export async function planUserReplacement(
       issuerRole: issuerRoleOf(principal),
     };
     revokeSessions = true;
-  } else if (voidsTemporaryPassword(current, { id, roles: roleNames(attributes) })) {
+  } else if (voidsTemporaryPassword(current, { id, roles: userRolesOf(attributes, current.group_roles) })) {
     // promoted beyond what the temporary password's issuer may set: it goes, with what it opened
     credential = { passwordHash: null, firstLogin: true };
     revokeSessions = true;

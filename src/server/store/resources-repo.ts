@@ -10,6 +10,7 @@ import {
 import { userNameKey } from "../../contract/resources.js";
 import type { AuditLogTable, CredentialsTable, ResourcesTable, ResourceValuesTable, Schema } from "./schema.js";
 import { mfaEnabledOf } from "./totp-repo.js";
+import { groupRolesOf } from "./users-repo.js";
 
 export type ResourceRow = Selectable<ResourcesTable>;
 type ValueRow = Omit<ResourceValuesTable, "resource_id">;
@@ -223,6 +224,8 @@ export type ResourceWithLogin = ResourceRow & {
   invited?: number | string | null;
   /** 1 while the User has an active second factor */
   mfa_enabled?: number | string | null;
+  /** the roles the User's groups grant, as a bit mask (findResource only) */
+  group_roles?: number | string | null;
 };
 
 /** Whether `resources r` has an active second factor (1 or 0). */
@@ -260,7 +263,10 @@ export async function findResource(
   id: string,
   nowIso = new Date().toISOString(),
 ): Promise<ResourceWithLogin | undefined> {
-  return withAccount(db, nowIso).where("r.id", "=", id).executeTakeFirst();
+  return withAccount(db, nowIso)
+    .select(groupRolesOf(sql.ref("r.id")).as("group_roles"))
+    .where("r.id", "=", id)
+    .executeTakeFirst();
 }
 
 export interface ListOptions {

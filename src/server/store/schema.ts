@@ -219,6 +219,29 @@ export interface Schema {
   totp_factors: TotpFactorsTable;
   totp_recovery_codes: TotpRecoveryCodesTable;
   api_tokens: ApiTokensTable;
+  groups: GroupsTable;
+  group_members: GroupMembersTable;
+}
+
+/** SCIM Groups (services/scim-groups.ts): the roles a group grants its members as flags (0 or 1). */
+export interface GroupsTable {
+  id: string;
+  display_name: string;
+  /** the display name in lower case (NFC): unique */
+  display_key: string;
+  external_id: string | null;
+  grants_admin: number;
+  grants_support: number;
+  grants_member: number;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One member of one group: a User. */
+export interface GroupMembersTable {
+  group_id: string;
+  user_id: string;
 }
 
 /** API tokens for scripts: their SHA-256, never the token (services/api-tokens.ts). */

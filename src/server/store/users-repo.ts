@@ -1,4 +1,5 @@
-import { type ExpressionBuilder, type Insertable, type Kysely, sql } from "kysely";
+import { type ExpressionBuilder, type Insertable, type Kysely, type RawBuilder, sql } from "kysely";
+import { effectiveRoles, rolesOfBits } from "../../contract/policy/effective-roles.js";
 import { userNameKey } from "../../contract/resources.js";
 import { ROLES, type Role } from "../../contract/route.js";
 import { voidPendingLinks } from "./reset-tokens-repo.js";
@@ -21,7 +22,10 @@ export interface UserAccount {
   id: string;
   userName: string;
   displayName?: string;
+  /** its effective roles: its own joined with its groups' (contract/policy/effective-roles.ts) */
   roles: Role[];
+  /** its own roles, the `roles` attribute */
+  directRoles: Role[];
   active: boolean;
   /** where its reset and invitation links are mailed (services/link-mails.ts); none without an address */
   linkAddress?: string;
@@ -59,15 +63,27 @@ type Row = {
   password_changed_at: string | null;
   issuer_role: string | null;
   last_failed_login_at: string | null;
+  /** the roles the User's groups grant, as a bit mask (groupRolesOf) */
+  group_roles?: number | string | null;
 };
+
+/**
+ * The roles the groups of the User `userId` grant, as a bit mask (ROLE_BITS), in one scalar
+ * subquery over the membership index: 0 for a User in no group.
+ */
+export const groupRolesOf = (userId: RawBuilder<unknown>) =>
+  sql<number>`(select coalesce(max(g.grants_admin), 0) + 2 * coalesce(max(g.grants_support), 0) + 4 * coalesce(max(g.grants_member), 0)
+    from group_members gm inner join groups g on g.id = gm.group_id where gm.user_id = ${userId})`;
 
 export function toAccount(row: Row): UserAccount {
   const attributes = JSON.parse(row.attributes) as Record<string, unknown>;
+  const directRoles = roleNames(attributes);
   return {
     id: row.id,
     userName: String(attributes.userName),
     displayName: typeof attributes.displayName === "string" ? attributes.displayName : undefined,
-    roles: roleNames(attributes),
+    roles: effectiveRoles(directRoles, rolesOfBits(row.group_roles)),
+    directRoles,
     active: attributes.active !== false,
     linkAddress: linkAddressOf(attributes),
     credential: {
@@ -93,6 +109,7 @@ export const ACCOUNT_COLUMNS = [
   "credentials.password_changed_at",
   "credentials.issuer_role",
   "credentials.last_failed_login_at",
+  groupRolesOf(sql.ref("resources.id")).as("group_roles"),
 ] as const;
 
 function accountQuery(db: Kysely<Schema>) {
@@ -216,7 +233,20 @@ export async function countActiveAdmins(db: Kysely<Schema>): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .where("r.resource_type", "=", "User")
     .where("c.password_hash", "is not", null)
-    .where((eb) => hasValue(eb, "roles.value", "admin"))
+    // an admin by its own role or by a group's
+    .where((eb) =>
+      eb.or([
+        hasValue(eb, "roles.value", "admin"),
+        eb.exists(
+          eb
+            .selectFrom("group_members as gm")
+            .innerJoin("groups as g", "g.id", "gm.group_id")
+            .select("gm.user_id")
+            .whereRef("gm.user_id", "=", "r.id")
+            .where("g.grants_admin", "=", 1),
+        ),
+      ]),
+    )
     .where((eb) => eb.not(hasValue(eb, "active", "false")))
     .executeTakeFirstOrThrow();
   return Number(row.n);
