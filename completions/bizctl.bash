@@ -70,7 +70,7 @@ _bizctl_words() {
     "users enable") words="--filter --dry-run --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users unlock") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users invite") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "users import") words="--on-conflict --map --invite --invite-rate --batch-size --format --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users import") words="--on-conflict --map --invite --invite-rate --batch-size --format --dry-run --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users export") words="--filter --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users sessions") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users sign-out") words="--session --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

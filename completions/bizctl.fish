@@ -824,6 +824,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l invite-rate
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l batch-size
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l format
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l dry-run
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l server

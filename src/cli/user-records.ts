@@ -124,7 +124,20 @@ const COMMON_HEADERS: Record<string, string> = {
   surname: "name.familyName",
   role: "roles",
   externalid: "externalId",
+  department: "department",
+  title: "title",
+  jobtitle: "title",
+  manager: "manager.displayName",
+  active: "active",
+  displayname: "displayName",
+  phone: "phoneNumbers[0].value",
+  phonenumber: "phoneNumbers[0].value",
+  mobile: "phoneNumbers[0].value",
+  employeeid: "employeeNumber",
 };
+
+/** Every User attribute by its letters in lower case: `Title`, `COST CENTER` and `cost_center` name theirs. */
+const KNOWN_BY_SPELLING = new Map([...KNOWN].map((name) => [name.toLowerCase(), name]));
 
 /** A column's spelling as COMMON_HEADERS knows it: lower case, without spaces, `_` or `-`. */
 const spelling = (column: string) => column.toLowerCase().replace(/[\s_-]+/g, "");
@@ -138,21 +151,41 @@ function isAttributePath(column: string): boolean {
   }
 }
 
+/** The attribute path a column names in any case or common spelling, or undefined. */
+function commonPath(column: string): string | undefined {
+  if (isAttributePath(column)) return undefined;
+  const letters = spelling(column);
+  return COMMON_HEADERS[letters] ?? KNOWN_BY_SPELLING.get(letters);
+}
+
 /**
- * The header with each common spelling read as its attribute path; `renamed` tells which became
- * what. Two columns that would become the same attribute are left as they are, for checkColumns()
- * to refuse the one that is no attribute.
+ * The header with each common spelling (and each attribute name in another case) read as its
+ * attribute path; `renamed` tells which became what. Two columns that become the same attribute
+ * are refused (exit 2, before anything is read): which of them holds the value is a guess.
  */
-export function readCommonHeaders(columns: string[]): { columns: string[]; renamed: [string, string][] } {
+export function readCommonHeaders(
+  columns: string[],
+  /** the header as the file has it, before --map: what an error names */
+  original: string[] = columns,
+): { columns: string[]; renamed: [string, string][] } {
   const renamed: [string, string][] = [];
   const result = columns.map((column) => {
-    const path = isAttributePath(column) ? undefined : COMMON_HEADERS[spelling(column)];
-    if (path === undefined || columns.includes(path)) return column;
+    const path = commonPath(column);
+    if (path === undefined) return column;
     renamed.push([column, path]);
     return path;
   });
-  const targets = renamed.map(([, path]) => path);
-  if (new Set(targets).size !== targets.length) return { columns, renamed: [] };
+  const firstOf = new Map<string, string>();
+  result.forEach((path, index) => {
+    const column = original[index] as string;
+    const other = firstOf.get(path.toLowerCase());
+    if (other !== undefined) {
+      throw new UsageError(
+        `The columns '${other}' and '${column}' both read as ${path}: keep one, or rename one with --map COLUMN=attribute.`,
+      );
+    }
+    firstOf.set(path.toLowerCase(), column);
+  });
   return { columns: result, renamed };
 }
 
@@ -161,14 +194,30 @@ export function renameColumns(columns: string[], renames: Map<string, string>): 
   return columns.map((column) => renames.get(column) ?? column);
 }
 
+/** `--map OLD=NEW`, each OLD once: a column mapped twice is refused (exit 2), as is a target given twice. */
 export function parseRenames(pairs: string[]): Map<string, string> {
   const renames = new Map<string, string>();
+  const targets = new Map<string, string>();
   for (const pair of pairs) {
     const at = pair.indexOf("=");
     if (at <= 0 || at === pair.length - 1) throw new UsageError(`--map takes OLD=NEW (got '${pair}').`);
-    renames.set(pair.slice(0, at), pair.slice(at + 1));
+    const [from, to] = [pair.slice(0, at), pair.slice(at + 1)];
+    if (renames.has(from)) throw new UsageError(`--map maps the column '${from}' twice: map it once.`);
+    const earlier = targets.get(to.toLowerCase());
+    if (earlier !== undefined)
+      throw new UsageError(`--map maps both '${earlier}' and '${from}' to ${to}: map one column to it.`);
+    renames.set(from, to);
+    targets.set(to.toLowerCase(), from);
   }
   return renames;
+}
+
+/** A User without a userName takes its first e-mail address as one, when the file has no user-name column. */
+export function userNameFromEmail(user: Attributes): Attributes {
+  if (user.userName !== undefined) return user;
+  const emails = Array.isArray(user.emails) ? (user.emails as { value?: unknown }[]) : [];
+  const address = emails.find((email) => typeof email?.value === "string")?.value;
+  return address === undefined ? user : { userName: address, ...user };
 }
 
 function openInput(io: IO, file: string): Readable {
@@ -234,7 +283,7 @@ async function* ndjsonLines(stream: AsyncIterable<Buffer>, renames: Map<string, 
     );
     const userName = typeof user.userName === "string" ? user.userName : undefined;
     if ("password" in user) yield { line, error: CLEAR_PASSWORD, ...(userName && { userName }) };
-    else yield { line, user };
+    else yield { line, user: userNameFromEmail(user) };
   }
 }
 
@@ -245,6 +294,7 @@ async function* csvLines(
 ): AsyncGenerator<UserLine> {
   const { parse } = commonJs(await import("csv-parse"));
   let header: string[] | undefined;
+  let fromEmail = false;
   const parser = parse({
     bom: true,
     // each cell, the header's too, loses the `'` our CSV output puts before a formula trigger
@@ -267,15 +317,15 @@ async function* csvLines(
       endedAt = info.lines;
       emptyLines = info.empty_lines;
       if (!header) {
-        const common = readCommonHeaders(
-          renameColumns(
-            record.map((column) => column.trim()),
-            renames,
-          ),
-        );
+        const original = record.map((column) => column.trim());
+        const common = readCommonHeaders(renameColumns(original, renames), original);
         header = common.columns;
         checkColumns(header);
         onHeader?.(common.renamed);
+        if (!header.includes("userName") && header.includes("emails[0].value")) {
+          fromEmail = true;
+          onHeader?.([["emails[0].value", "userName (no user-name column)"]]);
+        }
         continue;
       }
       if (record.length !== header.length) {
@@ -284,7 +334,8 @@ async function* csvLines(
       }
       const row = Object.fromEntries(header.map((column, index) => [column, record[index] ?? ""]));
       try {
-        yield { line, user: userFromRow(row) };
+        const user = userFromRow(row);
+        yield { line, user: fromEmail ? userNameFromEmail(user) : user };
       } catch (error) {
         yield { line, error: describe(error), ...(row.userName && { userName: row.userName }) };
       }
