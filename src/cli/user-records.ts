@@ -1,12 +1,15 @@
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { SCHEMA_URN, USER_ACCOUNT_STATE, UserInput } from "../contract/resources.js";
+import { renameColumns, userNameFromEmail } from "./column-maps.js";
 import { restoreCell } from "./csv-cells.js";
 import { UsageError } from "./errors.js";
 import type { IO } from "./io.js";
 import { commonJs } from "./lazy-modules.js";
 
 type Attributes = Record<string, unknown>;
+
+export { parseRenames, renameColumns, userNameFromEmail } from "./column-maps.js";
 
 /**
  * One record of a users file: the User it describes, or why it describes none; `line` is where
@@ -189,37 +192,6 @@ export function readCommonHeaders(
   return { columns: result, renamed };
 }
 
-/** Applies `--map OLD=NEW` to a header. */
-export function renameColumns(columns: string[], renames: Map<string, string>): string[] {
-  return columns.map((column) => renames.get(column) ?? column);
-}
-
-/** `--map OLD=NEW`, each OLD once: a column mapped twice is refused (exit 2), as is a target given twice. */
-export function parseRenames(pairs: string[]): Map<string, string> {
-  const renames = new Map<string, string>();
-  const targets = new Map<string, string>();
-  for (const pair of pairs) {
-    const at = pair.indexOf("=");
-    if (at <= 0 || at === pair.length - 1) throw new UsageError(`--map takes OLD=NEW (got '${pair}').`);
-    const [from, to] = [pair.slice(0, at), pair.slice(at + 1)];
-    if (renames.has(from)) throw new UsageError(`--map maps the column '${from}' twice: map it once.`);
-    const earlier = targets.get(to.toLowerCase());
-    if (earlier !== undefined)
-      throw new UsageError(`--map maps both '${earlier}' and '${from}' to ${to}: map one column to it.`);
-    renames.set(from, to);
-    targets.set(to.toLowerCase(), from);
-  }
-  return renames;
-}
-
-/** A User without a userName takes its first e-mail address as one, when the file has no user-name column. */
-export function userNameFromEmail(user: Attributes): Attributes {
-  if (user.userName !== undefined) return user;
-  const emails = Array.isArray(user.emails) ? (user.emails as { value?: unknown }[]) : [];
-  const address = emails.find((email) => typeof email?.value === "string")?.value;
-  return address === undefined ? user : { userName: address, ...user };
-}
-
 function openInput(io: IO, file: string): Readable {
   if (file === "-") return io.stdin as Readable;
   const stream = createReadStream(file);
@@ -257,6 +229,36 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A member-renamed User of NDJSON or JSON, or why it is none. */
+function objectLine(line: number, value: unknown, renames: Map<string, string>): UserLine {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return { line, error: "not a JSON object" };
+  const user = Object.fromEntries(
+    Object.entries(value as Attributes)
+      .map(([key, inner]) => [renames.get(key) ?? key, inner] as const)
+      .filter(([key]) => !NOT_IMPORTED.has(key) && key !== "resourceType"),
+  );
+  const userName = typeof user.userName === "string" ? user.userName : undefined;
+  if ("password" in user) return { line, error: CLEAR_PASSWORD, ...(userName && { userName }) };
+  return { line, user: userNameFromEmail(user) };
+}
+
+async function* jsonArrayLines(stream: AsyncIterable<Buffer>, renames: Map<string, string>): AsyncGenerator<UserLine> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  let value: unknown;
+  try {
+    value = JSON.parse(
+      Buffer.concat(chunks)
+        .toString("utf8")
+        .replace(/^\uFEFF/, ""),
+    );
+  } catch (error) {
+    throw new UsageError(`The file is not JSON: ${describe(error)}`);
+  }
+  if (!Array.isArray(value)) throw new UsageError("A JSON file holds an array of Users ([{…}, …]).");
+  for (const [index, element] of value.entries()) yield objectLine(index + 1, element, renames);
+}
+
 async function* ndjsonLines(stream: AsyncIterable<Buffer>, renames: Map<string, string>): AsyncGenerator<UserLine> {
   const [{ Readable }, { createInterface }] = await Promise.all([import("node:stream"), import("node:readline")]);
   const lines = createInterface({ input: Readable.from(stream), crlfDelay: Number.POSITIVE_INFINITY });
@@ -272,18 +274,7 @@ async function* ndjsonLines(stream: AsyncIterable<Buffer>, renames: Map<string, 
       yield { line, error: `not JSON: ${describe(error)}` };
       continue;
     }
-    if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      yield { line, error: "not a JSON object" };
-      continue;
-    }
-    const user = Object.fromEntries(
-      Object.entries(value as Attributes)
-        .map(([key, inner]) => [renames.get(key) ?? key, inner] as const)
-        .filter(([key]) => !NOT_IMPORTED.has(key) && key !== "resourceType"),
-    );
-    const userName = typeof user.userName === "string" ? user.userName : undefined;
-    if ("password" in user) yield { line, error: CLEAR_PASSWORD, ...(userName && { userName }) };
-    else yield { line, user: userNameFromEmail(user) };
+    yield objectLine(line, value, renames);
   }
 }
 
@@ -370,6 +361,11 @@ export async function* readUsers(
   const { first, stream } = await peek(input);
   // an empty input holds no users: `users export --filter … | users import -` when nothing matched
   if (first === undefined) return;
+  // a JSON array of Users (`[{…}, …]`) is read whole; its elements number as lines from 1
+  if (first === "[" && options.format !== "csv") {
+    yield* jsonArrayLines(stream, options.renames);
+    return;
+  }
   const format = options.format ?? formatOf(file, first);
   yield* format === "csv" ? csvLines(stream, options.renames, options.onHeader) : ndjsonLines(stream, options.renames);
 }
