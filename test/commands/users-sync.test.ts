@@ -1,8 +1,9 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type CliResult, errorOf, json, MODES, show } from "../helpers/cli.js";
+import { type CliResult, errorOf, json, type Mode, show, type Storage } from "../helpers/cli.js";
 import { useInProcessSession } from "../helpers/in-process.js";
+import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
 
 /**
  * `users sync FILE --source NAME` (issue 44) on HR-shaped exports (a byte-order mark, CRLF,
@@ -16,8 +17,20 @@ import { useInProcessSession } from "../helpers/in-process.js";
 type Json = any;
 const HR = (name: string) => join(import.meta.dirname, "../fixtures/hr", name);
 
-describe.each(MODES)("users sync (%s)", (mode) => {
-  const s = useInProcessSession(mode);
+/** A PostgreSQL database of its own, dropped after the tests. */
+async function postgres(): Promise<Storage> {
+  const database = await createTestDatabase();
+  return { args: ["--database", database.url], env: { BIZCTL_SECRET_KEY: TEST_SECRET_KEY }, drop: database.drop };
+}
+
+const SETUPS: { name: string; mode: Mode; storage?: () => Promise<Storage> }[] = [
+  { name: "SQLite, embedded", mode: "embedded" },
+  { name: "SQLite, remote", mode: "remote" },
+  { name: "PostgreSQL, remote", mode: "remote", storage: postgres },
+];
+
+describe.each(SETUPS)("users sync ($name)", ({ mode, storage }) => {
+  const s = useInProcessSession(mode, storage ? { storage } : {}, 60_000);
 
   const sync = (file: string, args: string[] = [], source = "hr") =>
     s.run(["users", "sync", file, "--source", source, "--json", ...args]);
@@ -113,13 +126,31 @@ describe.each(MODES)("users sync (%s)", (mode) => {
     ok(await sync(HR("sync-day1.csv")));
   });
 
-  it("a leaver is deactivated and nothing else; a rename changes the name; a returner comes back", async () => {
+  it("a leaver is deactivated and nothing else, its sessions ended; a rename changes the name; a returner comes back", async () => {
+    const temporary = "amber lantern quiver 5531 fjord";
+    const set = await s.run(["users", "set-password", "li.lei@example.com", "--password-stdin"], {
+      input: `${temporary}\n`,
+    });
+    expect(set.exitCode, show(set)).toBe(0);
+    const leaver = await s.login(
+      await s.newConfig("li"),
+      "li.lei@example.com",
+      temporary,
+      "copper meadow tangent 8142 raven",
+    );
+    expect(leaver.exitCode, show(leaver)).toBe(0);
+    expect((await directory()).get("li.lei@example.com")?.openSessions).toBeGreaterThan(0);
     const before = await directory();
     const day2 = ok(await sync(HR("sync-day2-leaver-rename.csv")));
     expect(day2).toMatchObject({ created: 0, updated: 1, deactivated: 1, deleted: 0, unchanged: 4, failed: 0 });
     const after = await directory();
     expect(written(before, after)).toEqual(["jose.nunez@example.com", "li.lei@example.com"]);
-    expect(after.get("li.lei@example.com")).toMatchObject({ active: false, title: "Intern", syncSource: "hr" });
+    expect(after.get("li.lei@example.com")).toMatchObject({
+      active: false,
+      title: "Intern",
+      syncSource: "hr",
+      openSessions: 0,
+    });
     expect(after.get("jose.nunez@example.com")?.name).toEqual({ givenName: "José", familyName: "Núñez García" });
 
     const day3 = ok(await sync(HR("sync-day3-returner.csv")));
