@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type CliResult, errorOf, json, type Mode, show, type Storage } from "../helpers/cli.js";
+import { type CliResult, errorOf, json, type Mode, type Storage, show } from "../helpers/cli.js";
 import { useInProcessSession } from "../helpers/in-process.js";
 import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
 

@@ -134,19 +134,25 @@ async function carryOut(ctx: Context, client: ApiClient, plan: SyncPlan): Promis
     done += batch.length;
     progress.update(done, operations.length);
   };
-  let batch: Operation[] = [];
+  const batches: Operation[][] = [[]];
   let bytes = 0;
   for (const operation of operations) {
     const size = Buffer.byteLength(JSON.stringify(operation)) + 1;
+    const batch = batches[batches.length - 1] as Operation[];
     if (batch.length >= perBatch || bytes + size > maxBytes) {
-      await send(batch);
-      batch = [];
+      batches.push([]);
       bytes = 0;
     }
-    batch.push(operation);
+    (batches[batches.length - 1] as Operation[]).push(operation);
     bytes += size;
   }
-  await send(batch);
+  // two requests out at a time, as users import sends them: the server never waits for the CLI;
+  // a plan names each user once, so no two batches touch one user
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) await send(batches[next++] as Operation[]);
+  };
+  await Promise.all([worker(), worker()]);
   progress.done();
   return counts;
 }
