@@ -132,13 +132,14 @@ describe.each(SETUPS)("users sync ($name)", ({ mode, storage }) => {
       input: `${temporary}\n`,
     });
     expect(set.exitCode, show(set)).toBe(0);
-    const leaver = await s.login(
-      await s.newConfig("li"),
-      "li.lei@example.com",
-      temporary,
-      "copper meadow tangent 8142 raven",
-    );
+    const leaverEnv = await s.newConfig("li");
+    const leaver = await s.login(leaverEnv, "li.lei@example.com", temporary, "copper meadow tangent 8142 raven");
     expect(leaver.exitCode, show(leaver)).toBe(0);
+    // a member cannot take itself out of the sync (and so escape a leaver's deactivation)
+    const escape = await s.run(["users", "update", "li.lei@example.com", "--set", "syncSource=mine"], {
+      env: leaverEnv,
+    });
+    expect(escape.exitCode, show(escape)).toBe(5);
     expect((await directory()).get("li.lei@example.com")?.openSessions).toBeGreaterThan(0);
     const before = await directory();
     const day2 = ok(await sync(HR("sync-day2-leaver-rename.csv")));
@@ -209,6 +210,30 @@ describe.each(SETUPS)("users sync ($name)", ({ mode, storage }) => {
     const removed = ok(await sync(payroll, ["--delete-missing-after", "0"], "payroll"));
     expect(removed).toMatchObject({ deleted: 1, deactivated: 0 });
     expect((await directory()).has("nd.two@example.com")).toBe(false);
+  });
+
+  it("on a terminal, progress bars with their totals: the directory read, then the changes", async () => {
+    for (const file of ["sync-title-edit.csv", "sync-day1.csv"]) {
+      const result = await s.run(["users", "sync", HR(file), "--source", "hr"], { tty: true, env: { NO_COLOR: "1" } });
+      expect(result.exitCode, show(result)).toBe(0);
+      expect(result.stderr).toMatch(/\[#{30}\] (\d+)\/\1 users read/);
+      expect(result.stderr).toMatch(/\[#{30}\] 1\/1 changes/);
+      expect(result.stderr).toContain("Synced source hr: 0 created, 1 updated, 0 deactivated, 0 deleted");
+    }
+  });
+
+  it("a revoked token exits 4 and changes nothing", async () => {
+    const created = await s.run(["auth", "tokens", "create", "--name", "sync", "--json"]);
+    expect(created.exitCode, show(created)).toBe(0);
+    const token = json<{ id: string; token: string }>(created);
+    expect((await s.run(["auth", "tokens", "revoke", token.id, "--yes"])).exitCode).toBe(0);
+    const before = await directory();
+    const result = await s.run(["users", "sync", HR("sync-title-edit.csv"), "--source", "hr"], {
+      env: { BIZCTL_TOKEN: token.token },
+    });
+    expect(result.exitCode, show(result)).toBe(4);
+    expect(JSON.parse(result.stderr.trim()).error).toMatchObject({ code: "token_revoked", exitCode: 4 });
+    expect(written(before, await directory())).toEqual([]);
   });
 
   it("refuses a bad --source or --plan with --apply (exit 2)", async () => {

@@ -8,6 +8,7 @@ import { Progress } from "../../cli/progress.js";
 import { patchOf } from "../../cli/user-merge.js";
 import { parseRenames, readUsers, type UserLine, type UsersFormat } from "../../cli/user-records.js";
 import type { ApiClient } from "../../client/client.js";
+import { ApiError } from "../../client/errors.js";
 import * as bulk from "../../contract/bulk.js";
 import * as resources from "../../contract/resources.js";
 import { serviceProviderConfig } from "../../contract/scim-discovery.js";
@@ -96,12 +97,11 @@ function changedSince(plan: SyncPlan, directory: Attributes[]): string[] {
 }
 
 /** Carries the plan out through POST /Bulk, a batch per request; what fails is told by line or userName. */
-async function carryOut(ctx: Context, client: ApiClient, plan: SyncPlan): Promise<Counts> {
+async function carryOut(ctx: Context, client: ApiClient, plan: SyncPlan, counts: Counts): Promise<void> {
   const { data: config } = await client.call(serviceProviderConfig, {});
   const perBatch = Math.min(500, config.bulk.maxOperations);
   const maxBytes = config.bulk.maxPayloadSize - 1024;
   const operations = operationsOf(plan);
-  const counts: Counts = { created: 0, updated: 0, deactivated: 0, deleted: 0 };
   const progress = new Progress(ctx, "changes");
   let done = 0;
   const send = async (batch: Operation[]) => {
@@ -152,9 +152,11 @@ async function carryOut(ctx: Context, client: ApiClient, plan: SyncPlan): Promis
   const worker = async () => {
     while (next < batches.length) await send(batches[next++] as Operation[]);
   };
-  await Promise.all([worker(), worker()]);
-  progress.done();
-  return counts;
+  try {
+    await Promise.all([worker(), worker()]);
+  } finally {
+    progress.done();
+  }
 }
 
 async function readPlan(file: string): Promise<SyncPlan> {
@@ -243,7 +245,19 @@ async function sync(ctx: Context, file: string, options: SyncOptions): Promise<v
   }
 
   const failedBefore = plan.failures.length;
-  const counts = await carryOut(ctx, client, plan);
+  const counts: Counts = { created: 0, updated: 0, deactivated: 0, deleted: 0 };
+  try {
+    await carryOut(ctx, client, plan, counts);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 401) throw error;
+    // credentials refused meanwhile (a token revoked or expired): say what was done, no more
+    const done = counts.created + counts.updated + counts.deactivated + counts.deleted;
+    throw new CliError(
+      `${error.problem.detail} Stopped: ${done === 0 ? "nothing was changed" : `${counts.created} created, ${counts.updated} updated, ${counts.deactivated} deactivated and ${counts.deleted} deleted before that; the rest not done`}.`,
+      EXIT.unauthenticated,
+      error.problem.code,
+    );
+  }
   const summary = {
     source: plan.source,
     read: plan.read,
