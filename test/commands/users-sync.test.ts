@@ -136,10 +136,10 @@ describe.each(SETUPS)("users sync ($name)", ({ mode, storage }) => {
     const leaver = await s.login(leaverEnv, "li.lei@example.com", temporary, "copper meadow tangent 8142 raven");
     expect(leaver.exitCode, show(leaver)).toBe(0);
     // a member cannot take itself out of the sync (and so escape a leaver's deactivation)
-    const escape = await s.run(["users", "update", "li.lei@example.com", "--set", "syncSource=mine"], {
+    const selfRemoval = await s.run(["users", "update", "li.lei@example.com", "--set", "syncSource=mine"], {
       env: leaverEnv,
     });
-    expect(escape.exitCode, show(escape)).toBe(5);
+    expect(selfRemoval.exitCode, show(selfRemoval)).toBe(5);
     expect((await directory()).get("li.lei@example.com")?.openSessions).toBeGreaterThan(0);
     const before = await directory();
     const day2 = ok(await sync(HR("sync-day2-leaver-rename.csv")));
