@@ -24,6 +24,8 @@
 //  14. measures/login-second-factor.mjs  login with a TOTP code against without one; a wrong code against a wrong password
 //  15. measures/metrics.mjs         the authenticated read with --metrics-port (cost <= 5%), and traced, against neither
 //  16. measures/login-previous.mjs  a login against the previous release's (BENCH_PREVIOUS, built from git), SQLite and PostgreSQL
+//  17. measures/users-sync.mjs      `users sync` at 100 000 users: --plan and --apply (and a first sync adopting
+//                                   every user) against `users import` of the same file
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;
@@ -44,6 +46,7 @@
 //   BENCH_IMPORT_EVENTS (1000000) events imported at the large size, BENCH_IMPORT_EVENTS_SMALL (1000) at the small one;
 //   BENCH_AUDIT_UPDATES (300) / BENCH_AUDIT_LOGINS (40) audited and unaudited writes of each kind;
 //   BENCH_COMMIT_EVENTS (100000) events in the committed import, BENCH_COMMIT_IDLE_ROUNDS (30) idle rounds;
+//   BENCH_SYNC_USERS (100000) users in the `users sync` measure;
 //   BENCH_ONLY (e.g. "throughput,workers") runs only the named measures after the set-up.
 import { harness } from "./lib/harness.mjs";
 import { dropDatabases } from "./lib/postgres.mjs";
@@ -64,6 +67,7 @@ import { measureStartup } from "./measures/startup.mjs";
 import { measureThroughput } from "./measures/throughput.mjs";
 import { measureUserReads } from "./measures/user-reads.mjs";
 import { measureUsersImport } from "./measures/users-import.mjs";
+import { measureUsersSync } from "./measures/users-sync.mjs";
 import { measureWorkers } from "./measures/workers.mjs";
 
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(",").map((s) => s.trim())) : undefined;
@@ -90,6 +94,7 @@ await harness(
     if (wanted("login-second-factor")) await measureLoginSecondFactor(setup, workDir);
     if (wanted("metrics")) await measureMetrics(setup, workDir);
     if (wanted("login-previous")) await measureLoginPrevious(setup, workDir);
+    if (wanted("users-sync")) await measureUsersSync(setup, workDir);
     summary();
   },
   dropDatabases,

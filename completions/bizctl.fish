@@ -622,7 +622,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from users' -a 'list create get update set-roles delete set-password reset-password disable enable unlock invite import export sessions sign-out tokens revoke-token mfa-reset diagnose'
+complete -c bizctl -n '__fish_seen_subcommand_from users' -a 'list create get update set-roles delete set-password reset-password disable enable unlock invite import export sync sessions sign-out tokens revoke-token mfa-reset diagnose'
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l server
@@ -824,6 +824,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l invite-rate
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l batch-size
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l format
+complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l dry-run
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from import; and __fish_seen_subcommand_from users' -l server
@@ -851,6 +852,25 @@ complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from export; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l source
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l plan
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l apply
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l map
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l delete-missing-after
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l format
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from users' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from users' -l server

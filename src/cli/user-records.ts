@@ -1,12 +1,15 @@
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { SCHEMA_URN, USER_ACCOUNT_STATE, UserInput } from "../contract/resources.js";
+import { renameColumns, userNameFromEmail } from "./column-maps.js";
 import { restoreCell } from "./csv-cells.js";
 import { UsageError } from "./errors.js";
 import type { IO } from "./io.js";
 import { commonJs } from "./lazy-modules.js";
 
 type Attributes = Record<string, unknown>;
+
+export { parseRenames, renameColumns, userNameFromEmail } from "./column-maps.js";
 
 /**
  * One record of a users file: the User it describes, or why it describes none; `line` is where
@@ -124,7 +127,20 @@ const COMMON_HEADERS: Record<string, string> = {
   surname: "name.familyName",
   role: "roles",
   externalid: "externalId",
+  department: "department",
+  title: "title",
+  jobtitle: "title",
+  manager: "manager.displayName",
+  active: "active",
+  displayname: "displayName",
+  phone: "phoneNumbers[0].value",
+  phonenumber: "phoneNumbers[0].value",
+  mobile: "phoneNumbers[0].value",
+  employeeid: "employeeNumber",
 };
+
+/** Every User attribute by its letters in lower case: `Title`, `COST CENTER` and `cost_center` name theirs. */
+const KNOWN_BY_SPELLING = new Map([...KNOWN].map((name) => [name.toLowerCase(), name]));
 
 /** A column's spelling as COMMON_HEADERS knows it: lower case, without spaces, `_` or `-`. */
 const spelling = (column: string) => column.toLowerCase().replace(/[\s_-]+/g, "");
@@ -138,37 +154,42 @@ function isAttributePath(column: string): boolean {
   }
 }
 
+/** The attribute path a column names in any case or common spelling, or undefined. */
+function commonPath(column: string): string | undefined {
+  if (isAttributePath(column)) return undefined;
+  const letters = spelling(column);
+  return COMMON_HEADERS[letters] ?? KNOWN_BY_SPELLING.get(letters);
+}
+
 /**
- * The header with each common spelling read as its attribute path; `renamed` tells which became
- * what. Two columns that would become the same attribute are left as they are, for checkColumns()
- * to refuse the one that is no attribute.
+ * The header with each common spelling (and each attribute name in another case) read as its
+ * attribute path; `renamed` tells which became what. Two columns that become the same attribute
+ * are refused (exit 2, before anything is read): which of them holds the value is a guess.
  */
-export function readCommonHeaders(columns: string[]): { columns: string[]; renamed: [string, string][] } {
+export function readCommonHeaders(
+  columns: string[],
+  /** the header as the file has it, before --map: what an error names */
+  original: string[] = columns,
+): { columns: string[]; renamed: [string, string][] } {
   const renamed: [string, string][] = [];
   const result = columns.map((column) => {
-    const path = isAttributePath(column) ? undefined : COMMON_HEADERS[spelling(column)];
-    if (path === undefined || columns.includes(path)) return column;
+    const path = commonPath(column);
+    if (path === undefined) return column;
     renamed.push([column, path]);
     return path;
   });
-  const targets = renamed.map(([, path]) => path);
-  if (new Set(targets).size !== targets.length) return { columns, renamed: [] };
+  const firstOf = new Map<string, string>();
+  result.forEach((path, index) => {
+    const column = original[index] as string;
+    const other = firstOf.get(path.toLowerCase());
+    if (other !== undefined) {
+      throw new UsageError(
+        `The columns '${other}' and '${column}' both read as ${path}: keep one, or rename one with --map COLUMN=attribute.`,
+      );
+    }
+    firstOf.set(path.toLowerCase(), column);
+  });
   return { columns: result, renamed };
-}
-
-/** Applies `--map OLD=NEW` to a header. */
-export function renameColumns(columns: string[], renames: Map<string, string>): string[] {
-  return columns.map((column) => renames.get(column) ?? column);
-}
-
-export function parseRenames(pairs: string[]): Map<string, string> {
-  const renames = new Map<string, string>();
-  for (const pair of pairs) {
-    const at = pair.indexOf("=");
-    if (at <= 0 || at === pair.length - 1) throw new UsageError(`--map takes OLD=NEW (got '${pair}').`);
-    renames.set(pair.slice(0, at), pair.slice(at + 1));
-  }
-  return renames;
 }
 
 function openInput(io: IO, file: string): Readable {
@@ -208,6 +229,36 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A member-renamed User of NDJSON or JSON, or why it is none. */
+function objectLine(line: number, value: unknown, renames: Map<string, string>): UserLine {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return { line, error: "not a JSON object" };
+  const user = Object.fromEntries(
+    Object.entries(value as Attributes)
+      .map(([key, inner]) => [renames.get(key) ?? key, inner] as const)
+      .filter(([key]) => !NOT_IMPORTED.has(key) && key !== "resourceType"),
+  );
+  const userName = typeof user.userName === "string" ? user.userName : undefined;
+  if ("password" in user) return { line, error: CLEAR_PASSWORD, ...(userName && { userName }) };
+  return { line, user: userNameFromEmail(user) };
+}
+
+async function* jsonArrayLines(stream: AsyncIterable<Buffer>, renames: Map<string, string>): AsyncGenerator<UserLine> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  let value: unknown;
+  try {
+    value = JSON.parse(
+      Buffer.concat(chunks)
+        .toString("utf8")
+        .replace(/^\uFEFF/, ""),
+    );
+  } catch (error) {
+    throw new UsageError(`The file is not JSON: ${describe(error)}`);
+  }
+  if (!Array.isArray(value)) throw new UsageError("A JSON file holds an array of Users ([{…}, …]).");
+  for (const [index, element] of value.entries()) yield objectLine(index + 1, element, renames);
+}
+
 async function* ndjsonLines(stream: AsyncIterable<Buffer>, renames: Map<string, string>): AsyncGenerator<UserLine> {
   const [{ Readable }, { createInterface }] = await Promise.all([import("node:stream"), import("node:readline")]);
   const lines = createInterface({ input: Readable.from(stream), crlfDelay: Number.POSITIVE_INFINITY });
@@ -223,18 +274,7 @@ async function* ndjsonLines(stream: AsyncIterable<Buffer>, renames: Map<string, 
       yield { line, error: `not JSON: ${describe(error)}` };
       continue;
     }
-    if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      yield { line, error: "not a JSON object" };
-      continue;
-    }
-    const user = Object.fromEntries(
-      Object.entries(value as Attributes)
-        .map(([key, inner]) => [renames.get(key) ?? key, inner] as const)
-        .filter(([key]) => !NOT_IMPORTED.has(key) && key !== "resourceType"),
-    );
-    const userName = typeof user.userName === "string" ? user.userName : undefined;
-    if ("password" in user) yield { line, error: CLEAR_PASSWORD, ...(userName && { userName }) };
-    else yield { line, user };
+    yield objectLine(line, value, renames);
   }
 }
 
@@ -245,6 +285,7 @@ async function* csvLines(
 ): AsyncGenerator<UserLine> {
   const { parse } = commonJs(await import("csv-parse"));
   let header: string[] | undefined;
+  let fromEmail = false;
   const parser = parse({
     bom: true,
     // each cell, the header's too, loses the `'` our CSV output puts before a formula trigger
@@ -267,15 +308,15 @@ async function* csvLines(
       endedAt = info.lines;
       emptyLines = info.empty_lines;
       if (!header) {
-        const common = readCommonHeaders(
-          renameColumns(
-            record.map((column) => column.trim()),
-            renames,
-          ),
-        );
+        const original = record.map((column) => column.trim());
+        const common = readCommonHeaders(renameColumns(original, renames), original);
         header = common.columns;
         checkColumns(header);
         onHeader?.(common.renamed);
+        if (!header.includes("userName") && header.includes("emails[0].value")) {
+          fromEmail = true;
+          onHeader?.([["emails[0].value", "userName (no user-name column)"]]);
+        }
         continue;
       }
       if (record.length !== header.length) {
@@ -284,7 +325,8 @@ async function* csvLines(
       }
       const row = Object.fromEntries(header.map((column, index) => [column, record[index] ?? ""]));
       try {
-        yield { line, user: userFromRow(row) };
+        const user = userFromRow(row);
+        yield { line, user: fromEmail ? userNameFromEmail(user) : user };
       } catch (error) {
         yield { line, error: describe(error), ...(row.userName && { userName: row.userName }) };
       }
@@ -319,6 +361,11 @@ export async function* readUsers(
   const { first, stream } = await peek(input);
   // an empty input holds no users: `users export --filter … | users import -` when nothing matched
   if (first === undefined) return;
+  // a JSON array of Users (`[{…}, …]`) is read whole; its elements number as lines from 1
+  if (first === "[" && options.format !== "csv") {
+    yield* jsonArrayLines(stream, options.renames);
+    return;
+  }
   const format = options.format ?? formatOf(file, first);
   yield* format === "csv" ? csvLines(stream, options.renames, options.onHeader) : ndjsonLines(stream, options.renames);
 }

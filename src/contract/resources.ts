@@ -162,6 +162,8 @@ export const UserInput = strict({
   manager: Type.Optional(
     strict({ value: Type.Optional(Str()), $ref: Type.Optional(Str(2048)), displayName: Type.Optional(Str()) }),
   ),
+  /** the name of the HR sync (`users sync --source NAME`) that created or adopted the User */
+  syncSource: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   /** read-only; refused on create, and on PUT unless unchanged */
   firstLogin: Type.Optional(Type.Boolean()),
 });

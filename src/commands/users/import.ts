@@ -4,16 +4,17 @@ import type { Context } from "../../cli/command-context.js";
 import { CliError, EXIT, UsageError } from "../../cli/errors.js";
 import { type ImportFailure, printImportSummary, zeroCounts } from "../../cli/import-summary.js";
 import { Progress } from "../../cli/progress.js";
+import { changesOf, patchOf, usersByName, versionOf } from "../../cli/user-merge.js";
 import { parseRenames, readUsers, type UserLine, type UsersFormat } from "../../cli/user-records.js";
 import { ApiError } from "../../client/errors.js";
 import * as bulk from "../../contract/bulk.js";
-import * as resources from "../../contract/resources.js";
 import { serviceProviderConfig } from "../../contract/scim-discovery.js";
 import { collect, examples, wholeNumber, withContext } from "../verb-helpers.js";
+import { DryRun } from "./import-dry-run.js";
 
 /** As `events import --on-conflict`: a userName that exists (or came earlier in the file). */
 const ON_CONFLICT = ["fail", "skip", "update"] as const;
-type OnConflict = (typeof ON_CONFLICT)[number];
+export type OnConflict = (typeof ON_CONFLICT)[number];
 
 interface ImportOptions {
   onConflict: OnConflict;
@@ -22,37 +23,14 @@ interface ImportOptions {
   inviteRate?: string;
   batchSize?: string;
   format?: string;
+  dryRun?: boolean;
 }
 
 type Failure = ImportFailure;
 
-type Operation = { method: string; path: string; bulkId?: string; data?: unknown };
-type Pending = { line: number; userName?: string; operations: Operation[]; bytes: number };
+type Operation = { method: string; path: string; bulkId?: string; version?: string; data?: unknown };
+export type Pending = { line: number; userName?: string; operations: Operation[]; bytes: number };
 type Attributes = Record<string, unknown>;
-
-/** The ids and versions of the Users of these userNames, by lower-cased userName (a userName matches in any case). */
-async function usersByName(
-  client: Awaited<ReturnType<Context["client"]>>,
-  userNames: string[],
-): Promise<Map<string, { id: string; version?: string }>> {
-  const found = new Map<string, { id: string; version?: string }>();
-  // a filter of 50 alternatives stays well under any URL limit
-  for (let at = 0; at < userNames.length; at += 50) {
-    const names = userNames.slice(at, at + 50);
-    const filter = names.map((name) => `userName eq ${JSON.stringify(name)}`).join(" or ");
-    const { data } = await client.call(resources.listResources, {
-      query: { resourcetypes: "User", filter, count: names.length },
-    });
-    for (const user of data.Resources as Attributes[]) {
-      const meta = user.meta as { version?: string } | undefined;
-      found.set(String(user.userName).toLowerCase(), {
-        id: String(user.id),
-        ...(meta?.version && { version: meta.version }),
-      });
-    }
-  }
-  return found;
-}
 
 const DEFAULT_BATCH = 500;
 const DEFAULT_INVITE_RATE = 50;
@@ -116,6 +94,8 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
   const counts = zeroCounts();
   let seen = 0;
   let invited = 0;
+  let unchanged = 0;
+  const dryRun = new DryRun(client, options.onConflict, counts, failures, () => unchanged++);
   let batch: Pending[] = [];
   let batchOperations = 0;
   let batchBytes = 0;
@@ -137,9 +117,9 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
       });
       return data;
     } catch (error) {
-      // a refused request (a line too large for one, a session that ended) fails its lines, told;
-      // a server out of reach stops the import, the lines before it imported
-      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      // a refused request (a line too large for one) fails its lines, told; a server out of reach
+      // or credentials it no longer takes stop the import, the lines before it imported
+      if (!(error instanceof ApiError) || error.status >= 500 || error.status === 401) throw error;
       return error;
     }
   };
@@ -155,6 +135,11 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
     batch = [];
     batchOperations = 0;
     batchBytes = 0;
+    if (options.dryRun) {
+      await dryRun.check(sent);
+      progress.update(seen);
+      return;
+    }
     const keys = keysOf(sent);
     const previous = inFlight;
     if (previous && (options.invite || [...keys].some((key) => previous.keys.has(key)))) await previous.done;
@@ -211,7 +196,7 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
         });
       }
     }
-    if (taken.length > 0) await (options.onConflict === "skip" ? skipTaken(taken) : replaceTaken(taken));
+    if (taken.length > 0) await (options.onConflict === "skip" ? skipTaken(taken) : mergeTaken(taken));
     // the mail goes out through the queue; pacing the batches keeps the average under the rate,
     // so that a large import does not flood the mail server
     if (options.invite) {
@@ -248,17 +233,19 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
   };
 
   /**
-   * --on-conflict update: each line whose userName is taken replaces that User (PUT, under the
-   * version just read), in one more bulk request. Not invited: an existing user has its own way in.
+   * --on-conflict update: each line whose userName is taken is merged into that User: only the
+   * attributes the file gives change (a PATCH under the version just read, in one more bulk
+   * request); a User the line leaves as it is gets no write and counts as unchanged. Not
+   * invited: an existing user has its own way in.
    */
-  const replaceTaken = async (taken: Pending[]) => {
+  const mergeTaken = async (taken: Pending[]) => {
     const userOf = await takenByUserName(taken);
     const operations: Operation[] = [];
     const byBulkId = new Map<string, Pending>();
     for (const pending of taken) {
       const who = { line: pending.line, ...(pending.userName && { userName: pending.userName }) };
       const user = userOf(pending);
-      const { passwordHash, ...data } = (pending.operations[0]?.data ?? {}) as Attributes;
+      const { passwordHash, resourceType: _, ...data } = (pending.operations[0]?.data ?? {}) as Attributes;
       if (!user) continue;
       if (passwordHash !== undefined) {
         failures.push({
@@ -268,14 +255,20 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
         });
         continue;
       }
+      const changes = changesOf(user, data);
+      if (changes.length === 0) {
+        unchanged++;
+        continue;
+      }
       const bulkId = `update${pending.line}`;
+      const version = versionOf(user);
       byBulkId.set(bulkId, pending);
       operations.push({
-        method: "PUT",
-        path: `/Resources/${encodeURIComponent(user.id)}`,
+        method: "PATCH",
+        path: `/Resources/${encodeURIComponent(String(user.id))}`,
         bulkId,
-        ...(user.version && { version: user.version }),
-        data,
+        ...(version && { version }),
+        data: patchOf(changes),
       });
     }
     if (operations.length === 0) return;
@@ -343,11 +336,24 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
     ctx.info(`Columns read as: ${renamed.map(([from, to]) => `${from} → ${to}`).join(", ")}.`);
   };
   const format = options.format as UsersFormat | undefined;
-  for await (const entry of readUsers(ctx.io, file, { renames, format, onHeader })) {
-    await add(entry);
+  try {
+    for await (const entry of readUsers(ctx.io, file, { renames, format, onHeader })) {
+      await add(entry);
+    }
+    await flush();
+    await inFlight?.done;
+  } catch (error) {
+    progress.done();
+    if (!(error instanceof ApiError) || error.status !== 401) throw error;
+    // credentials refused (a token revoked or expired meanwhile): say what was done, no more
+    await inFlight?.done.catch(() => {});
+    const done = counts.created + counts.updated;
+    throw new CliError(
+      `${error.problem.detail} Stopped: ${done === 0 ? "nothing was imported" : `${counts.created} created and ${counts.updated} updated before that; the lines after them were not imported`}.`,
+      EXIT.unauthenticated,
+      error.problem.code,
+    );
   }
-  await flush();
-  await inFlight?.done;
   progress.done();
   // nothing to do is no mistake: `users export --filter … | users import -` must not fail a
   // script's run when the filter matched nothing (an empty file, a CSV header alone)
@@ -357,13 +363,22 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
   await printImportSummary(ctx, {
     read: seen,
     counts,
-    ...(options.invite && { more: { invited } }),
+    more: {
+      ...(options.onConflict === "update" && { unchanged }),
+      ...(options.invite && !options.dryRun && { invited }),
+    },
+    ...(options.dryRun && { dryRun: true }),
     failures,
     columns: ["line", "userName", "problem", "message"],
   });
   if (failures.length === 0) return;
+  const others = options.dryRun
+    ? "nothing was written (a dry run)"
+    : counts.created + counts.updated === 0
+      ? "nothing was imported"
+      : "the others were imported";
   throw new CliError(
-    `${failures.length} line(s) of ${file === "-" ? "stdin" : file} failed; the others were imported.`,
+    `${failures.length} line(s) of ${file === "-" ? "stdin" : file} failed; ${others}.`,
     exitCodeOf(failures),
     "import_incomplete",
   );
@@ -388,6 +403,7 @@ export function register(group: Command, io: Context["io"]): void {
     .option("--invite-rate <n>", `invitations queued per second at most (default ${DEFAULT_INVITE_RATE})`)
     .option("--batch-size <n>", `operations per POST /Bulk request (default ${DEFAULT_BATCH})`)
     .option("--format <format>", "csv or ndjson (default: from the extension, else from the first character)")
+    .option("--dry-run", "read the file and the directory, print the summary the import would print; write nothing")
     .addHelpText(
       "after",
       `
@@ -398,11 +414,15 @@ Header convention (CSV): a column names an attribute path of the User schema:
   roles                                    admin, support or member; several as 'admin;support'
   urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department  (the prefix is dropped)
   passwordHash                             a bcrypt ($2a$/$2b$/$2y$) or argon2id (PHC) hash
-Common spellings are read as they are, in any case, with or without spaces, _ or - (First Name,
-first_name): email (mail, e-mail, Email Address) as emails[0].value, firstName (givenName) as
-name.givenName, lastName (familyName, surname) as name.familyName, role as roles, username as
-userName, external_id as externalId; on a terminal (or with --verbose) stderr says which column
-became what.
+Attribute names and common spellings are read in any case, with or without spaces, _ or -
+(Department, Display Name, first_name): email (mail, e-mail, Email Address) as emails[0].value,
+firstName (givenName) as name.givenName, lastName (familyName, surname) as name.familyName,
+phone (mobile) as phoneNumbers[0].value, manager as manager.displayName, job title as title,
+employee id as employeeNumber, role as roles, username as userName; on a terminal (or with
+--verbose) stderr says which column became what. Two columns read as one attribute, or a column
+mapped twice, are refused (exit 2). Without a user-name column, the e-mail is the userName.
+--on-conflict update merges: only the attributes the file has columns for change; a user the
+line leaves as it is gets no write, and counts as unchanged.
 Empty cells are absent attributes; active and primary are true or false. A 'password' column is
 refused: passwords in clear are never read from a file. A cell that starts with a quote (') loses
 that one quote: 'users export -o csv' writes one before a value that starts with =, +, -, @, a
@@ -411,6 +431,7 @@ NDJSON lines are User objects, as 'users export -o ndjson' writes them.
 ${examples(
   "bizctl users import <users-csv>",
   "bizctl users import <users-csv> --on-conflict skip",
+  "bizctl users import <users-csv> --on-conflict update --dry-run",
   "bizctl users import <users-csv> --map mail=emails[0].value --map login=userName --invite",
   "bizctl users export -o ndjson | bizctl --profile <other> users import -",
 )}`,

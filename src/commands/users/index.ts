@@ -16,6 +16,7 @@ import * as sessions from "./sessions.js";
 import * as setPassword from "./set-password.js";
 import * as setRoles from "./set-roles.js";
 import * as signOut from "./sign-out.js";
+import * as syncUsers from "./sync.js";
 import * as tokens from "./tokens.js";
 import * as unlock from "./unlock.js";
 import * as update from "./update.js";
@@ -37,6 +38,7 @@ export function register(program: Command, io: Context["io"]): void {
     invite,
     importUsers,
     exportUsers,
+    syncUsers,
     sessions,
     signOut,
     tokens,

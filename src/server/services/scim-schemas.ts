@@ -54,6 +54,10 @@ const NOTES: Record<string, Note> = {
   "manager.value": { description: "The id of the manager's User." },
   "manager.$ref": { type: "reference", referenceTypes: ["User"] },
   "manager.displayName": { description: "The displayName of the manager.", mutability: "readWrite" },
+  syncSource: {
+    description:
+      "The name of the HR sync (bizctl users sync --source NAME) that created or adopted the User; a sync deactivates only the Users of its own source. None for a User made by hand.",
+  },
   firstLogin: {
     description: "Whether the User's password is temporary (set by an admin or support): it must change it first.",
     mutability: "readOnly",
