@@ -434,6 +434,11 @@ describe("resources filter", () => {
       ["a number compared with text", 'failedLogins gt "a"', `'failedLogins' is a number, not "a".`],
       ["text compared with a number", "userName eq 5", "'userName' is text: compare it with a quoted string, not 5."],
       ["a complex attribute without a value", 'name eq "x"', "'name' has parts: compare one of them (name.…)."],
+      [
+        "a User's groups, which are the groups' members",
+        'groups.display eq "Team"',
+        "Users cannot be filtered by their groups ('groups.display'): list a group's members instead (GET /Groups/{id}, 'bizctl groups members GROUP').",
+      ],
     ])("refuses %s: %s", async (_what, filter, message) => {
       const query = `filter=${encodeURIComponent(filter)}`;
       expect(problemOf(await usersOnly(query), 400, "invalid_filter").detail).toBe(message);

@@ -53,6 +53,12 @@ const KIND: Record<string, "n" | "b"> = { boolean: "b", integer: "n", decimal: "
 
 function mustBeUserAttribute(name: string, path: string): void {
   if (!userAttributes().has(path)) throw invalidFilter(`Users cannot be filtered by '${name}'.`);
+  // a User's groups are read from the groups' members, not kept with the User: no list filters on them
+  if (path === "groups" || path.startsWith("groups.")) {
+    throw invalidFilter(
+      `Users cannot be filtered by their groups ('${name}'): list a group's members instead (GET /Groups/{id}, 'bizctl groups members GROUP').`,
+    );
+  }
 }
 
 /** Refuses a filter over Users that names an attribute no User has, or compares one with a value of another type. */
