@@ -15,6 +15,7 @@ export * as scim from "./scim.js";
 export * as scimDiscovery from "./scim-discovery.js";
 export * as scimUsers from "./scim-users.js";
 export * as service from "./service.js";
+export * as serviceAccounts from "./service-accounts.js";
 export * as sessions from "./sessions.js";
 
 import { apiTokenRoutes } from "./api-tokens.js";
@@ -31,6 +32,7 @@ import type { RouteEntry } from "./route.js";
 import { discoveryRoutes } from "./scim-discovery.js";
 import { userRoutes } from "./scim-users.js";
 import { serviceRoutes } from "./service.js";
+import { serviceAccountRoutes } from "./service-accounts.js";
 import { sessionRoutes } from "./sessions.js";
 
 /** Every operation the server registers and the client may call. */
@@ -49,4 +51,5 @@ export const allRoutes: readonly RouteEntry[] = [
   ...userRoutes,
   ...auditRoutes,
   ...apiTokenRoutes,
+  ...serviceAccountRoutes,
 ];

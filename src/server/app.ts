@@ -34,6 +34,7 @@ import { resourceRoutes } from "./routes/resources.js";
 import { discoveryRoutes } from "./routes/scim-discovery.js";
 import { userRoutes } from "./routes/scim-users.js";
 import { serviceRoutes } from "./routes/service.js";
+import { serviceAccountRoutes } from "./routes/service-accounts.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { pruneAuditTrail } from "./services/audit-list.js";
 import { openKeyStorage } from "./services/key-storage.js";
@@ -338,6 +339,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   oauthRoutes(app, services, { loginLimit });
   auditRoutes(app, services);
   apiTokenRoutes(app, services);
+  serviceAccountRoutes(app, services);
   // the routes of registered scopes (the OAuth endpoint's) are added when they load
   await app.after();
   answerOtherMethods();

@@ -104,6 +104,12 @@ export const OPERATIONS = {
   "resources:delete": { grants: ADMIN, verb: "delete", noun: "resources", ...writes },
   "tokens:list-other": user("list the API tokens of", ADMIN, account),
   "tokens:revoke-other": user("revoke the API tokens of", ADMIN, account),
+  "service-accounts:manage": {
+    grants: ADMIN,
+    verb: "create, list or make API tokens for",
+    noun: "service accounts",
+    ...account,
+  },
 } as const satisfies Record<string, OperationRule>;
 
 export type OperationId = keyof typeof OPERATIONS;

@@ -8,6 +8,7 @@ import { audit, userTarget } from "./audit.js";
 import { isVoidTemporaryPassword } from "./issued-credentials.js";
 import { BACK_OFF, current, lockedUntil, nameKey } from "./login-backoff.js";
 import { burnVerification, hashPassword, needsRehash, verifyPassword } from "./passwords.js";
+import { serviceAccountRefusal } from "./service-account-rules.js";
 import type { RequestOrigin, ServiceContext } from "./service-context.js";
 
 function invalidCredentials(): ProblemError {
@@ -60,6 +61,11 @@ export async function checkPassword(
       ...(found && { target: userTarget(found) }),
       details: { via },
     });
+  if (found?.serviceAccount) {
+    // not a person: nothing to guess, so the refusal says what the account is (spec 1.9)
+    await failed("service_account");
+    throw serviceAccountRefusal(found.userName, "log in");
+  }
   // an account's own back-off is decided as its password is counted (countedProof)
   const until = lockedUntil(current(nameState, now));
   if (until > now) {

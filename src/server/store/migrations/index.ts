@@ -32,6 +32,7 @@ import { valueTrigramStrings } from "./0032-value-trigram-strings.js";
 import { userActiveCount } from "./0033-user-active-count.js";
 import { eventsTiesFollowOrder } from "./0034-events-ties-follow-order.js";
 import { userNamesNfc } from "./0035-user-names-nfc.js";
+import { serviceAccounts } from "./0037-service-accounts.js";
 
 /**
  * Every migration, under the name kysely_migration records for it (which never changes: a renamed
@@ -73,4 +74,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0033_user_active_count": userActiveCount,
   "0034_events_ties_follow_order": eventsTiesFollowOrder,
   "0035_user_names_nfc": userNamesNfc,
+  "0037_service_accounts": serviceAccounts,
 };
