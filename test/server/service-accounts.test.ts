@@ -78,6 +78,12 @@ describe.each(STORES)("service accounts on %s", (_store, start) => {
     expect(problem.detail).toContain("entra-provisioning is a service account");
   });
 
+  it("cannot enroll a second factor: its only credential, a token, never may", async () => {
+    const made = await server.call("POST", `/ServiceAccounts/${account.id}/tokens`, { name: "enroll" });
+    const token = (made.json() as { token: string }).token;
+    problemOf(await caller(server.app, token)("POST", "/auth/mfa/totp"), 403, "forbidden");
+  });
+
   it("provisions Users over SCIM with its token; the audit trail names the account and the token", async () => {
     const made = await server.call("POST", `/ServiceAccounts/${account.id}/tokens`, {
       name: "Entra ID",
