@@ -14,7 +14,7 @@ _bizctl() {
 _bizctl_words() {
   local words=""
   case "$1" in
-    "") words="auth oauth resources users groups events audit server profile api completion help --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "") words="auth oauth resources users groups events audit server profile service-accounts api completion help --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth") words="login logout status token first-login change-password renew-password reset-password sessions sign-out mfa tokens --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth login") words="--user --password-stdin --with-token --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth logout") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -116,6 +116,12 @@ _bizctl_words() {
     "profile use") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "profile show") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "profile remove") words="--logout --keep-session --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "service-accounts") words="create list tokens token-create token-revoke --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "service-accounts create") words="--role --scope --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "service-accounts list") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "service-accounts tokens") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "service-accounts token-create") words="--name --scope --expires --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "service-accounts token-revoke") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "api") words="--data --header --include --paginate --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "completion") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "help") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

@@ -29,6 +29,7 @@ const GROUPS = {
   audit: () => import("./commands/audit/index.js"),
   server: () => import("./commands/server/index.js"),
   profile: () => import("./commands/profile/index.js"),
+  "service-accounts": () => import("./commands/service-accounts/index.js"),
   api: () => import("./commands/api/index.js"),
   completion: () => import("./commands/completion/index.js"),
   help: () => import("./commands/help/index.js"),

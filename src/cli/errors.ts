@@ -79,6 +79,7 @@ export const BY_PROBLEM_CODE: Readonly<Record<ErrorCode, ExitCode>> = {
   oauth_nonce_reused: EXIT.unauthenticated,
   oauth_timestamp_refused: EXIT.unauthenticated,
   forbidden: EXIT.forbidden,
+  service_account: EXIT.forbidden,
   password_change_required: EXIT.forbidden,
   mfa_enrollment_required: EXIT.forbidden,
   conflict: EXIT.conflict,

@@ -1,7 +1,8 @@
 import type { Context } from "../cli/command-context.js";
 import { CliError, EXIT, UsageError } from "../cli/errors.js";
 import { ApiError } from "../client/errors.js";
-import { API_TOKEN_PREFIX } from "../contract/api-tokens.js";
+import { API_TOKEN_DEFAULT_DAYS, API_TOKEN_MAX_DAYS, API_TOKEN_PREFIX } from "../contract/api-tokens.js";
+import { API_TOKEN_SCOPES, type ApiTokenScope } from "../contract/route.js";
 
 /** The columns of an API token table: `auth tokens list` and `users tokens` show the same ones. */
 export const API_TOKEN_COLUMNS = ["id", "name", "scopes", "createdAt", "expiresAt", "lastUsedAt", "lastUsedIp"];
@@ -61,3 +62,38 @@ export function tokenNamed<T extends { id: string; name: string }>(
     "name the token by its id",
   );
 }
+
+/**
+ * `--expires 30d`: whole days only, as the server counts them, from 1 to 366. Any other unit, or
+ * a longer expiry, exits 2 before a request: the server would refuse it as a body field the
+ * person never typed.
+ */
+export function expiryDays(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^([0-9]{1,4})d$/.exec(value.trim());
+  const days = match ? Number(match[1]) : Number.NaN;
+  if (!(days >= 1 && days <= API_TOKEN_MAX_DAYS)) {
+    throw new UsageError(
+      `--expires takes a number of days from 1 to ${API_TOKEN_MAX_DAYS} followed by d (30d, 90d, 366d); got '${value}'.`,
+      `leave it out for ${API_TOKEN_DEFAULT_DAYS} days`,
+    );
+  }
+  return days;
+}
+
+/** The scopes named with `--scope`, checked here so that a typo says which names there are (exit 2). */
+export function scopesOf(given: string[] | undefined): ApiTokenScope[] | undefined {
+  if (!given?.length) return undefined;
+  const known = API_TOKEN_SCOPES as readonly string[];
+  const unknown = given.filter((scope) => !known.includes(scope));
+  if (unknown.length) {
+    throw new UsageError(
+      `Unknown scope${unknown.length > 1 ? "s" : ""} ${unknown.map((s) => `'${s}'`).join(", ")}.`,
+      `scopes: ${API_TOKEN_SCOPES.join(", ")} (--scope once for each; none gives them all)`,
+    );
+  }
+  return [...new Set(given)] as ApiTokenScope[];
+}
+
+/** A person at a terminal gets the token alone on stdout; a script or --json, the created record. */
+export const forPerson = (ctx: Context) => Boolean(ctx.io.stdout.isTTY) && !ctx.globals.json && !ctx.globals.output;

@@ -15,6 +15,9 @@ export const AuditRecord = Type.Object({
       userName: Type.Optional(Type.String()),
       consumerId: Type.Optional(Type.String({ description: "the OAuth consumer acting for the user" })),
       apiTokenId: Type.Optional(Type.String({ description: "the user's API token the request came with" })),
+      apiTokenName: Type.Optional(
+        Type.String({ description: "that token's name when it acted (kept after the token is revoked)" }),
+      ),
     }),
   ),
   action: Type.String(),
@@ -39,7 +42,7 @@ export const AuditListQuery = Type.Object(
       Type.String({
         maxLength: 65536,
         description:
-          'SCIM filter over id, time, action, outcome, actor.id, actor.userName, actor.consumerId, actor.apiTokenId, target.type, target.id, target.name, requestId, clientIp, userAgent (`action eq "login" and outcome ne "success"`)',
+          'SCIM filter over id, time, action, outcome, actor.id, actor.userName, actor.consumerId, actor.apiTokenId, actor.apiTokenName, target.type, target.id, target.name, requestId, clientIp, userAgent (`action eq "login" and outcome ne "success"`)',
       }),
     ),
     since: Type.Optional(

@@ -36,7 +36,14 @@ export const login = defineRoute({
   tags: ["auth"],
   access: { public: true },
   body: LoginRequest,
-  errors: ["invalid_credentials", "mfa_required", "invalid_otp", "account_locked", "service_unavailable"],
+  errors: [
+    "invalid_credentials",
+    "mfa_required",
+    "invalid_otp",
+    "account_locked",
+    "service_account",
+    "service_unavailable",
+  ],
   responses: { 200: LoginResult },
 });
 

@@ -17,6 +17,7 @@ export * as scimDiscovery from "./scim-discovery.js";
 export * as scimGroups from "./scim-groups.js";
 export * as scimUsers from "./scim-users.js";
 export * as service from "./service.js";
+export * as serviceAccounts from "./service-accounts.js";
 export * as sessions from "./sessions.js";
 
 import { apiTokenRoutes } from "./api-tokens.js";
@@ -35,6 +36,7 @@ import { discoveryRoutes } from "./scim-discovery.js";
 import { groupRoutes } from "./scim-groups.js";
 import { userRoutes } from "./scim-users.js";
 import { serviceRoutes } from "./service.js";
+import { serviceAccountRoutes } from "./service-accounts.js";
 import { sessionRoutes } from "./sessions.js";
 
 /** Every operation the server registers and the client may call. */
@@ -55,4 +57,5 @@ export const allRoutes: readonly RouteEntry[] = [
   ...auditRoutes,
   ...apiTokenRoutes,
   ...diagnosisRoutes,
+  ...serviceAccountRoutes,
 ];

@@ -11,7 +11,7 @@ export const sendInvitation = defineRoute({
     "Mail a User a single-use link that sets its first password; voids the older invitations (admin, or support on ordinary users)",
   tags: ["resources"],
   access: { roles: STAFF, managesAccount: true },
-  errors: ["conflict"],
+  errors: ["conflict", "service_account"],
   params: Type.Object({ resourceId: Type.String({ maxLength: 256 }) }),
   responses: {
     202: Type.Object({

@@ -9,7 +9,7 @@ import { PatchRequest } from "./scim.js";
  */
 export const patchResource = defineRoute({
   id: "resources.patch",
-  errors: ["forbidden", "conflict", "weak_password", "last_admin"],
+  errors: ["forbidden", "conflict", "weak_password", "last_admin", "service_account"],
   etag: true,
   method: "PATCH",
   path: `${RESOURCES_PATH}/:resourceId`,

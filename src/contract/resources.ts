@@ -50,6 +50,7 @@ export const USER_ACCOUNT_STATE = [
   "openSessions",
   "invited",
   "mfaEnabled",
+  "serviceAccount",
 ] as const;
 
 export const SCHEMA_URN = {
@@ -270,7 +271,7 @@ export const createResource = defineRoute({
   summary: "Create a resource (Users by admins; a password given here is temporary)",
   tags: ["resources"],
   access: { roles: EVERYONE, scope: "resources:write" },
-  errors: ["forbidden", "conflict", "weak_password", "last_admin"],
+  errors: ["forbidden", "conflict", "weak_password", "last_admin", "service_account"],
   etag: true,
   body: ResourceInput,
   responses: { 201: Resource },
@@ -283,7 +284,7 @@ export const replaceResource = defineRoute({
   summary: "Replace a resource (honours If-Match)",
   tags: ["resources"],
   access: { roles: EVERYONE, scope: "resources:write" },
-  errors: ["forbidden", "conflict", "weak_password", "last_admin"],
+  errors: ["forbidden", "conflict", "weak_password", "last_admin", "service_account"],
   etag: true,
   params: IdParams,
   body: ResourceInput,

@@ -107,7 +107,7 @@ export const getUser = defineRoute({
 
 export const createUser = defineRoute({
   id: "users.create",
-  errors: ["forbidden", "conflict", "weak_password", "last_admin"],
+  errors: ["forbidden", "conflict", "weak_password", "last_admin", "service_account"],
   etag: true,
   method: "POST",
   path: USERS_PATH,
@@ -120,7 +120,7 @@ export const createUser = defineRoute({
 
 export const replaceUser = defineRoute({
   id: "users.replace",
-  errors: ["forbidden", "conflict", "weak_password", "last_admin"],
+  errors: ["forbidden", "conflict", "weak_password", "last_admin", "service_account"],
   etag: true,
   method: "PUT",
   path: `${USERS_PATH}/:id`,
@@ -134,7 +134,7 @@ export const replaceUser = defineRoute({
 
 export const patchUser = defineRoute({
   id: "users.patch",
-  errors: ["forbidden", "conflict", "weak_password", "last_admin"],
+  errors: ["forbidden", "conflict", "weak_password", "last_admin", "service_account"],
   etag: true,
   method: "PATCH",
   path: `${USERS_PATH}/:id`,
@@ -174,7 +174,7 @@ export const getMe = defineRoute({
 
 export const replaceMe = defineRoute({
   id: "me.replace",
-  errors: ["forbidden", "conflict", "weak_password", "last_admin"],
+  errors: ["forbidden", "conflict", "weak_password", "last_admin", "service_account"],
   etag: true,
   method: "PUT",
   path: ME_PATH,
@@ -187,7 +187,7 @@ export const replaceMe = defineRoute({
 
 export const patchMe = defineRoute({
   id: "me.patch",
-  errors: ["forbidden", "conflict", "weak_password", "last_admin"],
+  errors: ["forbidden", "conflict", "weak_password", "last_admin", "service_account"],
   etag: true,
   method: "PATCH",
   path: ME_PATH,

@@ -36,6 +36,7 @@ import { discoveryRoutes } from "./routes/scim-discovery.js";
 import { groupRoutes } from "./routes/scim-groups.js";
 import { userRoutes } from "./routes/scim-users.js";
 import { serviceRoutes } from "./routes/service.js";
+import { serviceAccountRoutes } from "./routes/service-accounts.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { pruneAuditTrail } from "./services/audit-list.js";
 import { openKeyStorage } from "./services/key-storage.js";
@@ -342,6 +343,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   oauthRoutes(app, services, { loginLimit });
   auditRoutes(app, services);
   apiTokenRoutes(app, services);
+  serviceAccountRoutes(app, services);
   // the routes of registered scopes (the OAuth endpoint's) are added when they load
   await app.after();
   answerOtherMethods();

@@ -346,7 +346,10 @@ describe.each(STORES)("API tokens on %s", (_store, start) => {
     expect(listed.statusCode, listed.body).toBe(200);
     const records = (listed.json() as { data: { actor: Record<string, string>; target: { id: string } }[] }).data;
     expect(records.map((r) => [r.actor, r.target.id])).toEqual([
-      [{ id: user.id, userName: user.userName, apiTokenId: token.id }, (created.json() as { id: string }).id],
+      [
+        { id: user.id, userName: user.userName, apiTokenId: token.id, apiTokenName: "deploy" },
+        (created.json() as { id: string }).id,
+      ],
     ]);
   });
 });

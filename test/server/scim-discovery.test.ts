@@ -112,6 +112,7 @@ describe.each(DATABASES)("SCIM discovery and wire ($name)", ({ start }) => {
         "openSessions",
         "passwordChangedAt",
         "passwordState",
+        "serviceAccount",
       ].sort(),
     );
     expect(names(ENTERPRISE_SCHEMA)).toEqual([

@@ -31,8 +31,10 @@ describe("buildProgram", () => {
   it("builds every group, or only the one named", async () => {
     const all = await buildProgram(processIO());
     const names = all.commands.map((c) => c.name());
-    expect(names).toEqual(expect.arrayContaining(["auth", "oauth", "resources", "users", "groups", "events", "audit"]));
-    expect(names).toHaveLength(12);
+    expect(names).toEqual(
+      expect.arrayContaining(["auth", "oauth", "service-accounts", "resources", "users", "groups", "events", "audit"]),
+    );
+    expect(names).toHaveLength(13);
     const events = await buildProgram(processIO(), "events");
     expect(events.commands.map((c) => c.name())).toEqual(["events"]);
     // the group is the same as in the whole tree: same subcommands, same options

@@ -19,6 +19,7 @@ export const AUDIT_CSV_COLUMNS = [
   "actor.userName",
   "actor.consumerId",
   "actor.apiTokenId",
+  "actor.apiTokenName",
   "target.type",
   "target.id",
   "target.name",

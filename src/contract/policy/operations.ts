@@ -120,6 +120,12 @@ export const OPERATIONS = {
     privilegedWords: "which grants admin or support",
     ...writes,
   },
+  "service-accounts:manage": {
+    grants: ADMIN,
+    verb: "create, list or make API tokens for",
+    noun: "service accounts",
+    ...account,
+  },
 } as const satisfies Record<string, OperationRule>;
 
 export type OperationId = keyof typeof OPERATIONS;

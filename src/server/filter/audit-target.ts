@@ -35,6 +35,7 @@ const COLUMNS = new Map<string, Column>(
     "actor.username": text("actor_user_name"),
     "actor.consumerid": exact("actor_consumer_id"),
     "actor.apitokenid": exact("actor_api_token_id"),
+    "actor.apitokenname": exact("actor_api_token_name"),
     "target.type": text("target_type"),
     "target.id": exact("target_id"),
     "target.name": text("target_name"),

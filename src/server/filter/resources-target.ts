@@ -74,6 +74,11 @@ function accountColumns(nowIso: string): Record<string, ValueColumns> {
       text: sql`(case when r.resource_type <> 'User' then null when (${MFA_ENABLED}) = 1 then 'true' else 'false' end)`,
       num: sql`null`,
     },
+    serviceaccount: {
+      kind: "b",
+      text: sql`(case when r.resource_type <> 'User' then null when r.service_account = 1 then 'true' else 'false' end)`,
+      num: sql`null`,
+    },
     opensessions: {
       kind: "n",
       text: sql`null`,

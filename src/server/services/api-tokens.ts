@@ -72,13 +72,23 @@ export interface CreateInput {
  * after it is made). The route refuses delegated credentials (a token cannot create tokens).
  */
 export async function createApiToken(ctx: ServiceContext, principal: Principal, input: CreateInput) {
+  return createTokenOf(ctx, principal, self(principal), input);
+}
+
+/** Creates a token of `owner` (the caller's own, or a service account's made by an admin). */
+export async function createTokenOf(
+  ctx: ServiceContext,
+  principal: Principal,
+  owner: { id: string; userName: string },
+  input: CreateInput,
+) {
   const now = ctx.clock();
   const token = newApiToken();
   const scopes = writeScopes(input.scopes ?? API_TOKEN_SCOPES);
   const row = {
     id: crypto.randomUUID(),
     token_hash: hashApiToken(token),
-    user_id: principal.userId,
+    user_id: owner.id,
     name: input.name,
     scopes,
     created_at: now.toISOString(),
@@ -88,7 +98,7 @@ export async function createApiToken(ctx: ServiceContext, principal: Principal, 
     await insertApiToken(trx, row);
     await auditBy(ctx, trx, principal, {
       action: "token.create",
-      target: userTarget(self(principal)),
+      target: userTarget(owner),
       details: { tokenId: row.id, name: row.name, scopes, expiresAt: row.expires_at },
     });
   });

@@ -51,6 +51,7 @@ function toRecord(row: AuditRow, ownOrigins: string | undefined): Record {
     ...(row.actor_user_name && { userName: row.actor_user_name }),
     ...(row.actor_consumer_id && { consumerId: row.actor_consumer_id }),
     ...(row.actor_api_token_id && { apiTokenId: row.actor_api_token_id }),
+    ...(row.actor_api_token_name && { apiTokenName: row.actor_api_token_name }),
   };
   return {
     id: row.id,

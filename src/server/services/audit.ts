@@ -63,6 +63,8 @@ export interface AuditActor {
   userName?: string;
   consumerId?: string;
   apiTokenId?: string;
+  /** the token's name as it is now: the record keeps it after the token is revoked or deleted */
+  apiTokenName?: string;
 }
 
 export interface AuditTarget {
@@ -117,6 +119,7 @@ export function actorOf(principal: Principal): AuditActor {
     userName: principal.userName,
     ...(principal.consumerId && { consumerId: principal.consumerId }),
     ...(principal.apiTokenId && { apiTokenId: principal.apiTokenId }),
+    ...(principal.apiTokenName !== undefined && { apiTokenName: principal.apiTokenName }),
   };
 }
 
@@ -142,6 +145,7 @@ export function auditRow(ctx: Pick<ServiceContext, "clock">, entry: AuditEntry):
     actor_user_name: entry.actor?.userName ?? null,
     actor_consumer_id: entry.actor?.consumerId ?? null,
     actor_api_token_id: entry.actor?.apiTokenId ?? null,
+    actor_api_token_name: entry.actor?.apiTokenName ?? null,
     action: entry.action,
     target_type: entry.target?.type ?? null,
     target_id: entry.target?.id ?? null,

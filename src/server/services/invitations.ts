@@ -6,6 +6,7 @@ import { auditBy } from "./audit.js";
 import { issuerRoleOf } from "./issued-credentials.js";
 import { queueLinkMail, recipient } from "./link-mails.js";
 import { assertCan } from "./resource-policy.js";
+import { serviceAccountRefusal } from "./service-account-rules.js";
 import type { Principal, ServiceContext } from "./service-context.js";
 
 /**
@@ -17,6 +18,7 @@ export async function sendInvitation(ctx: ServiceContext, principal: Principal, 
   const account = await findAccountById(ctx.store.db, userId);
   if (!account) throw new ProblemError("not_found", `No user with id ${userId}.`);
   assertCan(principal, "invite", "User", { id: account.id, roles: account.roles });
+  if (account.serviceAccount) throw serviceAccountRefusal(account.userName, "be invited");
   if (account.credential.passwordHash && !account.credential.firstLogin) {
     throw new ProblemError(
       "conflict",

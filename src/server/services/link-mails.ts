@@ -8,6 +8,7 @@ import type { Schema } from "../store/schema.js";
 import { findAccountById, linkAddressOf, type UserAccount } from "../store/users-repo.js";
 import { accountStamp, type IssuerRole, issuerStillMay } from "./issued-credentials.js";
 import { randomToken } from "./random-token.js";
+import { serviceAccountRefusal } from "./service-account-rules.js";
 import type { ServiceContext } from "./service-context.js";
 
 /**
@@ -111,6 +112,7 @@ export async function queueLinkMail(
     issuerRole?: IssuerRole;
   },
 ): Promise<void> {
+  if (link.account.serviceAccount) throw serviceAccountRefusal(link.account.userName, "get a reset or invitation link");
   const content: LinkContent = { purpose: link.purpose };
   const mailId = await queueLink({ to: link.email, subject: SUBJECTS[link.purpose], content });
   await saveResetToken(trx, {
@@ -150,7 +152,8 @@ export async function renderLinkMail(
   if (!bound) return undefined;
   const account = await findAccountById(trx, bound.user_id);
   const to = account && (await recipient(ctx, trx, account.id));
-  if (!account || !to || bound.account_stamp !== accountStamp(account)) return undefined;
+  // a service account never gets a link, whatever queued one (spec 1.9)
+  if (!account || !to || account.serviceAccount || bound.account_stamp !== accountStamp(account)) return undefined;
   if (!issuerStillMay(bound.issuer_role, "link", account)) return undefined;
   if (purpose === "reset") {
     return resetMail(to, `${ctx.linkBase()}/resetPassword?token=${token}`, ctx.resetTokenTtlSeconds);

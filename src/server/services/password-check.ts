@@ -8,6 +8,7 @@ import { audit, userTarget } from "./audit.js";
 import { BACK_OFF, current, lockedUntil, nameKey } from "./login-backoff.js";
 import { firstFinding, readFacts } from "./login-checks.js";
 import { burnVerification, hashPassword, needsRehash, verifyPassword } from "./passwords.js";
+import { serviceAccountRefusal } from "./service-account-rules.js";
 import type { RequestOrigin, ServiceContext } from "./service-context.js";
 
 function invalidCredentials(): ProblemError {
@@ -62,6 +63,11 @@ export async function checkPassword(
       ...(found && { target: userTarget(found) }),
       details: { via, ...(reason && { reason }) },
     });
+  if (found?.serviceAccount) {
+    // not a person: nothing to guess, so the refusal says what the account is (spec 1.9)
+    await failed("service_account");
+    throw serviceAccountRefusal(found.userName, "log in");
+  }
   const refusal = await firstFinding(facts, "account");
   if (refusal?.code === "locked") {
     await failed("account_locked", refusal.code);

@@ -33,6 +33,16 @@ async function queueResetMail(
   const to = await recipient(ctx, trx, userId);
   const account = to && (await findAccountById(trx, userId));
   if (!to || !account) return;
+  if (account.serviceAccount) {
+    // no password to reset: the request is recorded as refused, and no link is made (spec 1.9)
+    await audit(ctx, trx, {
+      action: "password.reset_request",
+      outcome: "service_account",
+      target: { type: "User", id: userId, name: to.userName },
+      origin,
+    });
+    return;
+  }
   // someone else signed in asked for it (the support desk's `users reset-password`): theirs, in
   // the trail; and a staff member's link carries its role, as an invitation does
   const other = sender && sender.actor.userId !== userId ? sender : undefined;
@@ -152,7 +162,7 @@ async function resetWithToken(ctx: ServiceContext, token: string, newPassword: s
   const account = await findAccountById(ctx.store.db, pending.user_id);
   // the account changed since the link was sent (a new password, roles, disabled), or its sender
   // may no longer give this account a password: the link is void, as a used one is
-  if (!account || pending.account_stamp !== accountStamp(account)) throw invalidToken();
+  if (!account || account.serviceAccount || pending.account_stamp !== accountStamp(account)) throw invalidToken();
   if (!issuerStillMay(pending.issuer_role, "link", account)) throw invalidToken();
   // the policy is checked before the token is spent, so that a refused password leaves the link usable
   await assertAcceptablePassword(

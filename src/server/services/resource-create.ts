@@ -34,7 +34,11 @@ interface PreparedCreate {
   record: Omit<AuditEntry, "actor" | "origin">;
 }
 
-async function prepareCreate(ctx: ServiceContext, principal: Principal, body: Attributes): Promise<PreparedCreate> {
+export async function prepareCreate(
+  ctx: ServiceContext,
+  principal: Principal,
+  body: Attributes,
+): Promise<PreparedCreate> {
   const type = typeOf(body);
   await refusalsRecorded(
     ctx,
@@ -109,7 +113,7 @@ async function prepareCreate(ctx: ServiceContext, principal: Principal, body: At
 }
 
 /** Writes one prepared create in a transaction of its own (a savepoint, in a shared commit). */
-async function writeCreate(ctx: ServiceContext, principal: Principal, create: PreparedCreate): Promise<void> {
+export async function writeCreate(ctx: ServiceContext, principal: Principal, create: PreparedCreate): Promise<void> {
   const { row, credential, consumerSecret } = create;
   try {
     await ctx.store.db.transaction().execute(async (trx) => {

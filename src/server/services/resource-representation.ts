@@ -28,6 +28,7 @@ function accountState(ctx: ServiceContext, row: ResourceWithLogin): Attributes {
     openSessions: Number(row.open_sessions ?? 0),
     invited: Number(row.invited ?? 0) === 1,
     mfaEnabled: Number(row.mfa_enabled ?? 0) === 1,
+    serviceAccount: row.service_account === 1,
   };
 }
 

@@ -77,6 +77,11 @@ const NOTES: Record<string, Note> = {
   openSessions: { description: "Login sessions open now.", mutability: "readOnly" },
   invited: { description: "Whether an invitation link is pending.", mutability: "readOnly" },
   mfaEnabled: { description: "Whether the User has an active second factor (TOTP).", mutability: "readOnly" },
+  serviceAccount: {
+    description:
+      "Whether the User is a service account (not a person: no password, no second factor, no login; it acts through API tokens an admin creates for it). Set only by POST /ServiceAccounts.",
+    mutability: "readOnly",
+  },
   passwordHash: {
     description:
       "On create only, at the top level of the User: a bcrypt or argon2id hash imported from another system. Never returned.",

@@ -9,6 +9,7 @@ import { assertAcceptablePassword, hashPassword } from "./passwords.js";
 import { type ChangeRecord, sameJson, userChangeRecords } from "./resource-audit.js";
 import { type Attributes, defaultUserAttributes, scimInvalid } from "./resource-bodies.js";
 import { assertCan, can, type ResourceAction } from "./resource-policy.js";
+import { serviceAccountRefusal } from "./service-account-rules.js";
 import type { Principal, ServiceContext } from "./service-context.js";
 
 // What a PUT of a User changes besides its row: the permissions it needs, its password, its
@@ -57,7 +58,10 @@ function userActions(current: Attributes, next: Attributes, body: UserBody): Res
 }
 
 /** Refuses the members a replacement may not set: the hash of an import, firstLogin. */
-function assertWritable(current: ResourceWithLogin, body: UserBody): void {
+function assertWritable(current: ResourceWithLogin, body: UserBody, userName: string): void {
+  if (current.service_account === 1 && body.password !== undefined) {
+    throw serviceAccountRefusal(userName, "have a password");
+  }
   if (body.passwordHash !== undefined) {
     throw scimInvalid(
       "passwordHash is accepted only when a user is created (an import); set a password with 'password' or a reset link.",
@@ -86,7 +90,7 @@ export async function planUserReplacement(
 ): Promise<Replacement> {
   const id = current.id;
   const attributes = defaultUserAttributes(checked);
-  assertWritable(current, body);
+  assertWritable(current, body, String(currentAttributes.userName));
   const target = { id, roles: userRolesOf(currentAttributes, current.group_roles) };
   const actions = userActions(currentAttributes, attributes, body);
   const records = userChangeRecords(currentAttributes, attributes, actions);

@@ -12,6 +12,7 @@ const COLUMNS = [
   "actor_user_name",
   "actor_consumer_id",
   "actor_api_token_id",
+  "actor_api_token_name",
   "action",
   "target_type",
   "target_id",

@@ -12,7 +12,8 @@ import type { AuditLogTable, CredentialsTable, ResourcesTable, ResourceValuesTab
 import { mfaEnabledOf } from "./totp-repo.js";
 import { groupRolesOf } from "./users-repo.js";
 
-export type ResourceRow = Selectable<ResourcesTable>;
+/** A resource row; `service_account` is set only by the service-account service (0 when absent). */
+export type ResourceRow = Omit<Selectable<ResourcesTable>, "service_account"> & { service_account?: number };
 type ValueRow = Omit<ResourceValuesTable, "resource_id">;
 
 /** The scalars of a document under lower-cased dotted paths, each array element marked once. */

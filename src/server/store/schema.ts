@@ -12,6 +12,8 @@ export interface ResourcesTable {
   created_at: string;
   updated_at: string;
   version: number;
+  /** 1 for a service account (a User that is not a person: no password, no login; spec 1.9), else 0 */
+  service_account: ColumnType<number, number | undefined, number>;
   // The table also has `user_active`, which the database derives from `attributes` (migration
   // 0033) and which may never be written: a filter reads it in SQL, and it is left out of this
   // type so that no code writes a row it read back with it.
@@ -271,6 +273,8 @@ export interface AuditLogTable {
   actor_consumer_id: string | null;
   /** the API token the request came with, when it came with one */
   actor_api_token_id: string | null;
+  /** that token's name when it acted, kept so that revoking or deleting the token loses nothing */
+  actor_api_token_name: ColumnType<string | null, string | null | undefined, never>;
   action: string;
   target_type: string | null;
   target_id: string | null;

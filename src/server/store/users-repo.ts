@@ -29,6 +29,8 @@ export interface UserAccount {
   active: boolean;
   /** where its reset and invitation links are mailed (services/link-mails.ts); none without an address */
   linkAddress?: string;
+  /** a User that is not a person (spec 1.9): no password, no second factor, no login; API tokens only */
+  serviceAccount: boolean;
   credential: Credential;
 }
 
@@ -56,6 +58,7 @@ export function linkAddressOf(attributes: Record<string, unknown>): string | und
 type Row = {
   id: string;
   attributes: string;
+  service_account: number;
   password_hash: string | null;
   first_login: number | null;
   failed_logins: number | null;
@@ -86,6 +89,7 @@ export function toAccount(row: Row): UserAccount {
     directRoles,
     active: attributes.active !== false,
     linkAddress: linkAddressOf(attributes),
+    serviceAccount: row.service_account === 1,
     credential: {
       passwordHash: row.password_hash,
       firstLogin: row.first_login === 1,
@@ -102,6 +106,7 @@ export function toAccount(row: Row): UserAccount {
 export const ACCOUNT_COLUMNS = [
   "resources.id",
   "resources.attributes",
+  "resources.service_account",
   "credentials.password_hash",
   "credentials.first_login",
   "credentials.failed_logins",

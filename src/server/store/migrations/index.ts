@@ -33,6 +33,7 @@ import { userActiveCount } from "./0033-user-active-count.js";
 import { eventsTiesFollowOrder } from "./0034-events-ties-follow-order.js";
 import { userNamesNfc } from "./0035-user-names-nfc.js";
 import { groups } from "./0036-groups.js";
+import { serviceAccounts } from "./0037-service-accounts.js";
 
 /**
  * Every migration, under the name kysely_migration records for it (which never changes: a renamed
@@ -75,4 +76,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0034_events_ties_follow_order": eventsTiesFollowOrder,
   "0035_user_names_nfc": userNamesNfc,
   "0036_groups": groups,
+  "0037_service_accounts": serviceAccounts,
 };
