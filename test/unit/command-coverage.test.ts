@@ -23,12 +23,12 @@ function leaves(command: Command, path: string[] = []): string[][] {
   return subcommands.flatMap((sub) => leaves(sub, [...path, sub.name()]));
 }
 
-const escape = (word: string) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const literal = (word: string) => word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** The path as argv (quoted words joined by commas) or as a command line (words joined by spaces). */
 const runOf = (path: string[]) =>
   new RegExp(
-    `["'\`]${path.map(escape).join(`["'\`]\\s*,\\s*["'\`]`)}["'\`]|(?:^|[\\s"'\`])${path.map(escape).join(" +")}(?=[\\s"'\`]|$)`,
+    `["'\`]${path.map(literal).join(`["'\`]\\s*,\\s*["'\`]`)}["'\`]|(?:^|[\\s"'\`])${path.map(literal).join(" +")}(?=[\\s"'\`]|$)`,
     "m",
   );
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type IssuerRole, isIssuerRole } from "../../contract/policy/index.js";
+import { isIssuerRole } from "../../contract/policy/index.js";
 import type { UserAccount } from "../store/users-repo.js";
 import { type ResourceAction, roleMay } from "./resource-policy.js";
 
