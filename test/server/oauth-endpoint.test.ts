@@ -8,6 +8,7 @@ import {
   INJECT_BASE,
   injectFlow,
   parseFormBody,
+  pinnedHeader,
   signer,
   type TestConsumer,
 } from "../helpers/oauth.js";
@@ -34,21 +35,6 @@ async function snapshot(server: TestServer): Promise<Snapshot> {
     sessions: await db.selectFrom("sessions").select(["id", "revoked_at"]).orderBy("id").execute(),
     nonces: await db.selectFrom("oauth_nonces").selectAll().orderBy("nonce").execute(),
   };
-}
-
-/** A signed request with a chosen timestamp and nonce (oauth-1.0a, with its clock and nonce overridden). */
-function pinnedHeader(
-  consumer: { key: string; secret: string },
-  request: { method: string; url: string; data?: Record<string, string> },
-  token: Credentials | undefined,
-  pin: { timestamp?: number; nonce?: string; signatureMethod?: string } = {},
-): string {
-  const oauth = signer(consumer);
-  // (the package's typings misspell this property as signature_metho)
-  if (pin.signatureMethod) (oauth as unknown as { signature_method: string }).signature_method = pin.signatureMethod;
-  if (pin.timestamp !== undefined) oauth.getTimeStamp = () => pin.timestamp!;
-  if (pin.nonce !== undefined) oauth.getNonce = () => pin.nonce!;
-  return authHeader(oauth, request, token);
 }
 
 const now = () => Math.floor(Date.now() / 1000);

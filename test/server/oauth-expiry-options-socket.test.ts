@@ -6,57 +6,13 @@ import {
   createConsumer,
   INJECT_BASE,
   parseFormBody,
+  pinnedHeader,
   signer,
   type TestConsumer,
 } from "../helpers/oauth.js";
-import {
-  loginToken,
-  manualClock,
-  problemOf,
-  startTestServer,
-  type TestServer,
-  useTestServer,
-} from "../helpers/server.js";
+import { loginToken, manualClock, problemOf, startTestServer, useTestServer } from "../helpers/server.js";
 
-const _EVENTS = "/api/crm/v1/events";
 const OAUTH_URL = `${INJECT_BASE}/oAuth`;
-
-// ---------------------------------------------------------------------------------------------
-// the endpoint, over inject()
-
-interface Snapshot {
-  tokens: unknown[];
-  temporary: unknown[];
-  sessions: unknown[];
-  nonces: unknown[];
-}
-
-async function _snapshot(server: TestServer): Promise<Snapshot> {
-  const db = server.app.services.store.db;
-  return {
-    tokens: await db.selectFrom("oauth_tokens").selectAll().orderBy("token").execute(),
-    temporary: await db.selectFrom("oauth_temporary_credentials").selectAll().orderBy("token").execute(),
-    sessions: await db.selectFrom("sessions").select(["id", "revoked_at"]).orderBy("id").execute(),
-    nonces: await db.selectFrom("oauth_nonces").selectAll().orderBy("nonce").execute(),
-  };
-}
-
-/** A signed request with a chosen timestamp and nonce (oauth-1.0a, with its clock and nonce overridden). */
-function pinnedHeader(
-  consumer: { key: string; secret: string },
-  request: { method: string; url: string; data?: Record<string, string> },
-  token: Credentials | undefined,
-  pin: { timestamp?: number; nonce?: string; signatureMethod?: string } = {},
-): string {
-  const oauth = signer(consumer);
-  // (the package's typings misspell this property as signature_metho)
-  if (pin.signatureMethod) (oauth as unknown as { signature_method: string }).signature_method = pin.signatureMethod;
-  if (pin.timestamp !== undefined) oauth.getTimeStamp = () => pin.timestamp!;
-  if (pin.nonce !== undefined) oauth.getNonce = () => pin.nonce!;
-  return authHeader(oauth, request, token);
-}
-
-const _now = () => Math.floor(Date.now() / 1000);
 
 describe("expiry (manual clock)", () => {
   const clock = manualClock();

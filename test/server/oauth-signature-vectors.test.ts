@@ -14,10 +14,7 @@ import {
   signatureBaseString,
   verifySignature,
 } from "../../src/server/oauth1/signature.js";
-import { INJECT_BASE, RFC_EXAMPLE, signer } from "../helpers/oauth.js";
-
-const _EVENTS = "/api/crm/v1/events";
-const _OAUTH_URL = `${INJECT_BASE}/oAuth`;
+import { RFC_EXAMPLE, signer } from "../helpers/oauth.js";
 
 // ---------------------------------------------------------------------------------------------
 // published vectors
