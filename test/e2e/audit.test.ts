@@ -93,3 +93,53 @@ describe("audit tail --follow against a remote server", () => {
     expect(codes(none.stdout)).toEqual([]);
   }, 120_000);
 });
+
+// CSV is framed as every streamed list frames it: one header, then a row per record, in both modes
+describe.each(["embedded", "remote"] as const)("audit tail -o csv --follow (%s)", (mode) => {
+  const s = useSession(mode);
+
+  it("writes the CSV header once, with a row under it for each record of each poll", async () => {
+    const follow = spawn("node", [BIN, "audit", "tail", "-o", "csv", "--follow", "--lines", "1"], {
+      cwd: ROOT,
+      env: s.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    follow.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    const exited = new Promise<number | null>((done) => follow.once("exit", (code) => done(code)));
+    try {
+      await waitFor(async () => (stdout.includes("\n") ? true : undefined), "the first record");
+      for (const code of ["C-1", "C-2"]) {
+        const created = await s.run([
+          "events",
+          "create",
+          "--set",
+          `code=${code}`,
+          "--set",
+          "name=Csv",
+          "--set",
+          "startsAt=2027-01-10T09:00:00Z",
+        ]);
+        expect(created.exitCode, show(created)).toBe(0);
+        await waitFor(
+          async () => (stdout.split("event.create").length > (code === "C-1" ? 1 : 2) ? true : undefined),
+          code,
+        );
+      }
+      follow.kill("SIGINT");
+      expect(await exited).toBe(0);
+    } finally {
+      if (follow.exitCode === null) follow.kill("SIGKILL");
+    }
+    const lines = stdout.trim().split("\n");
+    expect(lines[0]).toBe(
+      "id,time,action,outcome,actor.id,actor.userName,actor.consumerId,actor.apiTokenId,actor.apiTokenName,target.type,target.id,target.name,requestId,clientIp,userAgent",
+    );
+    expect(lines.filter((line) => line === lines[0])).toHaveLength(1);
+    // the record shown first, then the two events' records, each a row of the header's 14 columns
+    expect(lines.filter((line) => line.includes("event.create"))).toHaveLength(2);
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+  }, 120_000);
+});

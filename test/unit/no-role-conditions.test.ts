@@ -6,6 +6,11 @@
  * role name, and a SCIM filter that compares with one; words in help text and messages are longer
  * strings and pass. The one kind of exact role literal allowed: a commander option's default
  * (`--admin-user <name>` defaults to the user name "admin", a name, not a role).
+ *
+ * The server enforces the policy and so holds role names as data (the first admin's roles, the
+ * role a credential was issued under); what it may not hold is a condition on one: a role name
+ * given to `includes`, compared with `===` or a `case`, or a SCIM filter on one. Those questions
+ * are the policy's operations (who reads the whole audit trail, whose OAuth grants an admin lists).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -33,13 +38,38 @@ function isOptionDefault(node: ts.Node): boolean {
   );
 }
 
-/** Every string literal of the source that names a role or filters on one: `file:line "text"`. */
-function roleLiterals(file: string, text: string): string[] {
+const EQUALITY = new Set([
+  ts.SyntaxKind.EqualsEqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsEqualsToken,
+  ts.SyntaxKind.EqualsEqualsToken,
+  ts.SyntaxKind.ExclamationEqualsToken,
+]);
+
+/** The literal is a condition's operand: `x.includes(lit)`, `x === lit`, `case lit:`. */
+function isConditionOperand(node: ts.Node): boolean {
+  const parent = node.parent;
+  if (ts.isCaseClause(parent)) return parent.expression === node;
+  if (ts.isBinaryExpression(parent)) return EQUALITY.has(parent.operatorToken.kind);
+  return (
+    ts.isCallExpression(parent) &&
+    ts.isPropertyAccessExpression(parent.expression) &&
+    ["includes", "has", "indexOf"].includes(parent.expression.name.text) &&
+    parent.arguments.includes(node as ts.Expression)
+  );
+}
+
+/**
+ * Every string literal of the source that names a role or filters on one: `file:line "text"`;
+ * with `conditionsOnly` (the server's sources), the role names that stand in a condition.
+ */
+function roleLiterals(file: string, text: string, conditionsOnly = false): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
+  const named = (node: ts.StringLiteralLike) =>
+    conditionsOnly ? ROLE_NAMES.has(node.text) && isConditionOperand(node) : ROLE_NAMES.has(node.text);
   const visit = (node: ts.Node) => {
     if (ts.isStringLiteralLike(node) && !isOptionDefault(node)) {
-      if (ROLE_NAMES.has(node.text) || FILTER_ON_ROLE.test(node.text)) {
+      if (named(node) || FILTER_ON_ROLE.test(node.text)) {
         const { line } = source.getLineAndCharacterOfPosition(node.getStart());
         found.push(`${file}:${line + 1} ${JSON.stringify(node.text)}`);
       }
@@ -64,6 +94,13 @@ describe("role names in the CLI", () => {
     expect(found).toEqual([]);
   });
 
+  it("no condition in src/server names a role: it asks the access policy's operations", () => {
+    const found = sourcesUnder("src/server").flatMap((file) =>
+      roleLiterals(relative(ROOT, join(ROOT, file)), readFileSync(join(ROOT, file), "utf8"), true),
+    );
+    expect(found).toEqual([]);
+  });
+
   // the guard itself: what it must catch and what it must let pass
   it.each([
     ['if (roles.includes("admin")) return;', 1],
@@ -76,5 +113,16 @@ describe("role names in the CLI", () => {
     ['await refuseBeforeAsking(ctx, "users:delete", {}, { about: "users" });', 0],
   ])("%s: %i found", (code, count) => {
     expect(roleLiterals("sample.ts", code)).toHaveLength(count);
+  });
+
+  // on the server, conditions only: role names as data pass
+  it.each([
+    ['if (principal.roles.includes("admin")) return undefined;', 1],
+    ['return issuerRole !== "admin" && issuerRole !== "support";', 2],
+    ["switch (role) { case 'member': break; }", 1],
+    ['const roles = [{ value: "admin", primary: true }];', 0],
+    ['await save(trx, id, { issuerRole: "admin" });', 0],
+  ])("server: %s: %i found", (code, count) => {
+    expect(roleLiterals("sample.ts", code, true)).toHaveLength(count);
   });
 });

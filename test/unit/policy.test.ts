@@ -216,7 +216,7 @@ describe("the access policy", () => {
       "unlock",
     ]);
     for (const id of OPERATION_IDS) {
-      const rule: { managesAccount?: true; scope?: string } = OPERATIONS[id];
+      const rule: { grants: readonly string[]; managesAccount?: true; scope?: string } = OPERATIONS[id];
       // an operation a token may never take has no scope to grant it
       if (rule.managesAccount) expect(rule.scope, id).toBeUndefined();
     }

@@ -2,10 +2,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Command } from "commander";
 import { type Context, chosenFormat } from "../../cli/command-context.js";
 import { noteInterrupt } from "../../cli/interrupt.js";
+import { OUTPUT_FORMATS } from "../../cli/output.js";
 import { AUDIT_PAGE_SIZE } from "../../contract/audit.js";
 import { examples, wholeNumber, withContext } from "../verb-helpers.js";
 import { auditPage } from "./audit-page.js";
-import { AUDIT_COLUMNS } from "./columns.js";
+import { AUDIT_COLUMNS, AUDIT_CSV_COLUMNS } from "./columns.js";
 
 interface Options {
   follow?: boolean;
@@ -27,22 +28,27 @@ async function lastRecords(ctx: Context, options: Options, count: number) {
  * Prints records as they come: on a terminal a row each, piped one NDJSON line each (unless -o
  * names another format), so that a pipe sees each record as soon as it is read. A table has one
  * header, as `kubectl get --watch` prints it: later rows have the first rows' columns under it.
+ * CSV, framed as every streamed list frames it (OUTPUT_FORMATS), writes its header once, with the
+ * columns of `audit list -o csv`, so that every record's row lines up under it.
  */
 function printer(ctx: Context) {
   const format = chosenFormat(ctx.globals) ?? (ctx.io.stdout.isTTY ? "table" : "ndjson");
+  const { pages: framing, flatRows } = OUTPUT_FORMATS[format];
   let columns: string[] | undefined;
+  let first = true;
   return async (records: unknown[]) => {
     if (records.length === 0) return;
-    const first = columns === undefined;
     const text = await ctx.render(records, {
       format,
-      fields: columns ?? ctx.fields(),
+      fields: columns ?? ctx.fields() ?? (flatRows ? AUDIT_CSV_COLUMNS : undefined),
       columns: AUDIT_COLUMNS,
+      header: framing !== "header-once" || first,
       shown: (shown) => {
         columns ??= shown;
       },
     });
     ctx.io.stdout.write(format === "table" && !first ? text.slice(text.indexOf("\n") + 1) : text);
+    first = false;
   };
 }
 

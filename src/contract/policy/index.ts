@@ -6,6 +6,7 @@
 export * from "./decide.js";
 export * from "./effective-roles.js";
 export * from "./gate.js";
+export * from "./issued.js";
 export * from "./last-admin.js";
 export * from "./operations.js";
 export { DELEGATED_REFUSAL } from "./words.js";

@@ -126,6 +126,14 @@ export const OPERATIONS = {
     noun: "service accounts",
     ...account,
   },
+  // a grant is listed and revoked by its user; these are the grants of someone else
+  "oauth-grants:list-other": user("list the OAuth grants of", ADMIN),
+  "oauth-grants:revoke-other": user("revoke the OAuth grants of", ADMIN),
+  // the audit trail: everyone reads the records where they are actor or target; staff read the
+  // others' too, with their request origins; key operations concern the deployment, not the
+  // people support helps, so only an admin reads them
+  "audit:read-others": { grants: STAFF, verb: "read the records of others in", noun: "the audit trail" },
+  "audit:read-keys": { grants: ADMIN, verb: "read the key operations in", noun: "the audit trail" },
 } as const satisfies Record<string, OperationRule>;
 
 export type OperationId = keyof typeof OPERATIONS;

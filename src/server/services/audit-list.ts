@@ -1,7 +1,8 @@
 import type { Static } from "@sinclair/typebox";
 import { type RawBuilder, sql } from "kysely";
 import { AUDIT_PAGE_SIZE, type AuditRecord, type listAudit as listAuditRoute } from "../../contract/audit.js";
-import { type QueryOf, STAFF } from "../../contract/route.js";
+import { allows } from "../../contract/policy/index.js";
+import type { QueryOf } from "../../contract/route.js";
 import { auditTarget } from "../filter/audit-target.js";
 import { compileFilter } from "../filter/compile.js";
 import { parseFilter } from "../filter/parse.js";
@@ -19,8 +20,9 @@ type Record = Static<typeof AuditRecord>;
  * deployment, not the people support helps), members the records where they are actor or target.
  */
 function visibleTo(principal: Principal): RawBuilder<unknown> | undefined {
-  if (principal.roles.includes("admin")) return undefined;
-  if (principal.roles.includes("support")) return sql`audit_log.action not like 'key.%'`;
+  if (allows(principal, "audit:read-others")) {
+    return allows(principal, "audit:read-keys") ? undefined : sql`audit_log.action not like 'key.%'`;
+  }
   return sql`(audit_log.actor_id = ${principal.userId} or audit_log.target_id = ${principal.userId})`;
 }
 
@@ -30,7 +32,7 @@ function visibleTo(principal: Principal): RawBuilder<unknown> | undefined {
  * password typed for its name); undefined for admins and support, who read every one.
  */
 function ownOriginsOnly(principal: Principal): string | undefined {
-  return principal.roles.some((role) => STAFF.includes(role)) ? undefined : principal.userId;
+  return allows(principal, "audit:read-others") ? undefined : principal.userId;
 }
 
 function time(value: string, name: "since" | "until"): string {

@@ -1,3 +1,4 @@
+import { countsAsActiveAdmin } from "../../contract/policy/index.js";
 import { userNameKey } from "../../contract/resources.js";
 import { ProblemError } from "../problem-error.js";
 import { revokeUserApiTokens } from "../store/api-tokens-repo.js";
@@ -109,7 +110,7 @@ export async function recoverAdmin(
     const recovered = {
       ...attributes,
       active: true,
-      roles: roleNames(attributes).includes("admin") ? roles : [...roles, { value: "admin" }],
+      roles: countsAsActiveAdmin(roleNames(attributes), true) ? roles : [...roles, { value: "admin" }],
     };
     const row = {
       ...current,

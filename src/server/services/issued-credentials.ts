@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
-import type { Role } from "../../contract/route.js";
+import { isIssuerRole } from "../../contract/policy/index.js";
 import type { UserAccount } from "../store/users-repo.js";
 import { type ResourceAction, roleMay } from "./resource-policy.js";
-import type { Principal } from "./service-context.js";
 
 /**
  * Credentials that someone other than the account's holder issued: a temporary password, an
@@ -13,12 +12,7 @@ import type { Principal } from "./service-context.js";
  * enabled state and link address are what they were when it was sent.
  */
 
-export type IssuerRole = Extract<Role, "admin" | "support">;
-
-/** The role a staff member issues credentials under: admin when they hold it, else support. */
-export function issuerRoleOf(principal: Principal): IssuerRole {
-  return principal.roles.includes("admin") ? "admin" : "support";
-}
+export { type IssuerRole, issuerRoleOf } from "../../contract/policy/index.js";
 
 /** What each kind of issued credential lets its holder do, as the roles table names it. */
 const ISSUED_AS: Record<"temporaryPassword" | "link", ResourceAction> = {
@@ -33,7 +27,7 @@ export function issuerStillMay(
   account: Pick<UserAccount, "id" | "roles">,
 ): boolean {
   if (issuerRole === null) return true;
-  if (issuerRole !== "admin" && issuerRole !== "support") return false;
+  if (!isIssuerRole(issuerRole)) return false;
   return roleMay(issuerRole, ISSUED_AS[kind], { id: account.id, roles: account.roles });
 }
 

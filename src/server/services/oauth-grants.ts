@@ -3,13 +3,12 @@
  * own; admins everyone's. When a grant was last used is kept to the minute, so that the signed
  * requests of a busy partner do not each write to the database.
  */
+import { allows } from "../../contract/policy/index.js";
 import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problem-error.js";
 import * as repo from "../store/oauth-repo.js";
 import { auditBy } from "./audit.js";
 import type { Principal, ServiceContext } from "./service-context.js";
-
-const isAdmin = (principal: Principal) => principal.roles.includes("admin");
 
 /** A use is recorded when the last one recorded is older than this. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -42,11 +41,12 @@ export async function noteGrantUse(ctx: ServiceContext, token: string): Promise<
 
 /** The live grants of the caller, or (admin) of everyone or of one user. */
 export async function listGrants(ctx: ServiceContext, principal: Principal, userId?: string) {
-  if (!isAdmin(principal) && userId !== undefined && userId !== principal.userId) {
+  const everyones = allows(principal, "oauth-grants:list-other");
+  if (!everyones && userId !== undefined && userId !== principal.userId) {
     throw new ProblemError("forbidden", "Only admins list the grants of other users; drop --user.");
   }
   const rows = await repo.listTokens(ctx.store.db, {
-    userId: isAdmin(principal) ? userId : principal.userId,
+    userId: everyones ? userId : principal.userId,
     nowIso: ctx.clock().toISOString(),
   });
   const data = rows.map((row) => {
@@ -69,7 +69,7 @@ export async function listGrants(ctx: ServiceContext, principal: Principal, user
 
 /** Revokes a grant: the caller's own, or (admin) anyone's. Another user's grant is not found. */
 export async function revokeGrant(ctx: ServiceContext, principal: Principal, token: string): Promise<void> {
-  const admin = isAdmin(principal);
+  const admin = allows(principal, "oauth-grants:revoke-other");
   const revoked = await ctx.store.db.transaction().execute(async (trx) => {
     const grant = await repo.deleteToken(trx, token, admin ? undefined : principal.userId);
     // the token itself is not recorded: the grant is named by its user and its consumer

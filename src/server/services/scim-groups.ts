@@ -1,4 +1,10 @@
-import { decide, type OperationId, type RoleSource, roleSources } from "../../contract/policy/index.js";
+import {
+  countsAsActiveAdmin,
+  decide,
+  type OperationId,
+  type RoleSource,
+  roleSources,
+} from "../../contract/policy/index.js";
 import { LIST_COUNT, SCHEMA_URN } from "../../contract/resources.js";
 import type { Role } from "../../contract/route.js";
 import { SCIM_URN } from "../../contract/scim.js";
@@ -34,11 +40,13 @@ export const groupRolesOfRow = (row: repo.GroupRow): Role[] => [
   ...(row.grants_member === 1 ? (["member"] as const) : []),
 ];
 
-const roleColumns = (roles: readonly Role[]) => ({
-  grants_admin: roles.includes("admin") ? 1 : 0,
-  grants_support: roles.includes("support") ? 1 : 0,
-  grants_member: roles.includes("member") ? 1 : 0,
-});
+/** Each role a group may grant, and the column of `groups` that says it does. */
+const ROLE_COLUMN = { admin: "grants_admin", support: "grants_support", member: "grants_member" } as const;
+
+const roleColumns = (roles: readonly Role[]) =>
+  Object.fromEntries(
+    (Object.entries(ROLE_COLUMN) as [Role, string][]).map(([role, column]) => [column, roles.includes(role) ? 1 : 0]),
+  ) as Record<(typeof ROLE_COLUMN)[Role], 0 | 1>;
 
 const CORE_PREFIX = `${SCIM_URN.group}:`.toLowerCase();
 const listOf = (text: string | undefined) =>
@@ -256,7 +264,7 @@ async function applyChange(ctx: ServiceContext, principal: Principal, id: string
   await assertUsers(ctx, [...(change.replaceMembers ?? []), ...change.add]);
   const losesAdmin =
     current.grants_admin === 1 &&
-    ((newRoles !== undefined && !newRoles.includes("admin")) ||
+    ((newRoles !== undefined && !countsAsActiveAdmin(newRoles, true)) ||
       change.replaceMembers !== undefined ||
       change.remove.size > 0);
   const nowIso = ctx.clock().toISOString();
