@@ -163,6 +163,10 @@ describe.each(MODES)("every --help example works as written (%s)", (mode: Mode) 
       "startsAt=2027-01-10T09:00:00Z",
     ]);
     await run(["users", "create", "--user-name", "jdoe", "--email", "jdoe@example.com", "--role", "member"]);
+    // the groups and service accounts the examples name, and the members they add
+    for (const name of ["alice", "bob"]) await run(["users", "create", "--user-name", name, "--role", "member"]);
+    await run(["groups", "create", "Help Desk", "--role", "support"]);
+    await run(["service-accounts", "create", "okta-provisioning", "--role", "admin"]);
     // token credentials, approved by the admin, for the examples that sign with them (oauth whoami, oauth call)
     const consumer = await template.run(["oauth", "consumers", "create", "--name", "Examples", "--json"]);
     if (consumer.exitCode !== 0) throw new Error(show(consumer));

@@ -13,7 +13,7 @@ export function register(group: Command, io: Context["io"]): void {
     .command("create <name>")
     .description("create a group (admins); --role gives its members a role")
     .option("--role <role>", "a role the group grants its members (admin, support, member); repeatable", collect)
-    .addHelpText("after", examples("bizctl groups create 'Help Desk' --role support", "bizctl groups create Sales"))
+    .addHelpText("after", examples("bizctl groups create 'Front Desk' --role support", "bizctl groups create Sales"))
     .action(
       withContext(io, async (ctx, name: string, options: { role?: string[] }) => {
         ctx.requireCredential();

@@ -140,7 +140,7 @@ export function register(program: Command, io: Context["io"]): void {
   group
     .command("tokens <name>")
     .description("a service account's API tokens that are not revoked")
-    .addHelpText("after", examples("bizctl service-accounts tokens entra-provisioning"))
+    .addHelpText("after", examples("bizctl service-accounts tokens okta-provisioning"))
     .action(withContext(io, tokens));
   group
     .command("token-create <name>")
@@ -150,7 +150,7 @@ export function register(program: Command, io: Context["io"]): void {
     .option("--expires <days>", "expiry in days, e.g. 30d (default 90d, at most 366d)")
     .addHelpText(
       "after",
-      examples("bizctl service-accounts token-create entra-provisioning --name 'Entra ID' --scope resources:write"),
+      examples("bizctl service-accounts token-create okta-provisioning --name 'Entra ID' --scope resources:write"),
     )
     .action(withContext(io, tokenCreate));
   group
