@@ -8,6 +8,7 @@ import { useInProcessSession } from "../helpers/in-process.js";
  * back by the actor's name.
  */
 
+const JO_PASSWORD = "tangerine harbour violet 3381 quill";
 const SUPPORT_PASSWORD = "amber kettle orbit 5521 willow";
 
 describe.each(MODES)("support's actions in the audit trail (%s)", (mode) => {
@@ -21,14 +22,18 @@ describe.each(MODES)("support's actions in the audit trail (%s)", (mode) => {
     expect((await s.login(support, "desk", json(created).oneTimePassword, SUPPORT_PASSWORD)).exitCode).toBe(0);
     const jo = await s.run(["users", "create", "--user-name", "jo", "--email", "jo@example.com", "--json"]);
     expect(jo.exitCode, show(jo)).toBe(0);
+    // a session of jo's for support to end (a sign-out that ends none records nothing)
+    const joEnv = await s.newConfig("jo");
+    expect((await s.login(joEnv, "jo", json(jo).oneTimePassword, JO_PASSWORD)).exitCode).toBe(0);
   });
 
   const ACTIONS: { args: string[]; action: string }[] = [
+    // first, while jo's session is open: the password set next ends it
+    { args: ["users", "sign-out", "jo"], action: "sessions.end" },
     { args: ["users", "set-password", "jo", "--generate"], action: "password.set" },
     { args: ["users", "disable", "jo"], action: "user.disable" },
     { args: ["users", "enable", "jo"], action: "user.enable" },
     { args: ["users", "unlock", "jo"], action: "unlock" },
-    { args: ["users", "sign-out", "jo"], action: "sessions.end" },
     { args: ["users", "invite", "jo"], action: "user.invite" },
     { args: ["users", "reset-password", "jo"], action: "password.reset_request" },
   ];

@@ -63,11 +63,9 @@ describe.each(MODES)("an atomic import beyond the items quota (%s)", (mode) => {
     writeFileSync(file, `${lines.join("\n")}\n`);
     const imported = await s.run(["events", "import", file, "--atomic", "--batch-size", "2"], { env });
     expect(imported.exitCode, show(imported)).toBe(6);
-    // the CLI says what it stopped, then the error
-    expect(imported.stderr).toMatch(/^Stopped; nothing was written \(the import is atomic\)\.$/m);
-    const { error } = JSON.parse(imported.stderr.trim().split("\n").at(-1)!) as {
-      error: { code: string; message: string };
-    };
+    // one JSON object on a piped stderr: the error, with what the CLI said it stopped
+    const error = errorOf(imported);
+    expect(error.messages).toContain("Stopped; nothing was written (the import is atomic).");
     expect(error.code).toBe("quota_exceeded");
     expect(error.message).toMatch(/--import-max-items, BIZCTL_IMPORT_MAX_ITEMS/);
     const listed = await s.run(["events", "list", "--json"], { env });

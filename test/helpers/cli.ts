@@ -105,6 +105,8 @@ export interface ErrorReport {
   hint?: string;
   exitCode: number;
   errors?: { path: string; message: string }[];
+  /** what the command said before it failed */
+  messages?: string[];
 }
 
 /** stderr must be exactly one JSON object `{"error":{...}}` (stderr is not a terminal in tests). */

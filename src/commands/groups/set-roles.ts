@@ -9,7 +9,10 @@ export function register(group: Command, io: Context["io"]): void {
   group
     .command("set-roles <group> [roles...]")
     .description("replace the roles a group grants its members (admin, support, member; none: no role); admins only")
-    .addHelpText("after", examples("bizctl groups set-roles 'Help Desk' support", "bizctl groups set-roles 'Help Desk'"))
+    .addHelpText(
+      "after",
+      examples("bizctl groups set-roles 'Help Desk' support", "bizctl groups set-roles 'Help Desk'"),
+    )
     .action(
       withContext(io, async (ctx, reference: string, roles: string[]) => {
         ctx.requireCredential();
