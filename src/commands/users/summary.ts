@@ -51,6 +51,8 @@ function managerOf(manager: unknown): unknown {
 export function userSummary(user: Attributes): Attributes {
   const summary: Attributes = {};
   const put = (key: string, value: unknown) => {
+    // only an account that is not a person says so: on every other user it would be noise
+    if (key === "serviceAccount" && value !== true) return;
     if (value !== undefined && value !== null && value !== "") summary[key] = value;
   };
   for (const key of FIRST) put(key, key === "name" ? nameOf(user.name) : user[key]);
