@@ -92,6 +92,7 @@ export const listGroups = defineRoute({
 
 export const getGroup = defineRoute({
   id: "groups.get",
+  etag: true,
   method: "GET",
   path: `${GROUPS_PATH}/:id`,
   summary: "Read one Group (excludedAttributes=members: without its members)",
@@ -104,6 +105,7 @@ export const getGroup = defineRoute({
 
 export const createGroup = defineRoute({
   id: "groups.create",
+  etag: true,
   errors: ["forbidden", "conflict"],
   method: "POST",
   path: GROUPS_PATH,
@@ -116,10 +118,12 @@ export const createGroup = defineRoute({
 
 export const replaceGroup = defineRoute({
   id: "groups.replace",
+  etag: true,
   errors: ["forbidden", "conflict", "last_admin"],
   method: "PUT",
   path: `${GROUPS_PATH}/:id`,
-  summary: "Replace a Group: its name, externalId and members (its roles stay unless the extension is sent)",
+  summary:
+    "Replace a Group: its name, externalId and members (its roles stay unless the extension is sent; honours If-Match)",
   ...groups,
   access: memberChanges,
   params: IdParams,
@@ -129,6 +133,7 @@ export const replaceGroup = defineRoute({
 
 export const patchGroup = defineRoute({
   id: "groups.patch",
+  etag: true,
   errors: ["forbidden", "conflict", "last_admin"],
   method: "PATCH",
   path: `${GROUPS_PATH}/:id`,
@@ -144,10 +149,11 @@ export const patchGroup = defineRoute({
 
 export const deleteGroup = defineRoute({
   id: "groups.delete",
+  etag: true,
   errors: ["forbidden", "last_admin"],
   method: "DELETE",
   path: `${GROUPS_PATH}/:id`,
-  summary: "Delete a Group (admins): its members lose the roles it granted at once",
+  summary: "Delete a Group (admins; honours If-Match): its members lose the roles it granted at once",
   ...groups,
   access: access("groups:delete"),
   params: IdParams,

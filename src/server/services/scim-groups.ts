@@ -1,24 +1,17 @@
-import {
-  countsAsActiveAdmin,
-  decide,
-  type OperationId,
-  type RoleSource,
-  roleSources,
-} from "../../contract/policy/index.js";
+import { countsAsActiveAdmin, decide, type OperationId } from "../../contract/policy/index.js";
 import { LIST_COUNT, SCHEMA_URN } from "../../contract/resources.js";
 import type { Role } from "../../contract/route.js";
-import { SCIM_URN } from "../../contract/scim.js";
 import { GROUPS_PATH } from "../../contract/scim-groups.js";
-import { USERS_PATH } from "../../contract/scim-users.js";
 import { parseFilter } from "../filter/parse.js";
+import { assertPreconditions, ChangedMeanwhile, etagOf, type Preconditions } from "../http/preconditions.js";
 import { invalid, ProblemError } from "../problem-error.js";
 import { isUniqueViolationOn } from "../store/errors.js";
 import * as repo from "../store/groups-repo.js";
-import { auditBy } from "./audit.js";
+import { type AuditEntry, actorOf, auditBy, refusalsRecorded } from "./audit.js";
 import { type GroupChange, groupBody, patchChange } from "./group-changes.js";
 import { keepingAnAdmin } from "./last-admin.js";
 import type { PatchRequest } from "./resource-patch.js";
-import { project } from "./scim-projection.js";
+import { answer, groupRolesOfRow, listOf, type Projection, versioned } from "./scim-group-representation.js";
 import type { Principal, ServiceContext } from "./service-context.js";
 
 // /Groups (spec 1.9): groups of Users that grant roles. A change of a group's members or roles
@@ -27,18 +20,7 @@ import type { Principal, ServiceContext } from "./service-context.js";
 
 type Attributes = Record<string, unknown>;
 
-export interface Projection {
-  attributes?: string;
-  excludedattributes?: string;
-}
-
 const displayKeyOf = (name: string) => name.normalize("NFC").toLowerCase();
-
-export const groupRolesOfRow = (row: repo.GroupRow): Role[] => [
-  ...(row.grants_admin === 1 ? (["admin"] as const) : []),
-  ...(row.grants_support === 1 ? (["support"] as const) : []),
-  ...(row.grants_member === 1 ? (["member"] as const) : []),
-];
 
 /** Each role a group may grant, and the column of `groups` that says it does. */
 const ROLE_COLUMN = { admin: "grants_admin", support: "grants_support", member: "grants_member" } as const;
@@ -47,76 +29,6 @@ const roleColumns = (roles: readonly Role[]) =>
   Object.fromEntries(
     (Object.entries(ROLE_COLUMN) as [Role, string][]).map(([role, column]) => [column, roles.includes(role) ? 1 : 0]),
   ) as Record<(typeof ROLE_COLUMN)[Role], 0 | 1>;
-
-const CORE_PREFIX = `${SCIM_URN.group}:`.toLowerCase();
-const listOf = (text: string | undefined) =>
-  (text ?? "")
-    .split(",")
-    .map((path) => path.trim().toLowerCase())
-    .map((path) => (path.startsWith(CORE_PREFIX) ? path.slice(CORE_PREFIX.length) : path))
-    .filter(Boolean);
-
-/** Whether the answer holds the members: not when excluded, nor when `attributes` names others only. */
-function wantsMembers(projection: Projection): boolean {
-  const wanted = listOf(projection.attributes);
-  if (wanted.length > 0) return wanted.some((path) => path === "members" || path.startsWith("members."));
-  return !listOf(projection.excludedattributes).includes("members");
-}
-
-/** The core URN dropped from the projection's paths: scim-projection knows the User's only. */
-const plain = (text: string | undefined) => (text === undefined ? undefined : listOf(text).join(","));
-
-function representation(ctx: ServiceContext, row: repo.GroupRow, members?: repo.MemberRow[]): Attributes {
-  const roles = groupRolesOfRow(row);
-  const base = ctx.publicUrl ?? "";
-  return {
-    schemas: [SCIM_URN.group, SCIM_URN.groupRoles],
-    id: row.id,
-    displayName: row.display_name,
-    ...(row.external_id !== null && { externalId: row.external_id }),
-    ...(members && {
-      members: members.map((member) => {
-        const attributes = JSON.parse(member.attributes) as Attributes;
-        const display = typeof attributes.displayName === "string" ? attributes.displayName : attributes.userName;
-        return {
-          value: member.user_id,
-          ...(typeof display === "string" && { display }),
-          $ref: `${base}${USERS_PATH}/${member.user_id}`,
-          type: "User",
-        };
-      }),
-    }),
-    [SCIM_URN.groupRoles]: { roles },
-    meta: {
-      resourceType: "Group",
-      created: row.created_at,
-      lastModified: row.updated_at,
-      version: `W/"${row.version}"`,
-      location: `${base}${GROUPS_PATH}/${row.id}`,
-    },
-  };
-}
-
-/** The groups as the request asks for them, their members read only when asked for. */
-async function answer(ctx: ServiceContext, rows: repo.GroupRow[], projection: Projection): Promise<Attributes[]> {
-  const members = wantsMembers(projection)
-    ? await repo.membersOf(
-        ctx.store.db,
-        rows.map((row) => row.id),
-      )
-    : undefined;
-  return rows.map((row) =>
-    project(
-      representation(
-        ctx,
-        row,
-        members?.filter((member) => member.group_id === row.id),
-      ),
-      plain(projection.attributes),
-      plain(projection.excludedattributes),
-    ),
-  );
-}
 
 function assertMay(principal: Principal, operation: OperationId, roles: readonly Role[], name: string): void {
   const decision = decide(principal, operation, { roles }, { scopes: false, words: { about: `the group ${name}` } });
@@ -175,8 +87,7 @@ export async function listGroups(
 
 export async function getGroup(ctx: ServiceContext, principal: Principal, id: string, projection: Projection = {}) {
   assertMay(principal, "groups:read", [], "groups");
-  const row = await mustFind(ctx, id);
-  return (await answer(ctx, [row], projection))[0] as Attributes;
+  return versioned(ctx, await mustFind(ctx, id), projection);
 }
 
 /** 400 for a member that is not a User: a group holds Users only. */
@@ -205,16 +116,49 @@ function conflict(error: unknown, change: Pick<GroupChange, "displayName" | "ext
   throw error;
 }
 
-const target = (row: Pick<repo.GroupRow, "id" | "display_name">) => ({
+const target = (row: Pick<repo.GroupRow, "display_name"> & { id?: string }) => ({
   type: "Group",
-  id: row.id,
+  ...(row.id !== undefined && { id: row.id }),
   name: row.display_name,
 });
 
+/** The problems a change of a group is refused with for who asks, not for what it asks. */
+const REFUSALS: ReadonlySet<string> = new Set(["forbidden", "last_admin"]);
+
+/**
+ * Runs a change of a group, recording its refusal (not allowed, or the last admin's role) in the
+ * audit trail on its own, as a refused change of a User is; `attempted` names the action at the
+ * moment of the refusal.
+ */
+function refusalsOf<T>(
+  ctx: ServiceContext,
+  principal: Principal,
+  on: ReturnType<typeof target>,
+  attempted: () => AuditEntry["action"],
+  change: () => Promise<T>,
+): Promise<T> {
+  return refusalsRecorded(
+    ctx,
+    (error) =>
+      REFUSALS.has(error.code)
+        ? { action: attempted(), target: on, actor: actorOf(principal), origin: principal.origin }
+        : undefined,
+    change,
+  );
+}
+
 export async function createGroup(ctx: ServiceContext, principal: Principal, body: Attributes) {
   const change = groupBody(body);
-  assertMay(principal, "groups:create", [], change.displayName);
-  if (change.roles?.length) assertMay(principal, "groups:set-roles", change.roles, change.displayName);
+  await refusalsOf(
+    ctx,
+    principal,
+    target({ display_name: change.displayName }),
+    () => "group.create",
+    async () => {
+      assertMay(principal, "groups:create", [], change.displayName);
+      if (change.roles?.length) assertMay(principal, "groups:set-roles", change.roles, change.displayName);
+    },
+  );
   const members = change.replaceMembers ?? [];
   await assertUsers(ctx, members);
   const now = ctx.clock().toISOString();
@@ -241,15 +185,21 @@ export async function createGroup(ctx: ServiceContext, principal: Principal, bod
   } catch (error) {
     conflict(error, change);
   }
-  return { body: (await answer(ctx, [row], {}))[0] as Attributes, location: `${GROUPS_PATH}/${row.id}` };
+  return { ...(await versioned(ctx, row, {})), location: `${GROUPS_PATH}/${row.id}` };
 }
 
 /**
  * Writes a change of a group: its row first (which orders concurrent changes of one group), then
  * its members one row each. A change that may take the last admin's role away runs under the
- * last-admin guard.
+ * last-admin guard; If-Match is checked against the version the locked row had.
  */
-async function applyChange(ctx: ServiceContext, principal: Principal, id: string, change: GroupChange) {
+async function applyChange(
+  ctx: ServiceContext,
+  principal: Principal,
+  id: string,
+  change: GroupChange,
+  preconditions?: Preconditions,
+) {
   const current = await mustFind(ctx, id);
   const roles = groupRolesOfRow(current);
   const renamed =
@@ -258,132 +208,149 @@ async function applyChange(ctx: ServiceContext, principal: Principal, id: string
   const newRoles = change.roles;
   const rolesChanged = newRoles !== undefined && newRoles.join(",") !== roles.join(",");
   const membersChanged = change.replaceMembers !== undefined || change.add.size > 0 || change.remove.size > 0;
-  if (renamed) assertMay(principal, "groups:update", roles, current.display_name);
-  if (rolesChanged) assertMay(principal, "groups:set-roles", newRoles, current.display_name);
-  if (membersChanged) assertMay(principal, "groups:change-members", roles, current.display_name);
-  await assertUsers(ctx, [...(change.replaceMembers ?? []), ...change.add]);
-  const losesAdmin =
-    current.grants_admin === 1 &&
-    ((newRoles !== undefined && !countsAsActiveAdmin(newRoles, true)) ||
-      change.replaceMembers !== undefined ||
-      change.remove.size > 0);
-  const nowIso = ctx.clock().toISOString();
-  let written: repo.GroupRow | undefined;
-  try {
-    await ctx.store.db.transaction().execute(async (trx) => {
-      const write = async () => {
-        written = await repo.touchGroup(
-          trx,
-          id,
-          {
-            ...(change.displayName !== undefined && {
-              display_name: change.displayName,
-              display_key: displayKeyOf(change.displayName),
-            }),
-            ...(change.externalId !== undefined && { external_id: change.externalId }),
-            ...(newRoles !== undefined && roleColumns(newRoles)),
-          },
-          nowIso,
-        );
-        if (!written) throw new ProblemError("not_found", `No group with id ${id}.`);
-        // the roles as the group's locked row has them: a concurrent change cannot slip support past them
-        if (membersChanged && !rolesChanged) {
-          assertMay(principal, "groups:change-members", groupRolesOfRow(written), current.display_name);
-        }
-        if (change.replaceMembers !== undefined) {
-          await repo.removeAllMembers(trx, id);
-          await repo.addMembers(trx, id, change.replaceMembers);
-        }
-        await repo.removeMembers(trx, id, [...change.remove]);
-        await repo.addMembers(trx, id, [...change.add]);
-      };
-      await (losesAdmin ? keepingAnAdmin(ctx, trx, write) : write());
-      const on = target(written ?? current);
-      if (renamed) {
-        await auditBy(ctx, trx, principal, {
-          action: "group.update",
-          target: on,
-          details: { from: current.display_name, externalId: change.externalId ?? current.external_id },
+  let attempted: AuditEntry["action"] = "group.update";
+  const may = (action: AuditEntry["action"], operation: OperationId, granted: readonly Role[]) => {
+    attempted = action;
+    assertMay(principal, operation, granted, current.display_name);
+  };
+  return refusalsOf(
+    ctx,
+    principal,
+    target(current),
+    () => attempted,
+    async () => {
+      if (renamed) may("group.update", "groups:update", roles);
+      if (rolesChanged) may("group.roles", "groups:set-roles", newRoles);
+      if (membersChanged) may("group.members", "groups:change-members", roles);
+      await assertUsers(ctx, [...(change.replaceMembers ?? []), ...change.add]);
+      const losesAdmin =
+        current.grants_admin === 1 &&
+        ((newRoles !== undefined && !countsAsActiveAdmin(newRoles, true)) ||
+          change.replaceMembers !== undefined ||
+          change.remove.size > 0);
+      if (losesAdmin) attempted = rolesChanged ? "group.roles" : "group.members";
+      const nowIso = ctx.clock().toISOString();
+      let written: repo.GroupRow | undefined;
+      try {
+        await ctx.store.db.transaction().execute(async (trx) => {
+          const write = async () => {
+            written = await repo.touchGroup(
+              trx,
+              id,
+              {
+                ...(change.displayName !== undefined && {
+                  display_name: change.displayName,
+                  display_key: displayKeyOf(change.displayName),
+                }),
+                ...(change.externalId !== undefined && { external_id: change.externalId }),
+                ...(newRoles !== undefined && roleColumns(newRoles)),
+              },
+              nowIso,
+            );
+            if (!written) throw new ProblemError("not_found", `No group with id ${id}.`);
+            assertPreconditions(preconditions, etagOf(written.version - 1));
+            // the roles as the group's locked row has them: a concurrent change cannot slip support past them
+            if (membersChanged && !rolesChanged)
+              may("group.members", "groups:change-members", groupRolesOfRow(written));
+            if (change.replaceMembers !== undefined) {
+              await repo.removeAllMembers(trx, id);
+              await repo.addMembers(trx, id, change.replaceMembers);
+            }
+            await repo.removeMembers(trx, id, [...change.remove]);
+            await repo.addMembers(trx, id, [...change.add]);
+          };
+          await (losesAdmin ? keepingAnAdmin(ctx, trx, write) : write());
+          const on = target(written ?? current);
+          if (renamed) {
+            await auditBy(ctx, trx, principal, {
+              action: "group.update",
+              target: on,
+              details: { from: current.display_name, externalId: change.externalId ?? current.external_id },
+            });
+          }
+          if (rolesChanged) {
+            await auditBy(ctx, trx, principal, {
+              action: "group.roles",
+              target: on,
+              details: { from: roles, to: newRoles },
+            });
+          }
+          if (membersChanged) {
+            await auditBy(ctx, trx, principal, {
+              action: "group.members",
+              target: on,
+              details: {
+                ...(change.replaceMembers !== undefined && { replacedWith: change.replaceMembers }),
+                ...(change.add.size > 0 && { added: [...change.add] }),
+                ...(change.remove.size > 0 && { removed: [...change.remove] }),
+              },
+            });
+          }
         });
+      } catch (error) {
+        conflict(error, change);
       }
-      if (rolesChanged) {
-        await auditBy(ctx, trx, principal, {
-          action: "group.roles",
-          target: on,
-          details: { from: roles, to: newRoles },
-        });
-      }
-      if (membersChanged) {
-        await auditBy(ctx, trx, principal, {
-          action: "group.members",
-          target: on,
-          details: {
-            ...(change.replaceMembers !== undefined && { replacedWith: change.replaceMembers }),
-            ...(change.add.size > 0 && { added: [...change.add] }),
-            ...(change.remove.size > 0 && { removed: [...change.remove] }),
-          },
-        });
-      }
-    });
-  } catch (error) {
-    conflict(error, change);
-  }
-  return written as repo.GroupRow;
+      return written as repo.GroupRow;
+    },
+  );
 }
 
 /** PUT: the whole group (Okta); the roles stay as they are unless the request names them. */
-export async function replaceGroup(ctx: ServiceContext, principal: Principal, id: string, body: Attributes) {
-  const row = await applyChange(ctx, principal, id, groupBody(body));
-  return (await answer(ctx, [row], {}))[0] as Attributes;
+export async function replaceGroup(
+  ctx: ServiceContext,
+  principal: Principal,
+  id: string,
+  body: Attributes,
+  preconditions?: Preconditions,
+) {
+  return versioned(ctx, await applyChange(ctx, principal, id, groupBody(body), preconditions), {});
 }
 
-/** PATCH: undefined (204) unless `attributes` asks for the group. */
+/** PATCH: no body (204) unless `attributes` asks for the group; the ETag either way. */
 export async function patchGroup(
   ctx: ServiceContext,
   principal: Principal,
   id: string,
   request: PatchRequest,
   projection: Projection = {},
-): Promise<Attributes | undefined> {
-  const row = await applyChange(ctx, principal, id, patchChange(request));
-  if (projection.attributes === undefined || projection.attributes.trim() === "") return undefined;
-  return (await answer(ctx, [row], projection))[0];
-}
-
-export async function deleteGroup(ctx: ServiceContext, principal: Principal, id: string): Promise<void> {
-  const current = await mustFind(ctx, id);
-  assertMay(principal, "groups:delete", groupRolesOfRow(current), current.display_name);
-  await ctx.store.db.transaction().execute(async (trx) => {
-    const remove = async () => {
-      if (!(await repo.deleteGroup(trx, id))) throw new ProblemError("not_found", `No group with id ${id}.`);
-    };
-    await (current.grants_admin === 1 ? keepingAnAdmin(ctx, trx, remove) : remove());
-    await auditBy(ctx, trx, principal, { action: "group.delete", target: target(current) });
-  });
-}
-
-/** Each effective role of the User with where it comes from: `direct`, or a group's name. */
-export async function roleSourcesOf(
-  ctx: ServiceContext,
-  userId: string,
-  direct: readonly string[],
-): Promise<RoleSource[]> {
-  const rows = await repo.groupsOfUsers(ctx.store.db, [userId]);
-  return roleSources(
-    direct,
-    rows.map((row) => ({ displayName: row.display_name, roles: groupRolesOfRow(row) })),
-  );
-}
-
-/** The `groups` of these Users (RFC 7643 section 4.1.2, readOnly): by user id. */
-export async function groupsOfUsers(ctx: ServiceContext, userIds: readonly string[]) {
-  const rows = await repo.groupsOfUsers(ctx.store.db, userIds);
-  const base = ctx.publicUrl ?? "";
-  const byUser = new Map<string, Attributes[]>();
-  for (const row of rows) {
-    const list = byUser.get(row.user_id) ?? [];
-    list.push({ value: row.id, display: row.display_name, $ref: `${base}${GROUPS_PATH}/${row.id}`, type: "direct" });
-    byUser.set(row.user_id, list);
+  preconditions?: Preconditions,
+): Promise<{ body: Attributes | undefined; etag: string }> {
+  const row = await applyChange(ctx, principal, id, patchChange(request), preconditions);
+  if (projection.attributes === undefined || projection.attributes.trim() === "") {
+    return { body: undefined, etag: etagOf(row.version) };
   }
-  return byUser;
+  return versioned(ctx, row, projection);
+}
+
+export async function deleteGroup(
+  ctx: ServiceContext,
+  principal: Principal,
+  id: string,
+  preconditions?: Preconditions,
+): Promise<void> {
+  const current = await mustFind(ctx, id);
+  await refusalsOf(
+    ctx,
+    principal,
+    target(current),
+    () => "group.delete",
+    async () => {
+      assertMay(principal, "groups:delete", groupRolesOfRow(current), current.display_name);
+      await ctx.store.db.transaction().execute(async (trx) => {
+        const remove = async () => {
+          const gone = await repo.deleteGroup(
+            trx,
+            id,
+            preconditions?.ifMatch === undefined ? undefined : current.version,
+          );
+          if (gone) return;
+          if (await repo.findGroup(trx, id)) throw new ChangedMeanwhile("group", "deleted");
+          throw new ProblemError("not_found", `No group with id ${id}.`);
+        };
+        assertPreconditions(preconditions, etagOf(current.version));
+        await (current.grants_admin === 1 ? keepingAnAdmin(ctx, trx, remove) : remove());
+        await auditBy(ctx, trx, principal, { action: "group.delete", target: target(current) });
+      });
+    },
+  );
 }

@@ -11,7 +11,7 @@ import { type PatchRequest, patchResource } from "./resource-patch.js";
 import { can } from "./resource-policy.js";
 import * as resources from "./resources.js";
 import { canonicalNames, withoutUnassigned } from "./scim-attributes.js";
-import { groupsOfUsers, roleSourcesOf } from "./scim-groups.js";
+import { groupsOfUsers, roleSourcesOf } from "./scim-group-representation.js";
 import { project } from "./scim-projection.js";
 import type { Principal, ServiceContext } from "./service-context.js";
 

@@ -63,8 +63,13 @@ export async function touchGroup(
     .executeTakeFirst();
 }
 
-export async function deleteGroup(db: Kysely<Schema>, id: string): Promise<boolean> {
-  const result = await db.deleteFrom("groups").where("id", "=", id).executeTakeFirst();
+/** Deletes the group, only at that version when one is given (a conditional delete). */
+export async function deleteGroup(db: Kysely<Schema>, id: string, version?: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom("groups")
+    .where("id", "=", id)
+    .$if(version !== undefined, (query) => query.where("version", "=", version as number))
+    .executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
 }
 
