@@ -48,8 +48,15 @@ describe.each(MODES)("service accounts (%s)", (mode) => {
 
     const unconfirmed = await s.run(["service-accounts", "token-revoke", "idp-sync", token.id]);
     expect(unconfirmed.exitCode, show(unconfirmed)).toBe(2);
-    const revoked = await s.run(["service-accounts", "token-revoke", "idp-sync", token.id, "--yes"]);
+    const unknown = await s.run(["service-accounts", "token-revoke", "idp-sync", "Nope", "--yes"]);
+    expect(unknown.exitCode, show(unknown)).toBe(3);
+    expect(errorOf(unknown).message).toMatch(/idp-sync has no API token 'Nope'/);
+    // by the name the token list shows, as `auth tokens revoke` and `users tokens revoke` take it
+    const revoked = await s.run(["service-accounts", "token-revoke", "idp-sync", "Okta", "--yes"]);
     expect(revoked.exitCode, show(revoked)).toBe(0);
+    expect(revoked.stderr).toContain(token.id);
+    const refused = await s.run(["users", "list", "--json"], { env });
+    expect(refused.exitCode, show(refused)).toBe(4);
 
     const audit = await s.run([
       "audit",

@@ -167,6 +167,7 @@ describe.each(MODES)("every --help example works as written (%s)", (mode: Mode) 
     for (const name of ["alice", "bob"]) await run(["users", "create", "--user-name", name, "--role", "member"]);
     await run(["groups", "create", "Help Desk", "--role", "support"]);
     await run(["service-accounts", "create", "okta-provisioning", "--role", "admin"]);
+    await run(["service-accounts", "token-create", "okta-provisioning", "--name", "Okta"]);
     // token credentials, approved by the admin, for the examples that sign with them (oauth whoami, oauth call)
     const consumer = await template.run(["oauth", "consumers", "create", "--name", "Examples", "--json"]);
     if (consumer.exitCode !== 0) throw new Error(show(consumer));

@@ -5,7 +5,7 @@ import { refuseBeforeAsking } from "../../cli/permissions.js";
 import { listOfUser, revokeOfUser } from "../../contract/api-tokens.js";
 import { ROLES, type Role } from "../../contract/route.js";
 import { create as createAccount, createToken, list as listAccounts } from "../../contract/service-accounts.js";
-import { API_TOKEN_COLUMNS, expiryDays, forPerson, scopesOf } from "../api-token-output.js";
+import { API_TOKEN_COLUMNS, expiryDays, forPerson, scopesOf, tokenNamed } from "../api-token-output.js";
 import { collect, examples, withContext } from "../verb-helpers.js";
 
 // Service accounts (spec 1.9): Users that are not people, acting only through API tokens an
@@ -106,13 +106,17 @@ async function tokenCreate(ctx: Context, name: string, options: { name?: string;
   await printToken(ctx, data, account.userName);
 }
 
-async function tokenRevoke(ctx: Context, name: string, tokenId: string) {
+async function tokenRevoke(ctx: Context, name: string, tokenReference: string) {
   ctx.requireCredential();
   await mayManage(ctx);
   const account = await named(ctx, name);
-  await ctx.confirm(`Revoke API token ${tokenId} of ${account.userName}? What uses it stops working.`);
-  await (await ctx.client()).call(revokeOfUser, { params: { resourceId: account.id, tokenId } });
-  ctx.info(`Revoked API token ${tokenId} of ${account.userName}; it is refused from now on.`);
+  const client = await ctx.client();
+  const { data } = await client.call(listOfUser, { params: { resourceId: account.id } });
+  const token = tokenNamed(data.tokens, tokenReference, `${account.userName} has`);
+  const label = `'${token.name}' (${token.id})`;
+  await ctx.confirm(`Revoke API token ${label} of ${account.userName}? What uses it stops working.`);
+  await client.call(revokeOfUser, { params: { resourceId: account.id, tokenId: token.id } });
+  ctx.info(`Revoked API token ${label} of ${account.userName}; it is refused from now on.`);
 }
 
 export function register(program: Command, io: Context["io"]): void {
@@ -154,8 +158,16 @@ export function register(program: Command, io: Context["io"]): void {
     )
     .action(withContext(io, tokenCreate));
   group
-    .command("token-revoke <name> <token-id>")
-    .description("revoke an API token of a service account (asks first on a terminal; --yes without one)")
-    .addHelpText("after", examples("bizctl service-accounts token-revoke entra-provisioning <token-id> --yes"))
+    .command("token-revoke <name> <token>")
+    .description(
+      "revoke an API token of a service account, by its id or its name (asks first on a terminal; --yes without one)",
+    )
+    .addHelpText(
+      "after",
+      examples(
+        "bizctl service-accounts token-revoke okta-provisioning Okta --yes",
+        "bizctl service-accounts token-revoke entra-provisioning <token-id> --yes",
+      ),
+    )
     .action(withContext(io, tokenRevoke));
 }
