@@ -5,6 +5,7 @@
  * change, after the token is revoked too.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { outboxReader, recipientsOf } from "../helpers/mail.js";
 import { STORES } from "../helpers/postgres.js";
 import { caller, problemOf, type SignedIn, USER_PASSWORD, useTestServer } from "../helpers/server.js";
 
@@ -23,7 +24,7 @@ describe.each(STORES)("service accounts on %s", (_store, start) => {
 
   beforeAll(async () => {
     support = await server.signIn({ userName: "sam.support", roles: ["support"] });
-    member = await server.signIn({ userName: "mia.member", roles: ["member"] });
+    member = await server.signIn({ userName: "mia.member", roles: ["member"], email: "mia@example.com" });
     const created = await server.call("POST", "/ServiceAccounts", {
       userName: "entra-provisioning",
       roles: ["admin"],
@@ -76,6 +77,27 @@ describe.each(STORES)("service accounts on %s", (_store, start) => {
     const response = await send();
     const problem = problemOf(response, 403, "service_account");
     expect(problem.detail).toContain("entra-provisioning is a service account");
+  });
+
+  it("gets no reset link by the anonymous forgot-password request, even with an address: nothing is mailed", async () => {
+    const added = await server.call("PATCH", `/Users/${account.id}`, {
+      schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+      Operations: [{ op: "add", path: "emails", value: [{ value: "idp@example.com", primary: true }] }],
+    });
+    expect(added.statusCode, added.body).toBe(200);
+    const outbox = outboxReader(server.dataDir);
+    await outbox.take();
+    for (const userName of ["entra-provisioning", "idp@example.com", member.userName]) {
+      // the same answer as for anyone, so the request tells nothing of the account
+      expect((await server.anonymous("POST", "/renewPassword", { userName })).statusCode).toBe(202);
+    }
+    await server.app.services.mailer.idle();
+    const sent = (await outbox.take()).flatMap(recipientsOf);
+    expect(sent).not.toContain("idp@example.com");
+    expect(sent).toHaveLength(1); // the person's, which shows the outbox is read
+    const filter = encodeURIComponent(`action eq "password.reset_request" and target.id eq "${account.id}"`);
+    const records = (await server.call("GET", `/audit?filter=${filter}`)).json() as { data: { outcome: string }[] };
+    expect(records.data.map((record) => record.outcome)).toEqual(["service_account"]);
   });
 
   it("cannot enroll a second factor: its only credential, a token, never may", async () => {
