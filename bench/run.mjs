@@ -26,6 +26,8 @@
 //  16. measures/login-previous.mjs  a login against the previous release's (BENCH_PREVIOUS, built from git), SQLite and PostgreSQL
 //  17. measures/users-sync.mjs      `users sync` at 100 000 users: --plan and --apply (and a first sync adopting
 //                                   every user) against `users import` of the same file
+//  18. measures/groups-scale.mjs    a group of 10 000 members: its last PATCH of 1 000 adds against its first, a read
+//                                   without members against a group of 10; a User in 100 groups against one in 1
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;
@@ -47,6 +49,7 @@
 //   BENCH_AUDIT_UPDATES (300) / BENCH_AUDIT_LOGINS (40) audited and unaudited writes of each kind;
 //   BENCH_COMMIT_EVENTS (100000) events in the committed import, BENCH_COMMIT_IDLE_ROUNDS (30) idle rounds;
 //   BENCH_SYNC_USERS (100000) users in the `users sync` measure;
+//   BENCH_GROUP_MEMBERS (10000) / BENCH_GROUPS_OF_USER (100) / BENCH_GROUP_READS (200) in the groups measure;
 //   BENCH_ONLY (e.g. "throughput,workers") runs only the named measures after the set-up.
 import { harness } from "./lib/harness.mjs";
 import { dropDatabases } from "./lib/postgres.mjs";
@@ -54,6 +57,7 @@ import { summary } from "./lib/report.mjs";
 import { setUp } from "./lib/setup.mjs";
 import { measureAudit } from "./measures/audit.mjs";
 import { measureEventsImport } from "./measures/events-import.mjs";
+import { measureGroupsScale } from "./measures/groups-scale.mjs";
 import { measureImportCommit } from "./measures/import-commit.mjs";
 import { measureImports } from "./measures/imports.mjs";
 import { measureJsonServer } from "./measures/json-server.mjs";
@@ -95,6 +99,7 @@ await harness(
     if (wanted("metrics")) await measureMetrics(setup, workDir);
     if (wanted("login-previous")) await measureLoginPrevious(setup, workDir);
     if (wanted("users-sync")) await measureUsersSync(setup, workDir);
+    if (wanted("groups-scale")) await measureGroupsScale(setup, workDir);
     summary();
   },
   dropDatabases,
