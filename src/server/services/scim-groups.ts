@@ -306,7 +306,10 @@ export async function replaceGroup(
   return versioned(ctx, await applyChange(ctx, principal, id, groupBody(body), preconditions), {});
 }
 
-/** PATCH: no body (204) unless `attributes` asks for the group; the ETag either way. */
+/**
+ * PATCH: no body (204) unless `attributes` asks for the group, or the caller answers with the
+ * resource (/Resources); the ETag either way.
+ */
 export async function patchGroup(
   ctx: ServiceContext,
   principal: Principal,
@@ -314,9 +317,10 @@ export async function patchGroup(
   request: PatchRequest,
   projection: Projection = {},
   preconditions?: Preconditions,
+  answersWhole = false,
 ): Promise<{ body: Attributes | undefined; etag: string }> {
   const row = await applyChange(ctx, principal, id, patchChange(request), preconditions);
-  if (projection.attributes === undefined || projection.attributes.trim() === "") {
+  if (!answersWhole && (projection.attributes === undefined || projection.attributes.trim() === "")) {
     return { body: undefined, etag: etagOf(row.version) };
   }
   return versioned(ctx, row, projection);
