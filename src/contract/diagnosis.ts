@@ -17,6 +17,7 @@ export const REASON_CODES = [
   "temporary_password",
   "session_cap",
   "no_email",
+  "reset_address_unconfirmed",
 ] as const;
 
 export const DiagnosisReason = Type.Object({

@@ -3,6 +3,7 @@
  * scopes): who may do which operation on whom, and the words of a refusal. Pure: the server
  * enforces it, the CLI asks it before a question, and `access explain` prints its reasons.
  */
+export * from "./addresses.js";
 export * from "./decide.js";
 export * from "./effective-roles.js";
 export * from "./gate.js";

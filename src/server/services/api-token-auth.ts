@@ -39,6 +39,7 @@ export async function authenticateApiToken(
     sessionId: row.token_id,
     expiresAt: new Date(row.expires_at),
     delegated: "apiToken",
+    ...(account.serviceAccount && { serviceAccount: true as const }),
     apiTokenId: row.token_id,
     apiTokenName: row.token_name,
     scopes: readScopes(row.scopes),

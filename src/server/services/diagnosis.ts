@@ -93,6 +93,15 @@ function explain(finding: Finding, account: UserAccount): { meaning: string; fix
         text: "add an address",
       },
     }),
+    reset_address_unconfirmed: () => ({
+      meaning:
+        "The e-mail address was set with an API token or an OAuth grant, and the user holds admin or support: no reset or invitation link is mailed there until an admin signed in confirms it.",
+      fix: {
+        operation: "users:change-emails",
+        command: `bizctl users update ${user} --set 'emails=[{"value":"${account.linkAddress ?? "ADDRESS"}","primary":true}]'`,
+        text: "confirm the address, signed in (not with a token)",
+      },
+    }),
   };
   return texts[finding.code]();
 }

@@ -1,3 +1,4 @@
+import { mayMailLinkTo, UNCONFIRMED_ADDRESS } from "../../contract/policy/index.js";
 import { formatTimestamp } from "../http/timestamps.js";
 import { ProblemError } from "../problem-error.js";
 import { voidInvitations } from "../store/reset-tokens-repo.js";
@@ -19,6 +20,9 @@ export async function sendInvitation(ctx: ServiceContext, principal: Principal, 
   if (!account) throw new ProblemError("not_found", `No user with id ${userId}.`);
   assertCan(principal, "invite", "User", { id: account.id, roles: account.roles });
   if (account.serviceAccount) throw serviceAccountRefusal(account.userName, "be invited");
+  if (!mayMailLinkTo({ roles: account.roles, addressesByDelegate: account.credential.addressesByDelegate })) {
+    throw new ProblemError("conflict", `No invitation is sent to ${account.userName}: ${UNCONFIRMED_ADDRESS}.`);
+  }
   if (account.credential.passwordHash && !account.credential.firstLogin) {
     throw new ProblemError(
       "conflict",

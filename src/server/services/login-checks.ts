@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { mayMailLinkTo } from "../../contract/policy/index.js";
 import type { Role } from "../../contract/route.js";
 import type { Failures } from "../store/name-failures.js";
 import { latestUnusedInvitation } from "../store/reset-tokens-repo.js";
@@ -26,7 +27,8 @@ export type ReasonCode =
   | "mfa_enrollment_required"
   | "temporary_password"
   | "session_cap"
-  | "no_email";
+  | "no_email"
+  | "reset_address_unconfirmed";
 
 /**
  * Where a login meets a check: before the password is looked at (`account`), once it is right
@@ -268,7 +270,10 @@ export const LOGIN_CHECKS: readonly LoginCheck[] = [
     name: "reset-address",
     stage: "recovery",
     async find({ account }) {
-      return account && !account.linkAddress ? { code: "no_email" } : undefined;
+      if (!account) return undefined;
+      if (!account.linkAddress) return { code: "no_email" };
+      const state = { roles: account.roles, addressesByDelegate: account.credential.addressesByDelegate };
+      return mayMailLinkTo(state) ? undefined : { code: "reset_address_unconfirmed" };
     },
   },
 ];
@@ -286,6 +291,7 @@ export const EFFECTS: Record<ReasonCode, Effect> = {
   temporary_password: "restricted",
   session_cap: "notice",
   no_email: "notice",
+  reset_address_unconfirmed: "notice",
 };
 
 /** The findings of one stage's checks, in order. */

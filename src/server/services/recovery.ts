@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { isPrivileged } from "../../contract/policy/index.js";
+import { isPrivileged, mayMailLinkTo, UNCONFIRMED_ADDRESS } from "../../contract/policy/index.js";
 import { escapeHtml } from "../escape-html.js";
 import type { Queues } from "../mail/types.js";
 import { invalid, ProblemError } from "../problem-error.js";
@@ -39,6 +39,17 @@ async function queueResetMail(
       action: "password.reset_request",
       outcome: "service_account",
       target: { type: "User", id: userId, name: to.userName },
+      origin,
+    });
+    return;
+  }
+  if (!mayMailLinkTo({ roles: account.roles, addressesByDelegate: account.credential.addressesByDelegate })) {
+    // the address may be someone's who held a token of an admin: no link that opens a privileged account goes there
+    await audit(ctx, trx, {
+      action: "password.reset_request",
+      outcome: "address_unconfirmed",
+      target: { type: "User", id: userId, name: to.userName },
+      details: { reason: UNCONFIRMED_ADDRESS },
       origin,
     });
     return;

@@ -1,8 +1,9 @@
+import { confirmsAddresses } from "../../contract/policy/index.js";
 import { RESOURCES_PATH } from "../../contract/resources.js";
 import { etagOf } from "../http/preconditions.js";
 import { ProblemError } from "../problem-error.js";
 import * as repo from "../store/resources-repo.js";
-import { credentialRow, roleNames, saveCredential } from "../store/users-repo.js";
+import { credentialRow, linkAddressOf, roleNames, saveCredential } from "../store/users-repo.js";
 import { type AuditEntry, actorOf, auditBy, auditRow, refusalsRecorded } from "./audit.js";
 import { issuerRoleOf } from "./issued-credentials.js";
 import { assertAcceptablePassword, hashPassword } from "./passwords.js";
@@ -29,7 +30,7 @@ interface PreparedCreate {
   attributes: Attributes;
   row: repo.ResourceRow;
   /** a User's first credential: a password given, one imported, or none yet */
-  credential?: { passwordHash: string | null; firstLogin: boolean; issuerRole?: string };
+  credential?: { passwordHash: string | null; firstLogin: boolean; issuerRole?: string; addressesByDelegate: boolean };
   consumerSecret?: string;
   record: Omit<AuditEntry, "actor" | "origin">;
 }
@@ -93,6 +94,7 @@ export async function prepareCreate(
           passwordHash: body.password !== undefined ? await hashPassword(String(body.password)) : (imported ?? null),
           firstLogin: imported === undefined,
           ...(body.password !== undefined && { issuerRole: issuerRoleOf(principal) }),
+          addressesByDelegate: linkAddressOf(attributes) !== undefined && !confirmsAddresses(principal),
         }
       : undefined;
   return {

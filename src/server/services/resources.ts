@@ -1,6 +1,6 @@
 import type { Static } from "@sinclair/typebox";
 import { type RawBuilder, sql } from "kysely";
-import { rolesOfBits } from "../../contract/policy/index.js";
+import { confirmsAddresses, rolesOfBits } from "../../contract/policy/index.js";
 import { type ResourceListQuery, SCHEMA_URN } from "../../contract/resources.js";
 import { compileFilter } from "../filter/compile.js";
 import { resourceSortKeys, resourcesTargetAt } from "../filter/resources-target.js";
@@ -16,7 +16,7 @@ import { revokeUserApiTokens } from "../store/api-tokens-repo.js";
 import { voidPendingLinks } from "../store/reset-tokens-repo.js";
 import * as repo from "../store/resources-repo.js";
 import { revokeUserSessions } from "../store/sessions-repo.js";
-import { saveCredential } from "../store/users-repo.js";
+import { markAddresses, saveCredential } from "../store/users-repo.js";
 import { type AuditEntry, actorOf, auditBy, recordRefusal, refusalsRecorded } from "./audit.js";
 import { keepingAnAdmin, takesAwayAnAdmin, userRolesOf } from "./last-admin.js";
 import { changedNames, resourceAction, targetOf } from "./resource-audit.js";
@@ -184,7 +184,11 @@ async function replaceResourceOnce(
     type === "User"
       ? await planUserReplacement(ctx, principal, current, currentAttributes, checked, body as UserBody, auditTarget)
       : planReplacement(principal, current, currentAttributes, checked, body);
-  const { attributes, credential, revokeSessions, voidLinks, records } = plan;
+  const { attributes, credential, revokeSessions, voidLinks, records, addressesChanged } = plan;
+  // a person signed in (or a service account) confirms the User's addresses by any change of it;
+  // a person's token or OAuth grant unconfirms them by changing them
+  const addressesByDelegate =
+    type !== "User" ? undefined : confirmsAddresses(principal) ? false : addressesChanged ? true : undefined;
   assertPreconditions(preconditions, etagOf(current.version));
   const row = replacedRow(ctx, current, attributes);
   const guarded = type === "User" && takesAwayAnAdmin(currentAttributes, attributes, rolesOfBits(current.group_roles));
@@ -195,6 +199,7 @@ async function replaceResourceOnce(
           throw new ChangedMeanwhile("resource", "updated");
         }
         if (credential) await saveCredential(trx, id, credential, ctx.clock());
+        if (addressesByDelegate !== undefined) await markAddresses(trx, id, addressesByDelegate);
         if (voidLinks) await voidPendingLinks(trx, id, ctx.clock());
         if (revokeSessions) {
           // what ends the sessions (a password set, a disabling) ends the API tokens too

@@ -68,6 +68,8 @@ export interface Principal {
    * API token: it acts on the data the user may act on, never on the account itself
    */
   delegated?: "oauth" | "apiToken";
+  /** the credential is a service account's API token (spec 1.9) */
+  serviceAccount?: true;
   /** an API token's: the token's id, and the scopes an operation must be among (contract Access.scope) */
   apiTokenId?: string;
   /** an API token's name, which `GET /auth/isLogged` tells its holder */

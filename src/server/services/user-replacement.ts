@@ -24,6 +24,8 @@ export interface Replacement {
   revokeSessions: boolean;
   voidLinks: boolean;
   records: ChangeRecord[];
+  /** the User's e-mail addresses change */
+  addressesChanged?: boolean;
 }
 
 /** Whether the User's pending temporary password was set under a role that may not set one for `next`. */
@@ -126,5 +128,12 @@ export async function planUserReplacement(
   if (attributes.active === false) revokeSessions = true;
   // a pending reset or invitation link never outlives a disable or a change of roles
   const voidLinks = actions.includes("changeRoles") || actions.includes("setActive");
-  return { attributes, ...(credential && { credential }), revokeSessions, voidLinks, records };
+  return {
+    attributes,
+    ...(credential && { credential }),
+    revokeSessions,
+    voidLinks,
+    records,
+    addressesChanged: actions.includes("changeEmails"),
+  };
 }

@@ -141,7 +141,7 @@ export async function insertResources(db: Kysely<Schema>, created: CreatedResour
   }
   for (const part of chunks(resources, rowsPerStatement(9))) await db.insertInto("resources").values(part).execute();
   for (const part of chunks(values, rowsPerStatement(6))) await db.insertInto("resource_values").values(part).execute();
-  for (const part of chunks(credentials, rowsPerStatement(10))) {
+  for (const part of chunks(credentials, rowsPerStatement(11))) {
     await db.insertInto("credentials").values(part).execute();
   }
   for (const part of chunks(audits, rowsPerStatement(15))) await db.insertInto("audit_log").values(part).execute();

@@ -34,6 +34,8 @@ export interface CredentialsTable {
   issuer_role: string | null;
   /** the last failed login: failures are forgotten a day after it */
   last_failed_login_at: string | null;
+  /** 1: the e-mail addresses were last set by a person's API token or OAuth grant (contract/policy/addresses.ts) */
+  addresses_by_delegate: number;
 }
 
 export interface SessionsTable {

@@ -16,6 +16,8 @@ export interface Credential {
   issuerRole: string | null;
   /** the last failed login */
   lastFailedAt: string | null;
+  /** the e-mail addresses were last set by a person's API token or OAuth grant */
+  addressesByDelegate: boolean;
 }
 
 export interface UserAccount {
@@ -66,6 +68,7 @@ type Row = {
   password_changed_at: string | null;
   issuer_role: string | null;
   last_failed_login_at: string | null;
+  addresses_by_delegate: number | null;
   /** the roles the User's groups grant, as a bit mask (groupRolesOf) */
   group_roles?: number | string | null;
 };
@@ -98,6 +101,7 @@ export function toAccount(row: Row): UserAccount {
       passwordChangedAt: row.password_changed_at,
       issuerRole: row.issuer_role,
       lastFailedAt: row.last_failed_login_at,
+      addressesByDelegate: row.addresses_by_delegate === 1,
     },
   };
 }
@@ -114,6 +118,7 @@ export const ACCOUNT_COLUMNS = [
   "credentials.password_changed_at",
   "credentials.issuer_role",
   "credentials.last_failed_login_at",
+  "credentials.addresses_by_delegate",
   groupRolesOf(sql.ref("resources.id")).as("group_roles"),
 ] as const;
 
@@ -171,6 +176,7 @@ export async function saveCredential(
     ...(change.failedLogins !== undefined && { failed_logins: change.failedLogins }),
     ...(change.lockedUntil !== undefined && { locked_until: change.lockedUntil }),
     ...(change.failedAt && { last_failed_login_at: change.failedAt.toISOString() }),
+    ...(change.addressesByDelegate !== undefined && { addresses_by_delegate: change.addressesByDelegate ? 1 : 0 }),
     updated_at: now.toISOString(),
   };
   await db
@@ -198,7 +204,17 @@ export function credentialRow(
     password_changed_at: change.passwordHash ? now.toISOString() : null,
     issuer_role: change.issuerRole ?? null,
     last_failed_login_at: change.failedAt?.toISOString() ?? null,
+    addresses_by_delegate: change.addressesByDelegate ? 1 : 0,
   };
+}
+
+/** Records who last set the User's e-mail addresses: a person's delegated credential, or not. */
+export async function markAddresses(db: Kysely<Schema>, userId: string, byDelegate: boolean): Promise<void> {
+  await db
+    .updateTable("credentials")
+    .set({ addresses_by_delegate: byDelegate ? 1 : 0 })
+    .where("user_id", "=", userId)
+    .execute();
 }
 
 /**
