@@ -6,6 +6,7 @@ import { USERS_PATH } from "./scim-users.js";
 
 /** The stable codes of the reasons a user cannot sign in or act (spec 1.11), in the order a login meets them. */
 export const REASON_CODES = [
+  "service_account",
   "locked",
   "disabled",
   "invitation_pending",

@@ -100,6 +100,22 @@ describe.each(STORES)("service accounts on %s", (_store, start) => {
     expect(records.data.map((record) => record.outcome)).toEqual(["service_account"]);
   });
 
+  it("is diagnosed as what it is, by the check that refuses its login, and nothing more", async () => {
+    const diagnosis = await server.call("GET", `/Users/${account.id}/diagnosis`);
+    expect(diagnosis.statusCode, diagnosis.body).toBe(200);
+    const { reasons } = diagnosis.json() as {
+      reasons: { code: string; effect: string; check: string; fix?: { command?: string } }[];
+    };
+    expect(reasons).toEqual([
+      expect.objectContaining({
+        code: "service_account",
+        effect: "refused",
+        check: "person",
+        fix: expect.objectContaining({ command: "bizctl service-accounts token-create entra-provisioning" }),
+      }),
+    ]);
+  });
+
   it("cannot enroll a second factor: its only credential, a token, never may", async () => {
     const made = await server.call("POST", `/ServiceAccounts/${account.id}/tokens`, { name: "enroll" });
     const token = (made.json() as { token: string }).token;

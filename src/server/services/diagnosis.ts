@@ -28,6 +28,15 @@ function explain(finding: Finding, account: UserAccount): { meaning: string; fix
         text: "give a temporary password (there is no e-mail address for an invitation)",
       };
   const texts: Record<ReasonCode, () => { meaning: string; fix?: Fix }> = {
+    service_account: () => ({
+      meaning:
+        "A service account, not a person: it never logs in and has no password; it acts only through the API tokens an admin makes for it.",
+      fix: {
+        operation: "service-accounts:manage",
+        command: `bizctl service-accounts token-create ${user}`,
+        text: "make it an API token",
+      },
+    }),
     locked: () => ({
       meaning: `Too many failed logins (${String(d.failedLogins)}): every login is refused until the back-off ends, even with the right password.`,
       fix: { operation: "users:unlock", command: `bizctl users unlock ${user}`, text: "clear the back-off" },

@@ -17,6 +17,7 @@ import { current, lockedUntil } from "./login-backoff.js";
 
 /** The stable code of a reason a user cannot sign in or act (spec 1.11). */
 export type ReasonCode =
+  | "service_account"
   | "locked"
   | "disabled"
   | "invitation_pending"
@@ -145,6 +146,14 @@ export function once<T>(load: () => Promise<T>): () => Promise<T> {
 
 export const LOGIN_CHECKS: readonly LoginCheck[] = [
   {
+    // not a person (spec 1.9): no password to guess, so the login says what the account is, first
+    name: "person",
+    stage: "account",
+    async find({ account }) {
+      return account?.serviceAccount ? { code: "service_account" } : undefined;
+    },
+  },
+  {
     // failures typed at the name while it held no account that can log in (unknown, disabled, no password)
     name: "name-backoff",
     stage: "account",
@@ -171,7 +180,7 @@ export const LOGIN_CHECKS: readonly LoginCheck[] = [
     name: "password-set",
     stage: "account",
     async find({ account, invitation, now }) {
-      if (!account || account.credential.passwordHash) return undefined;
+      if (!account || account.serviceAccount || account.credential.passwordHash) return undefined;
       const invited = await invitation();
       if (!invited) return { code: "no_password" };
       return Date.parse(invited.expiresAt) > now
@@ -270,7 +279,7 @@ export const LOGIN_CHECKS: readonly LoginCheck[] = [
     name: "reset-address",
     stage: "recovery",
     async find({ account }) {
-      if (!account) return undefined;
+      if (!account || account.serviceAccount) return undefined;
       if (!account.linkAddress) return { code: "no_email" };
       const state = { roles: account.roles, addressesByDelegate: account.credential.addressesByDelegate };
       return mayMailLinkTo(state) ? undefined : { code: "reset_address_unconfirmed" };
@@ -280,6 +289,7 @@ export const LOGIN_CHECKS: readonly LoginCheck[] = [
 
 /** What each reason does to the user. */
 export const EFFECTS: Record<ReasonCode, Effect> = {
+  service_account: "refused",
   locked: "refused",
   disabled: "refused",
   invitation_pending: "refused",

@@ -63,12 +63,11 @@ export async function checkPassword(
       ...(found && { target: userTarget(found) }),
       details: { via, ...(reason && { reason }) },
     });
-  if (found?.serviceAccount) {
-    // not a person: nothing to guess, so the refusal says what the account is (spec 1.9)
+  const refusal = await firstFinding(facts, "account");
+  if (found && refusal?.code === "service_account") {
     await failed("service_account");
     throw serviceAccountRefusal(found.userName, "log in");
   }
-  const refusal = await firstFinding(facts, "account");
   if (refusal?.code === "locked") {
     await failed("account_locked", refusal.code);
     throw backedOff(Date.parse(refusal.until!), now);
