@@ -236,6 +236,15 @@ describe.each(SETUPS)("users sync ($name)", ({ mode, storage }) => {
     expect(written(before, await directory())).toEqual([]);
   });
 
+  it("reads a directory of several pages whole: a second sync of 1,201 users changes nothing", async () => {
+    const file = join(s.sandbox.root, "many.csv");
+    const rows = Array.from({ length: 1_201 }, (_, i) => `many.${i}@example.com,Many,${i},Staff\n`);
+    await writeFile(file, `E-mail,First Name,Last Name,Title\n${rows.join("")}`);
+    expect(ok(await sync(file, [], "many"))).toMatchObject({ created: 1_201, failed: 0 });
+    // the plan reads every User, three pages of 500 and more: none missed, none read twice
+    expect(ok(await sync(file, [], "many"))).toMatchObject({ created: 0, updated: 0, unchanged: 1_201, failed: 0 });
+  }, 120_000);
+
   it("refuses a bad --source or --plan with --apply (exit 2)", async () => {
     for (const args of [
       ["users", "sync", HR("sync-day1.csv"), "--source", "no spaces"],

@@ -28,18 +28,28 @@ interface SyncOptions {
 
 const SOURCE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** Every User of the directory, a page of LIST_COUNT.max at a time: one read, however many the file lists. */
+/**
+ * Every User of the directory, a page of LIST_COUNT.max at a time: one read, however many the
+ * file lists. Each page after the first starts after the last id read (`id gt`, the list's own
+ * order), so the server walks the id index from there rather than skipping an offset: the read is
+ * linear in the directory, where offsets made it quadratic.
+ */
 async function wholeDirectory(ctx: Context, client: ApiClient): Promise<Attributes[]> {
   const progress = new Progress(ctx, "users read");
   const users: Attributes[] = [];
-  for (let start = 1; ; ) {
+  const count = resources.LIST_COUNT.max;
+  let total: number | undefined;
+  for (let after: string | undefined; ; ) {
     const { data } = await client.call(resources.listResources, {
-      query: { resourcetypes: "User", startindex: start, count: resources.LIST_COUNT.max },
+      query: { resourcetypes: "User", count, ...(after !== undefined && { filter: `id gt ${JSON.stringify(after)}` }) },
     });
-    users.push(...(data.Resources as Attributes[]));
-    progress.update(users.length, data.totalResults);
-    start += data.itemsPerPage;
-    if (data.itemsPerPage === 0 || start > data.totalResults) break;
+    const page = data.Resources as Attributes[];
+    users.push(...page);
+    // the first page's total is the directory's; a later page's counts only what is after it
+    total ??= data.totalResults;
+    progress.update(users.length, Math.max(total, users.length));
+    if (page.length < count) break;
+    after = String(page[page.length - 1]?.id);
   }
   progress.done();
   return users;
