@@ -26,8 +26,10 @@
 //  16. measures/login-previous.mjs  a login against the previous release's (BENCH_PREVIOUS, built from git), SQLite and PostgreSQL
 //  17. measures/users-sync.mjs      `users sync` at 100 000 users: --plan and --apply (and a first sync adopting
 //                                   every user) against `users import` of the same file
-//  18. measures/groups-scale.mjs    a group of 10 000 members: its last PATCH of 1 000 adds against its first, a read
-//                                   without members against a group of 10; a User in 100 groups against one in 1
+//  18. measures/groups-scale.mjs    PATCHes of 1 000 member adds and removes into a group of 9 000 against an empty one,
+//                                   a read without members at 10 000 against 10; a User in 100 groups against one in 1
+//  19. measures/previous-release.mjs  this build against the previous release (BENCH_PREVIOUS_AB, built from git) in
+//                                   one run: CLI start-up, the hot path on one core, a login's p50, the argon2id floor
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;
@@ -50,6 +52,7 @@
 //   BENCH_COMMIT_EVENTS (100000) events in the committed import, BENCH_COMMIT_IDLE_ROUNDS (30) idle rounds;
 //   BENCH_SYNC_USERS (100000) users in the `users sync` measure;
 //   BENCH_GROUP_MEMBERS (10000) / BENCH_GROUPS_OF_USER (100) / BENCH_GROUP_READS (200) in the groups measure;
+//   BENCH_PREVIOUS (a1d4ff5) the release section 16 builds, BENCH_PREVIOUS_AB (4011471) the one section 19 builds;
 //   BENCH_ONLY (e.g. "throughput,workers") runs only the named measures after the set-up.
 import { harness } from "./lib/harness.mjs";
 import { dropDatabases } from "./lib/postgres.mjs";
@@ -66,6 +69,7 @@ import { measureLoginSecondFactor } from "./measures/login-second-factor.mjs";
 import { measureMetrics } from "./measures/metrics.mjs";
 import { measureMillionEvents } from "./measures/million-events.mjs";
 import { measureOAuth } from "./measures/oauth.mjs";
+import { measurePreviousRelease } from "./measures/previous-release.mjs";
 import { measureRenewPassword } from "./measures/renew-password.mjs";
 import { measureStartup } from "./measures/startup.mjs";
 import { measureThroughput } from "./measures/throughput.mjs";
@@ -100,6 +104,7 @@ await harness(
     if (wanted("login-previous")) await measureLoginPrevious(setup, workDir);
     if (wanted("users-sync")) await measureUsersSync(setup, workDir);
     if (wanted("groups-scale")) await measureGroupsScale(setup, workDir);
+    if (wanted("previous-release")) await measurePreviousRelease(setup, workDir);
     summary();
   },
   dropDatabases,
