@@ -17,7 +17,9 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ["hour", 24],
   ["day", 30],
 ];
-const relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+// made on first use: building it loads ICU's data (about 10 ms), which a command that prints no
+// table on a terminal (`--json`, a pipe) should not pay at start-up
+let relative: Intl.RelativeTimeFormat | undefined;
 
 /**
  * `3 minutes ago`, `in 2 days`, `yesterday`; from 30 days away, the date alone (`2026-10-02`),
@@ -29,7 +31,10 @@ export function relativeTime(text: string, now = Date.now()): string {
   if (Number.isNaN(at)) return text;
   let amount = (at - now) / 1000;
   for (const [unit, next] of UNITS) {
-    if (Math.abs(amount) < next) return relative.format(Math.trunc(amount), unit);
+    if (Math.abs(amount) < next) {
+      relative ??= new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+      return relative.format(Math.trunc(amount), unit);
+    }
     amount /= next;
   }
   return text.slice(0, 10);
