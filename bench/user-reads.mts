@@ -59,9 +59,25 @@ interface Read {
   expect?: (size: number) => number;
   /** shown without a target: a read whose cost is known to grow with the data */
   informational?: boolean;
+  /** the read of this filter's total alone (`count=0`), which this page is held against at the large size */
+  countOf?: string;
 }
 
 const users = "resourcetypes=User";
+
+/** A page of 20 of a filter that matches a share of the users, and the same filter's total alone. */
+function shareReads(name: string, text: string): Read[] {
+  const countKey = `${name} (a tenth), count=0`;
+  return [
+    { key: countKey, query: () => `${filter(text)}&count=0`, informational: true },
+    {
+      key: `${name} (a tenth), count=20`,
+      query: () => `${filter(text)}&count=20`,
+      informational: true,
+      countOf: countKey,
+    },
+  ];
+}
 const filter = (text: string) => `${users}&filter=${encodeURIComponent(text)}`;
 const READS: Read[] = [
   { key: "page 1, sortBy=userName ascending", query: () => `${users}&sortby=userName&sortorder=ascending&count=20` },
@@ -82,6 +98,10 @@ const READS: Read[] = [
   { key: `externalId eq "ext-${target}"`, query: () => filter(`externalId eq "ext-${target}"`), expect: () => 1 },
   { key: "active eq false, count=10", query: () => `${filter("active eq false")}&count=10` },
   { key: "count=0 (the total only)", query: () => `${users}&count=0`, expect: (size) => size },
+  // a filter that matches a tenth of the users: its page costs what counting its matches costs
+  // (SCIM's exact totalResults), not more; its total grows with the users, so large/small is shown only
+  ...shareReads("userName sw", `userName sw "user-${"0".repeat(Math.max(1, width - 4))}"`),
+  ...shareReads("emails co", 'emails co "1@"'),
   { key: "a page near the end", query: (size) => `${users}&startindex=${Math.max(1, size - 100)}&count=20` },
   // an OFFSET is read from the nearer end: the middle is the deepest page, linear on both stores
   {
@@ -208,6 +228,7 @@ try {
         small: small[r.key],
         large: large[r.key],
         ...(r.informational && { informational: true }),
+        ...(r.countOf && { countOf: r.countOf }),
       })),
     })}\n`,
   );

@@ -345,7 +345,29 @@ async function countWhere(db: Kysely<Schema>, where: RawBuilder<unknown>): Promi
   return Number(row.n);
 }
 
+/**
+ * A list in the default order (by id) whose total no kept count gives: its matches are found
+ * once, in one statement, for the count and the page alike. Counting them, then finding the page,
+ * walked them twice: for a filter that matches a share of the directory (a tenth of 100,000
+ * Users), the page cost about twice its own count.
+ */
+async function listInIdOrder(db: Kysely<Schema>, options: ListOptions) {
+  const found = await sql<{ id: string; total: number | string }>`with m as (
+      select r.id from resources as r where ${options.where}
+    )
+    select p.id, (select count(*) from m) as total
+    from (select m.id from m order by m.id limit ${options.limit} offset ${options.offset}) as p`.execute(db);
+  const ids = found.rows.map((row) => row.id);
+  // an empty page carries no total: counted on its own (a page past the end, or no match)
+  const total = found.rows[0] ? Number(found.rows[0].total) : await countWhere(db, options.where);
+  if (ids.length === 0) return { rows: [] as ResourceWithLogin[], total };
+  const rows = await withAccount(db, options.nowIso).where("r.id", "in", ids).orderBy("r.id").execute();
+  return { rows, total };
+}
+
 export async function listResources(db: Kysely<Schema>, options: ListOptions) {
+  const kept = options.wholeTypes !== undefined || options.activeUsers !== undefined;
+  if (!options.order && !kept && options.limit > 0) return listInIdOrder(db, options);
   const total = await totalOf(db, options);
   if (options.limit === 0) return { rows: [] as ResourceWithLogin[], total };
   // An OFFSET walks every row it skips, on both stores. A page past the middle is read from the
