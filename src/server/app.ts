@@ -11,7 +11,6 @@ import { installOpenApi } from "./openapi.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
 import { collectAllowedMethods } from "./plugins/allowed-methods.js";
 import { clientErrorHandler } from "./plugins/client-errors.js";
-import { installConditionalGet } from "./plugins/conditional-get.js";
 import { installJsonBodies } from "./plugins/json-bodies.js";
 import { lazySchemaController } from "./plugins/lazy-compilers.js";
 import { installMetrics } from "./plugins/metrics.js";
@@ -302,7 +301,6 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   installProblemHandling(app);
   installJsonBodies(app);
   installSecurityHeaders(app);
-  installConditionalGet(app);
   app.addSchema(Problem);
   app.addSchema(ScimError);
 

@@ -12,6 +12,7 @@ import { integerParameters, readIntegers } from "../http/query-integers.js";
 import { declaredNames } from "../http/query-names.js";
 import { undecodableQuery } from "../http/well-formed.js";
 import { authorize } from "../plugins/authenticate.js";
+import { answerNotModified } from "../plugins/conditional-get.js";
 import { lowerCaseQueryNames, scimMediaType } from "../plugins/scim-wire.js";
 import { ProblemError } from "../problem-error.js";
 import type { ServiceContext } from "../services/service-context.js";
@@ -119,7 +120,13 @@ export function registerRoute<E extends RouteEntry>(
   // only where the contract declares a query: the other routes read none; SCIM's names in any case first
   const readQuery = entry.query && queryReader(entry.query, entry.queryNamesAnyCase === true);
   const preValidation = readQuery && (entry.scim ? [lowerCaseQueryNames, readQuery] : readQuery);
-  const answer = carriesEtag(entry) ? sendingEtag(handler as AnyHandler) : (handler as AnyHandler);
+  const versioned = carriesEtag(entry);
+  const answer = versioned ? sendingEtag(handler as AnyHandler) : (handler as AnyHandler);
+  // a read that carries an ETag answers If-None-Match with 304; the scim media type, on SCIM's wire
+  const onSend = [
+    ...(versioned && entry.method === "GET" ? [answerNotModified] : []),
+    ...(entry.scim === "wire" ? [scimMediaType] : []),
+  ];
   for (const url of [entry.path, ...(entry.aliases ?? [])]) {
     app.route({
       method: entry.method,
@@ -128,7 +135,7 @@ export function registerRoute<E extends RouteEntry>(
       ...(onRequest.length > 0 && { onRequest }),
       config: { openapi, ...(entry.scim && { scim: entry.scim }) },
       ...(preValidation && { preValidation }),
-      ...(entry.scim === "wire" && { onSend: scimMediaType }),
+      ...(onSend.length > 0 && { onSend }),
       handler: answer,
     });
   }
