@@ -26,6 +26,8 @@
 //  16. measures/login-previous.mjs  a login against the previous release's (BENCH_PREVIOUS, built from git), SQLite and PostgreSQL
 //  17. measures/users-sync.mjs      `users sync` at 100 000 users: --plan and --apply (and a first sync adopting
 //                                   every user) against `users import` of the same file
+//  18. measures/users-search.mjs    `users search` (GET /Resources?resourcetypes=User&search=…) at 1 000 and 100 000 users,
+//                                   SQLite and PostgreSQL (in-process, the script of section 4)
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;
@@ -67,6 +69,7 @@ import { measureStartup } from "./measures/startup.mjs";
 import { measureThroughput } from "./measures/throughput.mjs";
 import { measureUserReads } from "./measures/user-reads.mjs";
 import { measureUsersImport } from "./measures/users-import.mjs";
+import { measureUsersSearch } from "./measures/users-search.mjs";
 import { measureUsersSync } from "./measures/users-sync.mjs";
 import { measureWorkers } from "./measures/workers.mjs";
 
@@ -95,6 +98,7 @@ await harness(
     if (wanted("metrics")) await measureMetrics(setup, workDir);
     if (wanted("login-previous")) await measureLoginPrevious(setup, workDir);
     if (wanted("users-sync")) await measureUsersSync(setup, workDir);
+    if (wanted("users-search")) await measureUsersSearch(setup, workDir);
     summary();
   },
   dropDatabases,
