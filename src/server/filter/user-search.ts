@@ -41,9 +41,12 @@ export function userSearch(text: string, dialect: Dialect) {
   const matches = (alias: string, like: string) =>
     sql`${sql.ref(`${alias}.path`)} in (${paths}) and ${sql.ref(`${alias}.kind`)} = 's' and ${sql.ref(`${alias}.text_value`)} like ${like} escape '\\'`;
   const where = sql`r.id in (select v.resource_id from ${source(dialect, contains ? needle : undefined)} where ${matches("v", pattern)})`;
+  // a short text found only values that start with it: no User's values need reading again
+  const prefixed = contains
+    ? sql`exists (select 1 from resource_values s where s.resource_id = r.id and ${matches("s", prefixPattern)})`
+    : sql`1 = 1`;
   const rank: RawBuilder<unknown> = sql`(case when r.user_name_key = ${userNameKey(text)} then ${RANK.exactUserName}
-    when exists (select 1 from resource_values s where s.resource_id = r.id and ${matches("s", prefixPattern)}) then ${RANK.prefix}
-    else ${RANK.contains} end)`;
+    when ${prefixed} then ${RANK.prefix} else ${RANK.contains} end)`;
   return { where, order: { keys: [rank, sql`r.user_name_key`], unique: false } };
 }
 
