@@ -30,6 +30,8 @@
 //                                   a read without members at 10 000 against 10; a User in 100 groups against one in 1
 //  19. measures/previous-release.mjs  this build against the previous release (BENCH_PREVIOUS_AB, built from git) in
 //                                   one run: CLI start-up, the hot path on one core, a login's p50, the argon2id floor
+//  20. measures/users-search.mjs    `users search` (GET /Resources?resourcetypes=User&search=…) at 1 000 and 100 000 users,
+//                                   SQLite and PostgreSQL (in-process, the script of section 4)
 // Sections 2 to 7 also print informational rows (no targets) to show where the time goes.
 //
 // It is a script, not a test: it prints PASS/MISS per target and exits 0 whatever the numbers;
@@ -75,6 +77,7 @@ import { measureStartup } from "./measures/startup.mjs";
 import { measureThroughput } from "./measures/throughput.mjs";
 import { measureUserReads } from "./measures/user-reads.mjs";
 import { measureUsersImport } from "./measures/users-import.mjs";
+import { measureUsersSearch } from "./measures/users-search.mjs";
 import { measureUsersSync } from "./measures/users-sync.mjs";
 import { measureWorkers } from "./measures/workers.mjs";
 
@@ -105,6 +108,7 @@ await harness(
     if (wanted("users-sync")) await measureUsersSync(setup, workDir);
     if (wanted("groups-scale")) await measureGroupsScale(setup, workDir);
     if (wanted("previous-release")) await measurePreviousRelease(setup, workDir);
+    if (wanted("users-search")) await measureUsersSearch(setup, workDir);
     summary();
   },
   dropDatabases,

@@ -18,7 +18,9 @@
 // after a warm-up. It prints progress on stderr and one JSON object on stdout, which run.mjs reports.
 //
 // Knobs: BENCH_FILTER_USERS (100000) the large size, BENCH_FILTER_SMALL (1000) the small one,
-//   BENCH_FILTER_REQUESTS (100) measured requests per read and size.
+//   BENCH_FILTER_REQUESTS (100) measured requests per read and size; BENCH_USER_READS=search
+//   measures the free-text searches of `users search` instead of the list reads (the users then
+//   also hold a family name, the last four digits of their number: Family-4321).
 import { buildApp } from "../src/server/app.js";
 import { createFirstAdmin } from "../src/server/services/first-admin.js";
 import { resourceId } from "../src/server/services/random-token.js";
@@ -61,6 +63,8 @@ interface Read {
   informational?: boolean;
   /** the read of this filter's total alone (`count=0`), which this page is held against at the large size */
   countOf?: string;
+  /** it finds no user, on purpose */
+  none?: boolean;
 }
 
 const users = "resourcetypes=User";
@@ -111,6 +115,29 @@ const READS: Read[] = [
   },
 ];
 
+const search = (text: string) => `${users}&search=${encodeURIComponent(text)}`;
+/**
+ * What a help desk types into `users search`: a whole user name, part of an e-mail, a family
+ * name, an externalId, a display name, nothing anyone has; each finds the same users at both
+ * sizes. Two characters and a text every user holds find a share of the directory, whose count
+ * grows with it (asked for one page of 20).
+ */
+const SEARCHES: Read[] = [
+  { key: `search "${targetName}" (an exact user name)`, query: () => search(targetName), expect: () => 1 },
+  {
+    key: `search "${targetName.slice(-4)}@exam" (part of an e-mail)`,
+    query: () => search(`${targetName.slice(-4)}@exam`),
+  },
+  { key: `search "family-${targetName.slice(-4)}"`, query: () => search(`family-${targetName.slice(-4)}`) },
+  { key: `search "EXT-${target}" (an externalId)`, query: () => search(`EXT-${target}`), expect: () => 1 },
+  { key: `search "User ${target}" (a display name)`, query: () => search(`User ${target}`), expect: () => 1 },
+  { key: `search "nobody-here"`, query: () => search("nobody-here"), expect: () => 0, none: true },
+  { key: `search "us", count=20`, query: () => `${search("us")}&count=20`, informational: true },
+  { key: `search "example.com", count=20`, query: () => `${search("example.com")}&count=20`, informational: true },
+];
+const SEARCHING = process.env.BENCH_USER_READS === "search";
+const MEASURED = SEARCHING ? SEARCHES : READS;
+
 const app = await buildApp({
   dataDir,
   log: false,
@@ -144,6 +171,7 @@ try {
             active: isActive(index),
             roles: [{ value: "member" }],
             emails: [{ value: `${userName}@example.com`, type: "work" }],
+            ...(SEARCHING && { name: { givenName: "Pat", familyName: `Family-${userName.slice(-4)}` } }),
           };
           await insertResource(trx, {
             id,
@@ -167,7 +195,7 @@ try {
 
   async function measure(size: number) {
     const results: Record<string, { medianMs: number; p90Ms: number; totalResults: number }> = {};
-    for (const read of READS) {
+    for (const read of MEASURED) {
       const url = `/Resources?${read.query(size)}`;
       const times: number[] = [];
       let totalResults = -1;
@@ -187,7 +215,7 @@ try {
       if (expected !== undefined && totalResults !== expected) {
         throw new Error(`${read.key} found ${totalResults} users at ${size} users, expected ${expected}`);
       }
-      if (totalResults < 1) throw new Error(`${read.key} found no user at ${size} users`);
+      if (totalResults < 1 && !read.none) throw new Error(`${read.key} found no user at ${size} users`);
       times.sort((a, b) => a - b);
       const q = (p: number) => times[Math.min(times.length - 1, Math.floor((times.length - 1) * p))]!;
       results[read.key] = { medianMs: q(0.5), p90Ms: q(0.9), totalResults };
@@ -223,7 +251,7 @@ try {
       resources: Number(counts.n),
       resourceValues: Number(values.n),
       seedSeconds: { small: seedSmall, large: seedLarge },
-      reads: READS.map((r) => ({
+      reads: MEASURED.map((r) => ({
         key: r.key,
         small: small[r.key],
         large: large[r.key],

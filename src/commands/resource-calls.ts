@@ -14,6 +14,8 @@ import { tolerating, wholeNumber } from "./verb-helpers.js";
 export interface ListOptions {
   type?: string;
   filter?: string;
+  /** free text over Users, best matches first (the list of `resourcetypes=User` alone) */
+  search?: string;
   sortBy?: string;
   sortOrder?: string;
   startIndex?: string;
@@ -38,6 +40,7 @@ export async function listResources(
   const query = {
     resourcetypes: options.type,
     filter: options.filter,
+    search: options.search,
     sortby: options.sortBy,
     sortorder: options.sortOrder,
     count: count ?? (options.all ? resources.LIST_COUNT.max : undefined),

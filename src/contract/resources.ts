@@ -210,11 +210,22 @@ export const Resource = Type.Object(
 const resourcetypes = Type.String({ maxLength: 1024, description: "comma-separated resource types" });
 const filter = Type.String({ description: "SCIM filter (RFC 7644 section 3.4.2.2)" });
 
+/** The longest free text a search of Users takes: a user name's or an e-mail's length. */
+export const SEARCH_TEXT_MAX = 256;
+
+/** Free text over Users (`resourcetypes=User` alone), best matches first: docs/design-decisions.md. */
+export const SearchText = Type.String({
+  maxLength: SEARCH_TEXT_MAX,
+  description:
+    "free text over the user name, given, family and display names, e-mails and externalId, case-insensitive; best matches first (an exact user name, then values that start with it, then values that contain it); of Users alone",
+});
+
 /** The query of the list. SCIM paging is clamped, not refused (RFC 7644 section 3.4.2.4). */
 export const ResourceListQuery = Type.Object(
   {
     resourcetypes: Type.Optional(resourcetypes),
     filter: Type.Optional(filter),
+    search: Type.Optional(SearchText),
     sortby: Type.Optional(Type.String({ maxLength: 256, description: "attribute path to sort by" })),
     sortorder: Type.Optional(Type.String({ description: "ascending (default) or descending" })),
     startindex: Type.Optional(QueryInteger({ description: "1-based index of the first result; below 1 means 1" })),

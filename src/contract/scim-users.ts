@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { QueryInteger } from "./common.js";
-import { LIST_COUNT } from "./resources.js";
+import { LIST_COUNT, SearchText } from "./resources.js";
 import { defineRoute, EVERYONE } from "./route.js";
 import { PatchRequest } from "./scim.js";
 
@@ -24,6 +24,7 @@ const projection = {
 const UsersQuery = Type.Object(
   {
     filter: Type.Optional(Type.String({ description: "SCIM filter (RFC 7644 section 3.4.2.2)" })),
+    search: Type.Optional(SearchText),
     sortby: Type.Optional(Type.String({ maxLength: 256, description: "attribute path to sort by" })),
     sortorder: Type.Optional(Type.String({ description: "ascending (default) or descending" })),
     startindex: Type.Optional(QueryInteger({ description: "1-based index of the first result; below 1 means 1" })),

@@ -12,6 +12,7 @@ import * as invite from "./invite.js";
 import * as list from "./list.js";
 import * as mfaReset from "./mfa-reset.js";
 import * as resetPassword from "./reset-password.js";
+import * as search from "./search.js";
 import * as sessions from "./sessions.js";
 import * as setPassword from "./set-password.js";
 import * as setRoles from "./set-roles.js";
@@ -25,6 +26,7 @@ export function register(program: Command, io: Context["io"]): void {
   const group = program.command("users").description("shorthands over resources of type User");
   for (const verb of [
     list,
+    search,
     create,
     get,
     update,

@@ -61,7 +61,7 @@ export function attributePath(attrPath: string): string[] {
   return name.split(".").map((p) => p.toLowerCase());
 }
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** The SCIM comparison of one stored value with one literal (strings compare case-insensitively). */
 function compare(op: Comparison, value: ValueColumns, literal: Literal): Condition {

@@ -35,6 +35,7 @@ export function parseListQuery(query: Static<typeof ResourceListQuery>) {
   }
   const filter = query.filter !== undefined ? parseFilter(query.filter) : undefined;
   return {
+    search: parseSearch(query.search, types),
     startIndex,
     count,
     descending: order === "descending",
@@ -43,6 +44,17 @@ export function parseListQuery(query: Static<typeof ResourceListQuery>) {
     activeOnly: filter && activeOnly(filter),
     sortBy: query.sortby,
   };
+}
+
+/** A search's text, trimmed: of Users alone, and never blank (it would find every User). */
+function parseSearch(search: string | undefined, types: string[] | undefined): string | undefined {
+  if (search === undefined) return undefined;
+  const text = search.trim();
+  if (!text) throw queryInvalid("search needs some text to look for.", "search");
+  if (types?.length !== 1 || types[0] !== "User") {
+    throw queryInvalid("search looks among Users: give resourcetypes=User with it.", "search");
+  }
+  return text;
 }
 
 /** The boolean of a filter that is `active eq true|false` and nothing else: of Users, a kept count. */

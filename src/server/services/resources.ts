@@ -4,6 +4,7 @@ import { confirmsAddresses, rolesOfBits } from "../../contract/policy/index.js";
 import { type ResourceListQuery, SCHEMA_URN } from "../../contract/resources.js";
 import { compileFilter } from "../filter/compile.js";
 import { resourceSortKeys, resourcesTargetAt } from "../filter/resources-target.js";
+import { userSearch } from "../filter/user-search.js";
 import {
   assertPreconditions,
   ChangedMeanwhile,
@@ -46,12 +47,17 @@ export async function listResources(ctx: ServiceContext, principal: Principal, q
   if (parsed.filter) {
     conditions.push(compileFilter(parsed.filter, resourcesTargetAt(nowIso, ctx.store.dialect, usersOnly)));
   }
+  const search = parsed.search === undefined ? undefined : userSearch(parsed.search, ctx.store.dialect);
+  if (search) conditions.push(search.where);
   const where = sql`${sql.join(conditions, sql` and `)}`;
   const sortPath = parsed.sortBy
     ?.slice(parsed.sortBy.lastIndexOf(":") + 1)
     .split(".")
     .map((p) => p.toLowerCase());
-  const order = sortPath && { ...resourceSortKeys(sortPath, nowIso, usersOnly), descending: parsed.descending };
+  // a search shows its best matches first, unless sortby asks for another order
+  const order = sortPath
+    ? { ...resourceSortKeys(sortPath, nowIso, usersOnly), descending: parsed.descending }
+    : search && { ...search.order, descending: parsed.descending };
   const { rows, total } = await repo.listResources(ctx.store.db, {
     nowIso,
     where,
@@ -59,9 +65,10 @@ export async function listResources(ctx: ServiceContext, principal: Principal, q
     offset: parsed.startIndex - 1,
     limit: parsed.count,
     // without a filter, what the caller may read of these types is all of them, or a count
-    ...(!parsed.filter && readsAllOf(principal, parsed.types) && { wholeTypes: parsed.types ?? [] }),
+    ...(!parsed.filter && !search && readsAllOf(principal, parsed.types) && { wholeTypes: parsed.types ?? [] }),
     ...(parsed.activeOnly !== undefined &&
       usersOnly &&
+      !search &&
       readsAllOf(principal, parsed.types) && { activeUsers: parsed.activeOnly }),
   });
   return {
