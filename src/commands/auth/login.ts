@@ -27,7 +27,7 @@ interface Options {
 async function replaceTemporaryPassword(
   ctx: Context,
   current: string,
-  options: Options & { nextLine: number },
+  options: Options & { nextLine: number; userName: string; token?: string },
 ): Promise<boolean> {
   ctx.info("Your password is temporary: choose a new one now.");
   for (;;) {
@@ -36,10 +36,11 @@ async function replaceTemporaryPassword(
       index: options.nextLine,
       prompt: "New password",
       canPrompt: ctx.canPrompt(),
+      userName: options.userName,
     });
     if (!newPassword) return false;
     try {
-      await changeOwnPassword(ctx, current, newPassword);
+      await changeOwnPassword(ctx, current, newPassword, options.token);
       return true;
     } catch (error) {
       const weak = error instanceof ApiError && error.problem.code === "weak_password";
@@ -121,6 +122,21 @@ export async function login(ctx: Context, options: Options): Promise<void> {
   const client = await ctx.client();
   const data = await loginWithSecondFactor(ctx, { userName, password }, options);
   if (data.firstLogin) await requireNewPasswordSource(ctx, client, data, options);
+  // scripted, the new password is changed before the session is kept: refused, it keeps none
+  const scripted = data.firstLogin && options.passwordStdin === true;
+  if (scripted) {
+    try {
+      await replaceTemporaryPassword(ctx, password, {
+        ...options,
+        userName,
+        nextLine: data.linesRead,
+        token: data.token,
+      });
+    } catch (error) {
+      await endSession(client, data.token);
+      throw error;
+    }
+  }
   const profile = ctx.profile;
   await ctx.profiles.save(ctx.profileName, {
     ...profile,
@@ -132,7 +148,9 @@ export async function login(ctx: Context, options: Options): Promise<void> {
   await endReplacedSession(ctx, profile.auth, data.token);
 
   const firstLogin =
-    data.firstLogin && !(await replaceTemporaryPassword(ctx, password, { ...options, nextLine: data.linesRead }));
+    data.firstLogin &&
+    !scripted &&
+    !(await replaceTemporaryPassword(ctx, password, { ...options, userName, nextLine: data.linesRead }));
   const mfaEnrollmentRequired = data.mfaEnrollmentRequired === true;
   if (mfaEnrollmentRequired) {
     ctx.info(
