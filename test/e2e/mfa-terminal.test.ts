@@ -58,11 +58,18 @@ describe("a second factor at a terminal (embedded)", () => {
       ["auth", "login", "--user", s.userName],
       [
         { expect: "Password", send: PASSWORD },
+        // a mistyped code asks for the code again, not the password
+        { expect: "Authentication code", send: "000000" },
+        { expect: "That code is wrong, expired or already used; type the current one (2 tries left)." },
         { expect: "Authentication code", send: recoveryCodes[0]! },
         { expect: "Logged in to" },
+        { expect: "9 recovery codes left" },
       ],
     );
+    expect(recovered.error, recovered.output).toBeUndefined();
     expect(recovered.exitCode, recovered.output).toBe(0);
+    const afterCode = recovered.output.slice(recovered.output.indexOf("Authentication code"));
+    expect(afterCode, recovered.output).not.toContain("Password");
   });
 });
 

@@ -71,11 +71,15 @@ async function requireNewPasswordSource(
   );
 }
 
+/** Tries of a code on a terminal before the login fails (the server's back-off still counts each). */
+const CODE_TRIES = 3;
+
 /**
  * The login, and when the account has a second factor (401 mfa_required) the same login again
  * with its code: asked for on a terminal, else the next line of --password-stdin. Never a flag
- * value, which would stay in the shell's history and the process list. `linesRead`: the stdin
- * lines used, so that a new password on a first login is the line after them.
+ * value, which would stay in the shell's history and the process list. On a terminal a wrong code
+ * asks for the code again, not the password: it is held in memory for those tries only.
+ * `linesRead`: the stdin lines used, so that a new password on a first login is the line after them.
  */
 async function loginWithSecondFactor(
   ctx: Context,
@@ -89,14 +93,36 @@ async function loginWithSecondFactor(
   } catch (error) {
     if (!(error instanceof ApiError) || error.problem.code !== "mfa_required") throw error;
   }
-  const otp = await requirePassword(ctx.io, {
-    stdin: options.passwordStdin,
-    index: 1,
-    prompt: "Authentication code (or a recovery code)",
-    canPrompt: ctx.canPrompt(),
-  });
-  const { data } = await client.call(auth.login, { body: { ...credentials, otp: otp.trim() } });
-  return { ...data, linesRead: 2 };
+  const canRetry = !options.passwordStdin && ctx.canPrompt();
+  for (let tried = 1; ; tried++) {
+    const otp = await requirePassword(ctx.io, {
+      stdin: options.passwordStdin,
+      index: 1,
+      prompt: "Authentication code (or a recovery code)",
+      canPrompt: ctx.canPrompt(),
+    });
+    try {
+      const { data } = await client.call(auth.login, { body: { ...credentials, otp: otp.trim() } });
+      return { ...data, linesRead: 2 };
+    } catch (error) {
+      const wrong = error instanceof ApiError && error.problem.code === "invalid_otp";
+      if (!wrong || !canRetry || tried >= CODE_TRIES) throw error;
+      const left = CODE_TRIES - tried;
+      writeLine(
+        ctx.io,
+        `That code is wrong, expired or already used; type the current one (${left} ${left === 1 ? "try" : "tries"} left).`,
+      );
+    }
+  }
+}
+
+/** After a login with a recovery code: how many are left, and how to make new ones. */
+function sayRecoveryCodesLeft(ctx: Context, left: number | undefined): void {
+  if (left === undefined) return;
+  const codes = `${left === 0 ? "No" : left} recovery code${left === 1 ? "" : "s"} left`;
+  ctx.info(
+    `You logged in with a recovery code: ${codes}. 'bizctl auth mfa disable' then 'bizctl auth mfa enroll' set up your authenticator app again with new codes.`,
+  );
 }
 
 export async function login(ctx: Context, options: Options): Promise<void> {
@@ -146,6 +172,7 @@ export async function login(ctx: Context, options: Options): Promise<void> {
     `Logged in to ${client.transport.description} as ${data.user.userName} (${data.user.roles.join(", ") || "no roles"}); profile '${ctx.profileName}', expires ${data.expiresAt}.`,
   );
   await endReplacedSession(ctx, profile.auth, data.token);
+  sayRecoveryCodesLeft(ctx, data.recoveryCodesLeft);
 
   const firstLogin =
     data.firstLogin &&
