@@ -45,16 +45,18 @@ describe.each(MODES)("prompts check each answer (%s)", (mode) => {
   });
 
   it("on a terminal, a too-short new password is refused at the first entry, before 'Repeat it'", async () => {
+    const withName = `the ${s.userName} passphrase 123`;
     const result = await inTerminal(
       { ...s.env, NO_COLOR: "1" },
       ["auth", "change-password"],
       [
         { expect: "Current password", send: s.password },
         { expect: "New password", send: "short" },
-        // the typed text is kept: five backspaces take it away before a good one
+        // the typed text is kept: backspaces take it away before the next try
+        { expect: "must have at least 15 characters (it has 5)", send: `${"\u007f".repeat(5)}${withName}` },
         {
-          expect: "must have at least 15 characters (it has 5)",
-          send: `${"\u007f".repeat(5)}a good long new passphrase 7`,
+          expect: "must not contain the user name",
+          send: `${"\u007f".repeat(withName.length)}a good long new passphrase 7`,
         },
         { expect: "Repeat it", send: "a good long new passphrase 7" },
         { expect: "Password changed" },

@@ -36,6 +36,7 @@ async function changePassword(ctx: Context, options: { passwordStdin?: boolean }
     index: 1,
     prompt: "New password",
     canPrompt,
+    userName: ctx.profile.auth?.user.userName,
   });
   if (!next)
     throw new UsageError("A new password is required.", "give it on the second line of stdin with --password-stdin");
