@@ -9,6 +9,13 @@ _bizctl() {
       *" $word "*) path="$path $word" ;;
     esac
   done
+  case "${COMP_WORDS[COMP_CWORD-1]}" in
+    -o|--output) COMPREPLY=($(compgen -W "table json ndjson csv yaml" -- "$cur")); return ;;
+    --profile) COMPREPLY=($(compgen -W "$(bizctl --no-input profile list -o csv --fields name 2>/dev/null | tail -n +2)" -- "$cur")); return ;;
+  esac
+  case "${path# }" in
+    "profile use"|"profile remove"|"profile show") COMPREPLY=($(compgen -W "$(bizctl --no-input profile list -o csv --fields name 2>/dev/null | tail -n +2)" -- "$cur")); return ;;
+  esac
   COMPREPLY=($(compgen -W "$(_bizctl_words "${path# }")" -- "$cur"))
 }
 _bizctl_words() {

@@ -1684,3 +1684,6 @@ complete -c bizctl -n '__fish_seen_subcommand_from help' -l verbose
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from help' -l help
+complete -c bizctl -s o -l output -x -a 'table json ndjson csv yaml'
+complete -c bizctl -l profile -x -a '(bizctl --no-input profile list -o csv --fields name 2>/dev/null | tail -n +2)'
+complete -c bizctl -n '__fish_seen_subcommand_from profile; and __fish_seen_subcommand_from use remove show' -x -a '(bizctl --no-input profile list -o csv --fields name 2>/dev/null | tail -n +2)'

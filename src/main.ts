@@ -2,6 +2,7 @@ import type { EventEmitter } from "node:events";
 import { Command, CommanderError, Option } from "commander";
 import { checkGlobals, type GlobalOptions } from "./cli/command-context.js";
 import { describeError, EXIT, exitCodeFor, messagesBefore, UsageError } from "./cli/errors.js";
+import { helpWidth, reflowHelp } from "./cli/help-text.js";
 import { chosenProfile, profileFlag, scoped } from "./cli/hints.js";
 import { type IO, processIO, writeLine } from "./cli/io.js";
 import { terminalJson } from "./cli/terminal-text.js";
@@ -83,9 +84,13 @@ export async function buildProgram(io: IO, only?: GroupName): Promise<Command> {
     .option("--no-input", "never prompt; fail with exit code 2 when a value is missing")
     .showSuggestionAfterError()
     .exitOverride()
+    // help (the only text Commander writes) fits the terminal it is written to, whatever its width
+    .configureHelp({ showGlobalOptions: true })
     .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
+      writeOut: (text) => io.stdout.write(reflowHelp(text, helpWidth(io.stdout))),
+      writeErr: (text) => io.stderr.write(reflowHelp(text, helpWidth(io.stderr))),
+      getOutHelpWidth: () => helpWidth(io.stdout),
+      getErrHelpWidth: () => helpWidth(io.stderr),
       outputError: () => {},
     });
   // the global options are checked once, before any action: a bad one reads, sends and changes nothing

@@ -1,4 +1,14 @@
 import type { Command } from "commander";
+import { FORMATS } from "./output.js";
+
+/**
+ * The profile names, from the profiles file through bizctl itself (no server is loaded for
+ * `profile list`); nothing when it fails, so a completion never prints an error.
+ */
+const PROFILES = "bizctl --no-input profile list -o csv --fields name 2>/dev/null | tail -n +2";
+const FORMAT_WORDS = FORMATS.join(" ");
+/** The commands whose argument is a profile name. */
+const PROFILE_ARGUMENTS = ["profile use", "profile remove", "profile show"];
 
 interface Node {
   path: string[];
@@ -31,6 +41,13 @@ _bizctl() {
       *" $word "*) path="$path $word" ;;
     esac
   done
+  case "\${COMP_WORDS[COMP_CWORD-1]}" in
+    -o|--output) COMPREPLY=($(compgen -W "${FORMAT_WORDS}" -- "$cur")); return ;;
+    --profile) COMPREPLY=($(compgen -W "$(${PROFILES})" -- "$cur")); return ;;
+  esac
+  case "\${path# }" in
+    ${PROFILE_ARGUMENTS.map((p) => `"${p}"`).join("|")}) COMPREPLY=($(compgen -W "$(${PROFILES})" -- "$cur")); return ;;
+  esac
   COMPREPLY=($(compgen -W "$(_bizctl_words "\${path# }")" -- "$cur"))
 }
 _bizctl_words() {
@@ -59,6 +76,13 @@ _bizctl() {
     known=($(_bizctl_words "\${cmdpath# }"))
     (( \${known[(Ie)$word]} )) && cmdpath="$cmdpath $word"
   done
+  case "\${words[CURRENT-1]}" in
+    -o|--output) compadd -- ${FORMAT_WORDS}; return ;;
+    --profile) compadd -- $(${PROFILES}); return ;;
+  esac
+  case "\${cmdpath# }" in
+    ${PROFILE_ARGUMENTS.map((p) => `"${p}"`).join("|")}) compadd -- $(${PROFILES}); return ;;
+  esac
   compadd -- $(_bizctl_words "\${cmdpath# }")
 }
 _bizctl_words() {
@@ -85,6 +109,11 @@ export function fishCompletion(program: Command): string {
       lines.push(`complete -c bizctl -n '${condition}' -l ${option.slice(2)}`);
     }
   }
+  lines.push(`complete -c bizctl -s o -l output -x -a '${FORMAT_WORDS}'`);
+  lines.push(`complete -c bizctl -l profile -x -a '(${PROFILES})'`);
+  lines.push(
+    `complete -c bizctl -n '__fish_seen_subcommand_from profile; and __fish_seen_subcommand_from use remove show' -x -a '(${PROFILES})'`,
+  );
   return `${lines.join("\n")}\n`;
 }
 

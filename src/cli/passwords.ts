@@ -1,4 +1,4 @@
-import { PASSWORD_RULES } from "../contract/passwords.js";
+import { DEFAULT_PASSWORD_MIN_LENGTH, PASSWORD_RULES, passwordShapeProblem } from "../contract/passwords.js";
 import { UsageError } from "./errors.js";
 import { type IO, stdinLine, writeLine } from "./io.js";
 import { promptPassword } from "./prompts.js";
@@ -11,6 +11,8 @@ export interface PasswordSource {
   env?: string;
   prompt: string;
   canPrompt: boolean;
+  /** whose password it is: a new one containing the name is refused at the first entry */
+  userName?: string;
 }
 
 /** A password from stdin, the environment or a hidden prompt; never from a flag value. */
@@ -41,12 +43,17 @@ export async function requirePassword(io: IO, source: PasswordSource): Promise<s
   return value;
 }
 
-/** A new password, typed twice on a terminal. */
+/**
+ * A new password, typed twice on a terminal. The rules the CLI can check alone (length, repetition,
+ * the user name) refuse the first entry before the confirmation is asked for; the server's own
+ * minimum is at least the default one, and its other refusals are answered after.
+ */
 export async function readNewPassword(io: IO, source: PasswordSource): Promise<string | undefined> {
   if (source.stdin || !source.canPrompt) return readPassword(io, { ...source, env: undefined });
   writeLine(io, PASSWORD_RULES);
+  const rules = { minLength: DEFAULT_PASSWORD_MIN_LENGTH, userName: source.userName };
   for (;;) {
-    const first = await promptPassword(io, source.prompt);
+    const first = await promptPassword(io, source.prompt, (value) => passwordShapeProblem(value, rules) ?? true);
     const second = await promptPassword(io, "Repeat it");
     if (first === second) return first;
     writeLine(io, "The two entries differ; try again.");

@@ -34,10 +34,14 @@ export async function promptText(
   );
 }
 
-export async function promptPassword(io: IO, message: string): Promise<string> {
+export async function promptPassword(
+  io: IO,
+  message: string,
+  validate: (value: string) => true | string = () => true,
+): Promise<string> {
   const { password } = await import("@inquirer/prompts");
   return password(
-    { message: terminalText(message), mask: "*", validate: (v) => (v ? true : "required"), theme },
+    { message: terminalText(message), mask: "*", validate: (v) => (v ? validate(v) : "required"), theme },
     streams(io),
   );
 }

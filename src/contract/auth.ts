@@ -24,6 +24,8 @@ export const LoginResult = Type.Object({
    * (`--require-mfa`) and the account has none: until it enrolls one, the token may only enroll
    */
   mfaEnrollmentRequired: Type.Optional(Type.Boolean()),
+  /** present when the second factor was a recovery code (spent now): the unused codes left */
+  recoveryCodesLeft: Type.Optional(Type.Integer({ minimum: 0 })),
   user: UserSummary,
 });
 

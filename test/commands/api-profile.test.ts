@@ -116,7 +116,7 @@ describe.each(MODES)("profiles (%s)", (mode) => {
     const profiles = json<{ name: string; current: boolean; server: string; user: string | null }[]>(list);
     const current = mode === "remote" ? "r" : "default";
     expect(profiles.find((p) => p.name === "default")).toMatchObject({ server: "embedded" });
-    expect(profiles.find((p) => p.current)).toMatchObject({ name: current, user: s.userName });
+    expect(profiles.find((p) => p.current)).toMatchObject({ name: current, user: s.userName, session: "active" });
     if (mode === "remote") expect(profiles.find((p) => p.name === "r")?.server).toBe(s.server!.url);
 
     const shown = await s.run(["profile", "show"]);
@@ -144,7 +144,14 @@ describe.each(MODES)("profiles (%s)", (mode) => {
     const use = await s.run(["profile", "use", "lab"], { env });
     expect(use.exitCode, show(use)).toBe(0);
     const shown = json(await s.run(["profile", "show"], { env }));
-    expect(shown).toMatchObject({ name: "lab", current: true, server: "embedded", dataDir: lab, user: null });
+    expect(shown).toMatchObject({
+      name: "lab",
+      current: true,
+      server: "embedded",
+      dataDir: lab,
+      user: null,
+      session: "none",
+    });
     // BIZCTL_PROFILE and --profile take precedence over the current one, in that order
     const viaEnv = json(await s.run(["profile", "show"], { env: { ...env, BIZCTL_PROFILE: "prod" } }));
     expect(viaEnv).toMatchObject({ name: "prod", server: "https://api.example.com" });

@@ -145,6 +145,13 @@ describe.each(MODES)("auth (%s)", (mode) => {
     const error = errorOf(result);
     expect(error.message).toMatch(/expired/);
     expect(`${error.message} ${error.hint}`).toMatch(/log in again|auth login/);
+    // profile list marks it, as a column on a terminal and a field in data
+    const name = mode === "remote" ? "r" : "default";
+    const listed = json<{ name: string; session: string }[]>(await s.run(["profile", "list", "--json"], { env }));
+    expect(listed.find((p) => p.name === name)?.session).toBe("expired");
+    const table = await s.run(["profile", "list"], { env, tty: true, columns: 200 });
+    expect(table.stdout, show(table)).toMatch(/session/);
+    expect(table.stdout.split("\n").find((line) => line.includes(s.userName))).toMatch(/expired/);
 
     // logging out still forgets it
     const logout = await s.run(["auth", "logout"], { env });

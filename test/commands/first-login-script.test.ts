@@ -31,6 +31,9 @@ describe.each(MODES)("a scripted first login without the new password (%s)", (mo
       code: "weak_password",
       messages: expect.arrayContaining(["Your password is temporary: choose a new one now."]),
     });
+    // a refused new password keeps no session, here or on the server
+    expect((await s.run(["auth", "status"], { env })).exitCode).toBe(4);
+    expect(json(await s.run(["users", "get", "newbie", "--json"])).openSessions).toBe(0);
 
     const full = await s.login(env, "newbie", oneTimePassword, "A-Sturdy-New-Passw0rd!");
     expect(full.exitCode, show(full)).toBe(0);

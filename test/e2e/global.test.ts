@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,6 +58,36 @@ describe("global behaviour of the binary", () => {
     expect(await complete("events", "")).toEqual(expect.arrayContaining(["list", "get", "create", "update", "delete"]));
     expect(await complete("--json", "events", "list", "--pa")).toEqual(["--page", "--page-size"]);
     expect(await complete("auth", "change-password", "--pass")).toEqual(["--password-stdin"]);
+  });
+
+  it("the bash completion completes values: -o formats, and profile names from the profiles file", async () => {
+    const added = await bizctl(["profile", "add", "staging", "--server", "https://staging.example.com"], { env });
+    expect(added.exitCode, show(added)).toBe(0);
+    // the script asks bizctl itself for the profiles: the one on PATH
+    const shims = join(sandbox.root, "shims");
+    mkdirSync(shims, { recursive: true });
+    writeFileSync(join(shims, "bizctl"), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+    chmodSync(join(shims, "bizctl"), 0o755);
+    const script = join(ROOT, "completions", "bizctl.bash");
+    const complete = async (pathDirs: string, ...words: string[]) => {
+      const line = ["bizctl", ...words].map((w) => `'${w}'`).join(" ");
+      const { stdout } = await execa(
+        "bash",
+        [
+          "-c",
+          `source "$0"; COMP_WORDS=(${line}); COMP_CWORD=${words.length}; _bizctl; printf '%s\\n' "\${COMPREPLY[@]}"`,
+          script,
+        ],
+        { extendEnv: false, env: { ...env, PATH: `${pathDirs}:${env.PATH}` } },
+      );
+      return stdout.split("\n").filter(Boolean);
+    };
+    expect(await complete(shims, "-o", "")).toEqual(["table", "json", "ndjson", "csv", "yaml"]);
+    expect(await complete(shims, "users", "list", "--output", "nd")).toEqual(["ndjson"]);
+    expect(await complete(shims, "--profile", "st")).toEqual(["staging"]);
+    expect(await complete(shims, "profile", "use", "")).toEqual(expect.arrayContaining(["default", "staging"]));
+    // no bizctl on PATH: no profile names, and nothing printed
+    expect(await complete(join(sandbox.root, "nowhere"), "--profile", "")).toEqual([]);
   });
   it("a reader that closes the pipe early ends the command quietly, exit 0", async () => {
     // `true` reads nothing and exits at once, so every write bizctl makes meets a closed pipe

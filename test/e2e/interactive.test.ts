@@ -92,9 +92,12 @@ describe.each(MODES)("prompts on a terminal (%s)", (mode) => {
       [
         { expect: "User name", send: ADMIN },
         { expect: "Password", send: oneTimePassword },
-        // a refused password is asked for again, with the reason
+        // too short: refused as it is typed, before it is asked again (the text kept, erased here)
         { expect: "New password", send: "too short" },
-        { expect: "Repeat it", send: "too short" },
+        { expect: "must have at least 15 characters (it has 9)", send: `${"\u007f".repeat(9)}${oneTimePassword}` },
+        // what only the server knows (the current password) is refused after, and asked for again
+        { expect: "Repeat it", send: oneTimePassword },
+        { expect: "must differ from the current one" },
         { expect: "Try another" },
         { expect: "New password", send: PASSWORD },
         { expect: "Repeat it", send: PASSWORD },

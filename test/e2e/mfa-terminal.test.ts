@@ -7,6 +7,7 @@
  * real binary in a pseudo-terminal, embedded (the piped and remote paths are in
  * test/commands/mfa.test.ts and test/commands/users-mfa-reset.test.ts).
  */
+import qrcode from "qrcode";
 import { describe, expect, it } from "vitest";
 import { json, PASSWORD, show, useSession } from "../helpers/cli.js";
 import { inTerminal } from "../helpers/pty.js";
@@ -58,12 +59,65 @@ describe("a second factor at a terminal (embedded)", () => {
       ["auth", "login", "--user", s.userName],
       [
         { expect: "Password", send: PASSWORD },
+        // a mistyped code asks for the code again, not the password
+        { expect: "Authentication code", send: "000000" },
+        { expect: "That code is wrong, expired or already used; type the current one (2 tries left)." },
         { expect: "Authentication code", send: recoveryCodes[0]! },
         { expect: "Logged in to" },
+        { expect: "9 recovery codes left" },
       ],
     );
+    expect(recovered.error, recovered.output).toBeUndefined();
     expect(recovered.exitCode, recovered.output).toBe(0);
+    const afterCode = recovered.output.slice(recovered.output.indexOf("Authentication code"));
+    expect(afterCode, recovered.output).not.toContain("Password");
   });
+});
+
+/** The module rows a QR code drawn in half blocks shows: a foreground block is a dark module. */
+function modulesOf(lines: string[]): boolean[][] {
+  const rows: boolean[][] = [];
+  for (const line of lines) {
+    const chars = [...line];
+    rows.push(chars.map((c) => c === "█" || c === "▀"));
+    rows.push(chars.map((c) => c === "█" || c === "▄"));
+  }
+  return rows;
+}
+
+describe("the QR code reads on a dark and a light theme (embedded)", () => {
+  const s = useSession("embedded");
+
+  it.each([80, 200])(
+    "is black modules on white with a quiet zone, the key's link beside it (%i columns)",
+    async (columns) => {
+      const started = await inTerminal(
+        { ...s.env, PTY_COLUMNS: String(columns) },
+        ["auth", "mfa", "enroll"],
+        [{ expect: "The app's code", send: "\u0003", enter: false }],
+      );
+      expect(started.error, started.output).toBeUndefined();
+      const uri = /key's link, for an app on this computer: (otpauth:\/\/\S+)\)/.exec(started.output)?.[1];
+      expect(uri, started.output).toMatch(/^otpauth:\/\/totp\/.*secret=[A-Z2-7]+/);
+      // every line of the code sets black on bright white itself, and resets at its end
+      const drawn = started.raw.split(/\r?\n/).filter((line) => line.startsWith("\u001b[30m\u001b[107m"));
+      expect(drawn.length, started.raw).toBeGreaterThan(10);
+      const lines = drawn.map((line) => {
+        expect(line.endsWith("\u001b[0m"), JSON.stringify(line)).toBe(true);
+        return line.slice("\u001b[30m\u001b[107m".length, -"\u001b[0m".length);
+      });
+      const shown = modulesOf(lines);
+      const { modules } = qrcode.create(uri!, { errorCorrectionLevel: "M" });
+      // a quiet zone of 4 light modules on each side, then the code of the link itself
+      expect(lines[0]!.length).toBe(modules.size + 8);
+      for (const row of [0, 1, 2, 3]) expect(shown[row]!.some(Boolean)).toBe(false);
+      for (let r = 0; r < modules.size; r++) {
+        const row = shown[r + 4]!;
+        expect(row.slice(0, 4).some(Boolean)).toBe(false);
+        for (let c = 0; c < modules.size; c++) expect(row[c + 4], `module ${r},${c}`).toBe(Boolean(modules.get(r, c)));
+      }
+    },
+  );
 });
 
 describe("users mfa-reset at a terminal (embedded)", () => {

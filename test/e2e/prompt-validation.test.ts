@@ -44,6 +44,30 @@ describe.each(MODES)("prompts check each answer (%s)", (mode) => {
     expect(json(user)).toMatchObject({ userName: name });
   });
 
+  it("on a terminal, a too-short new password is refused at the first entry, before 'Repeat it'", async () => {
+    const withName = `the ${s.userName} passphrase 123`;
+    const result = await inTerminal(
+      { ...s.env, NO_COLOR: "1" },
+      ["auth", "change-password"],
+      [
+        { expect: "Current password", send: s.password },
+        { expect: "New password", send: "short" },
+        // the typed text is kept: backspaces take it away before the next try
+        { expect: "must have at least 15 characters (it has 5)", send: `${"\u007f".repeat(5)}${withName}` },
+        {
+          expect: "must not contain the user name",
+          send: `${"\u007f".repeat(withName.length)}a good long new passphrase 7`,
+        },
+        { expect: "Repeat it", send: "a good long new passphrase 7" },
+        { expect: "Password changed" },
+      ],
+    );
+    expect(result.error, result.output).toBeUndefined();
+    expect(result.exitCode, result.output).toBe(0);
+    expect(result.output.indexOf("at least 15")).toBeLessThan(result.output.indexOf("Repeat it"));
+    s.password = "a good long new passphrase 7";
+  });
+
   it("piped, nothing is asked: a missing start names the flag and a bad one is refused by the server", async () => {
     const missing = await s.run(["events", "create", "--set", "code=PROMPT-2", "--set", "name=x"]);
     expect(missing.exitCode, show(missing)).toBe(2);

@@ -5,10 +5,17 @@ import { readNewPassword, requirePassword } from "../../cli/passwords.js";
 import * as auth from "../../contract/auth.js";
 import { examples, withContext } from "../verb-helpers.js";
 
-export async function changeOwnPassword(ctx: Context, lastPassword: string, newPassword: string): Promise<void> {
+/** `token`: the session of a login not kept yet (a scripted first login), else the profile's. */
+export async function changeOwnPassword(
+  ctx: Context,
+  lastPassword: string,
+  newPassword: string,
+  token?: string,
+): Promise<void> {
   const client = await ctx.client();
+  const headers = token ? { authorization: `Bearer ${token}` } : undefined;
   await withHint(
-    client.call(auth.changePassword, { body: { lastPassword, newPassword } }),
+    client.call(auth.changePassword, { body: { lastPassword, newPassword }, ...(headers && { headers }) }),
     "invalid_credentials",
     "type your current password again; forgotten, 'bizctl auth renew-password --user NAME' mails a reset link",
   );
@@ -29,6 +36,7 @@ async function changePassword(ctx: Context, options: { passwordStdin?: boolean }
     index: 1,
     prompt: "New password",
     canPrompt,
+    userName: ctx.profile.auth?.user.userName,
   });
   if (!next)
     throw new UsageError("A new password is required.", "give it on the second line of stdin with --password-stdin");

@@ -27,7 +27,7 @@ interface Options {
 async function replaceTemporaryPassword(
   ctx: Context,
   current: string,
-  options: Options & { nextLine: number },
+  options: Options & { nextLine: number; userName: string; token?: string },
 ): Promise<boolean> {
   ctx.info("Your password is temporary: choose a new one now.");
   for (;;) {
@@ -36,10 +36,11 @@ async function replaceTemporaryPassword(
       index: options.nextLine,
       prompt: "New password",
       canPrompt: ctx.canPrompt(),
+      userName: options.userName,
     });
     if (!newPassword) return false;
     try {
-      await changeOwnPassword(ctx, current, newPassword);
+      await changeOwnPassword(ctx, current, newPassword, options.token);
       return true;
     } catch (error) {
       const weak = error instanceof ApiError && error.problem.code === "weak_password";
@@ -70,11 +71,15 @@ async function requireNewPasswordSource(
   );
 }
 
+/** Tries of a code on a terminal before the login fails (the server's back-off still counts each). */
+const CODE_TRIES = 3;
+
 /**
  * The login, and when the account has a second factor (401 mfa_required) the same login again
  * with its code: asked for on a terminal, else the next line of --password-stdin. Never a flag
- * value, which would stay in the shell's history and the process list. `linesRead`: the stdin
- * lines used, so that a new password on a first login is the line after them.
+ * value, which would stay in the shell's history and the process list. On a terminal a wrong code
+ * asks for the code again, not the password: it is held in memory for those tries only.
+ * `linesRead`: the stdin lines used, so that a new password on a first login is the line after them.
  */
 async function loginWithSecondFactor(
   ctx: Context,
@@ -88,14 +93,36 @@ async function loginWithSecondFactor(
   } catch (error) {
     if (!(error instanceof ApiError) || error.problem.code !== "mfa_required") throw error;
   }
-  const otp = await requirePassword(ctx.io, {
-    stdin: options.passwordStdin,
-    index: 1,
-    prompt: "Authentication code (or a recovery code)",
-    canPrompt: ctx.canPrompt(),
-  });
-  const { data } = await client.call(auth.login, { body: { ...credentials, otp: otp.trim() } });
-  return { ...data, linesRead: 2 };
+  const canRetry = !options.passwordStdin && ctx.canPrompt();
+  for (let tried = 1; ; tried++) {
+    const otp = await requirePassword(ctx.io, {
+      stdin: options.passwordStdin,
+      index: 1,
+      prompt: "Authentication code (or a recovery code)",
+      canPrompt: ctx.canPrompt(),
+    });
+    try {
+      const { data } = await client.call(auth.login, { body: { ...credentials, otp: otp.trim() } });
+      return { ...data, linesRead: 2 };
+    } catch (error) {
+      const wrong = error instanceof ApiError && error.problem.code === "invalid_otp";
+      if (!wrong || !canRetry || tried >= CODE_TRIES) throw error;
+      const left = CODE_TRIES - tried;
+      writeLine(
+        ctx.io,
+        `That code is wrong, expired or already used; type the current one (${left} ${left === 1 ? "try" : "tries"} left).`,
+      );
+    }
+  }
+}
+
+/** After a login with a recovery code: how many are left, and how to make new ones. */
+function sayRecoveryCodesLeft(ctx: Context, left: number | undefined): void {
+  if (left === undefined) return;
+  const codes = `${left === 0 ? "No" : left} recovery code${left === 1 ? "" : "s"} left`;
+  ctx.info(
+    `You logged in with a recovery code: ${codes}. 'bizctl auth mfa disable' then 'bizctl auth mfa enroll' set up your authenticator app again with new codes.`,
+  );
 }
 
 export async function login(ctx: Context, options: Options): Promise<void> {
@@ -121,6 +148,21 @@ export async function login(ctx: Context, options: Options): Promise<void> {
   const client = await ctx.client();
   const data = await loginWithSecondFactor(ctx, { userName, password }, options);
   if (data.firstLogin) await requireNewPasswordSource(ctx, client, data, options);
+  // scripted, the new password is changed before the session is kept: refused, it keeps none
+  const scripted = data.firstLogin && options.passwordStdin === true;
+  if (scripted) {
+    try {
+      await replaceTemporaryPassword(ctx, password, {
+        ...options,
+        userName,
+        nextLine: data.linesRead,
+        token: data.token,
+      });
+    } catch (error) {
+      await endSession(client, data.token);
+      throw error;
+    }
+  }
   const profile = ctx.profile;
   await ctx.profiles.save(ctx.profileName, {
     ...profile,
@@ -130,9 +172,12 @@ export async function login(ctx: Context, options: Options): Promise<void> {
     `Logged in to ${client.transport.description} as ${data.user.userName} (${data.user.roles.join(", ") || "no roles"}); profile '${ctx.profileName}', expires ${data.expiresAt}.`,
   );
   await endReplacedSession(ctx, profile.auth, data.token);
+  sayRecoveryCodesLeft(ctx, data.recoveryCodesLeft);
 
   const firstLogin =
-    data.firstLogin && !(await replaceTemporaryPassword(ctx, password, { ...options, nextLine: data.linesRead }));
+    data.firstLogin &&
+    !scripted &&
+    !(await replaceTemporaryPassword(ctx, password, { ...options, userName, nextLine: data.linesRead }));
   const mfaEnrollmentRequired = data.mfaEnrollmentRequired === true;
   if (mfaEnrollmentRequired) {
     ctx.info(

@@ -2,9 +2,9 @@ import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import { UsageError } from "../../cli/errors.js";
 import { stdinLine, writeLine } from "../../cli/io.js";
-import { commonJs } from "../../cli/lazy-modules.js";
 import { requirePassword } from "../../cli/passwords.js";
 import { promptText } from "../../cli/prompts.js";
+import { qrCodeLines } from "../../cli/qr-code.js";
 import { ApiError } from "../../client/errors.js";
 import * as mfa from "../../contract/mfa.js";
 import { examples, withContext } from "../verb-helpers.js";
@@ -14,10 +14,9 @@ const FIRST_CODE_TRIES = 3;
 
 const isPerson = (ctx: Context) => ctx.canPrompt() && !ctx.globals.json && !ctx.globals.output;
 
-/** The QR code of the key URI, in block characters that any UTF-8 terminal draws. */
+/** The QR code of the key URI, black on white with its quiet zone, so that it reads on any theme. */
 async function drawQrCode(ctx: Context, uri: string): Promise<void> {
-  const qrcode = commonJs(await import("qrcode"));
-  ctx.io.stdout.write(`${await qrcode.toString(uri, { type: "utf8", errorCorrectionLevel: "M" })}\n`);
+  ctx.io.stdout.write(`${(await qrCodeLines(uri, ctx.color)).join("\n")}\n`);
 }
 
 async function activate(ctx: Context, code: string) {
@@ -46,6 +45,7 @@ async function enroll(ctx: Context): Promise<void> {
   }
   await drawQrCode(ctx, data.uri);
   ctx.info(`Scan it with an authenticator app, or enter this key: ${data.secret}`);
+  ctx.info(`(the key's link, for an app on this computer: ${data.uri})`);
   for (let tries = 1; ; tries++) {
     const code = await promptText(ctx.io, "The app's code", {
       validate: (value) => (/^\d{6}$/.test(value.trim()) ? true : "six digits"),

@@ -29,7 +29,7 @@ async function create(
   if (!new RegExp(CUSTOM_TYPE_PATTERN).test(typeName)) throw new UsageError(notATypeName(typeName));
   if (record.resourceType === "User" && record.userName === undefined) {
     if (!ctx.canPrompt())
-      throw new UsageError("A User needs a userName.", "pass --set userName=NAME, or use 'bizctl users create'");
+      throw new UsageError("A user needs a user name.", "pass --set userName=NAME, or use 'bizctl users create'");
     record.userName = await promptText(ctx.io, "User name");
   }
   await ctx.print((await createResource(ctx, record, options.ifNotExists)).data);

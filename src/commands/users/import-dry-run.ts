@@ -50,7 +50,7 @@ export class DryRun {
         continue;
       }
       if (this.onConflict === "fail") {
-        this.failures.push({ ...who, problem: "conflict", message: `the userName ${pending.userName} is taken` });
+        this.failures.push({ ...who, problem: "conflict", message: `the user name ${pending.userName} is taken` });
       } else if (this.onConflict === "skip") this.counts.skipped++;
       else if (user.passwordHash !== undefined) {
         this.failures.push({

@@ -219,7 +219,7 @@ async function importUsers(ctx: Context, file: string, options: ImportOptions): 
           line: pending.line,
           ...(pending.userName && { userName: pending.userName }),
           problem: "conflict",
-          message: "conflicts with an existing user of another userName",
+          message: "conflicts with an existing user of another user name",
         });
       }
       return user;

@@ -14,6 +14,7 @@ import {
   revokeUserSessions,
   touchSession,
 } from "../store/sessions-repo.js";
+import { countUnusedRecoveryCodes } from "../store/totp-repo.js";
 import { findAccountById, saveCredential, toAccount, type UserAccount } from "../store/users-repo.js";
 import { revokeOwnApiToken } from "./api-tokens.js";
 import { actorOf, audit, auditBy, refusalsRecorded, userTarget } from "./audit.js";
@@ -149,12 +150,15 @@ export async function login(
     });
   });
   await pruneSessions(ctx.store.db, now);
+  // a recovery code was spent: the person learns how many are left before they run out
+  const recoveryCodesLeft = proof === "recovery" ? await countUnusedRecoveryCodes(ctx.store.db, account.id) : undefined;
   return {
     token,
     tokenType: "Bearer" as const,
     expiresAt: formatTimestamp(expiresAt),
     firstLogin: session!.firstLogin,
     ...(session!.mfaEnrollmentRequired && { mfaEnrollmentRequired: true }),
+    ...(recoveryCodesLeft !== undefined && { recoveryCodesLeft }),
     user: summary(account),
   };
 }

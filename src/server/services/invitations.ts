@@ -5,7 +5,7 @@ import { voidInvitations } from "../store/reset-tokens-repo.js";
 import { findAccountById } from "../store/users-repo.js";
 import { auditBy } from "./audit.js";
 import { issuerRoleOf } from "./issued-credentials.js";
-import { queueLinkMail, recipient } from "./link-mails.js";
+import { noRecipientReason, queueLinkMail, recipient } from "./link-mails.js";
 import { assertCan } from "./resource-policy.js";
 import { serviceAccountRefusal } from "./service-account-rules.js";
 import type { Principal, ServiceContext } from "./service-context.js";
@@ -26,7 +26,7 @@ export async function sendInvitation(ctx: ServiceContext, principal: Principal, 
   if (account.credential.passwordHash && !account.credential.firstLogin) {
     throw new ProblemError(
       "conflict",
-      `${account.userName} has already chosen a password; an invitation is for a first one. A reset link (renewPassword) changes it.`,
+      `${account.userName} has already chosen a password; an invitation is for a first one. To change it, send them a password reset link instead.`,
     );
   }
   const now = ctx.clock();
@@ -38,7 +38,7 @@ export async function sendInvitation(ctx: ServiceContext, principal: Principal, 
     if (!to) {
       throw new ProblemError(
         "conflict",
-        `${account.userName} is disabled or has no e-mail address; an invitation needs both an active account and an address.`,
+        `${account.userName} cannot be invited: ${await noRecipientReason(trx, account.id)}. An invitation needs an enabled account with an e-mail address.`,
       );
     }
     email = to.email;

@@ -35,6 +35,13 @@ export async function recipient(ctx: ServiceContext, db: Kysely<Schema>, userId:
   return { userName: String(attributes.userName), email };
 }
 
+/** Why recipient() found no one, in words for the person who asked for the mail. */
+export async function noRecipientReason(db: Kysely<Schema>, userId: string): Promise<string> {
+  const row = await findResource(db, userId);
+  const attributes = row ? (JSON.parse(row.attributes) as Record<string, unknown>) : {};
+  return attributes.active === false ? "the account is disabled" : "the user has no e-mail address";
+}
+
 export type LinkPurpose = "reset" | "invitation";
 
 /** What the queue keeps of a link message: no secret. */

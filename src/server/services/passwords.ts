@@ -1,4 +1,5 @@
 import type argon2Module from "argon2";
+import { passwordShapeProblem } from "../../contract/passwords.js";
 import { ProblemError } from "../problem-error.js";
 
 type Argon2 = typeof argon2Module;
@@ -8,7 +9,6 @@ const ARGON2ID = 2 satisfies Argon2["argon2id"];
 
 /** OWASP's minimum for argon2id: m=19 MiB, t=2, p=1. */
 export const HASH_OPTIONS = { type: ARGON2ID, memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 } as const;
-export const MAX_PASSWORD_LENGTH = 1024;
 
 export interface PasswordPolicy {
   minLength: number;
@@ -97,14 +97,6 @@ export async function burnVerification(password: string): Promise<void> {
   await verifyPassword(DUMMY_HASH, password);
 }
 
-function isRepetition(password: string): boolean {
-  for (let unit = 1; unit <= 4; unit++) {
-    const head = password.slice(0, unit);
-    if (head.repeat(Math.ceil(password.length / unit)).slice(0, password.length) === password) return true;
-  }
-  return false;
-}
-
 /**
  * Refuses a new password with the reason (NIST SP 800-63B-4 for password-only login):
  * length counted in code points after NFC, no composition rules, refused when common,
@@ -116,19 +108,13 @@ export async function assertAcceptablePassword(
   policy: PasswordPolicy,
 ): Promise<void> {
   const normalized = normalizePassword(password);
-  const length = [...normalized].length;
   const refuse = (reason: string) => {
     throw new ProblemError("weak_password", reason, { errors: [{ path: "/newPassword", message: reason }] });
   };
-  if (length < policy.minLength)
-    refuse(`The password must have at least ${policy.minLength} characters (it has ${length}).`);
-  if (length > MAX_PASSWORD_LENGTH) refuse(`The password must have at most ${MAX_PASSWORD_LENGTH} characters.`);
-  const lower = normalized.toLowerCase();
-  if ((await loadCommonPasswords()).has(lower)) refuse("The password is on a list of commonly used passwords.");
-  if (isRepetition(normalized)) refuse("The password is a repetition of a few characters.");
-  if (context.userName && context.userName.length >= 3 && lower.includes(context.userName.toLowerCase())) {
-    refuse("The password must not contain the user name.");
-  }
+  const shape = passwordShapeProblem(normalized, { minLength: policy.minLength, userName: context.userName });
+  if (shape) refuse(shape);
+  if ((await loadCommonPasswords()).has(normalized.toLowerCase()))
+    refuse("The password is on a list of commonly used passwords.");
   if (context.currentHash && (await verifyPassword(context.currentHash, normalized))) {
     refuse("The new password must differ from the current one.");
   }
