@@ -18,7 +18,16 @@ if (process.argv.length === 3 && (process.argv[2] === "--version" || process.arg
     process.exitCode = 130;
     process.exit();
   });
-  const { loadBundle, saveCodeCaches } = require("../dist/code-cache.cjs");
+  let built;
+  try {
+    built = require("../dist/code-cache.cjs");
+  } catch (error) {
+    if (error.code !== "MODULE_NOT_FOUND") throw error;
+    // a clone after `npm install` alone: the build runs at `npm pack`, not at install
+    process.stderr.write(`bizctl is not built: run 'npm run build' in ${join(__dirname, "..")}\n`);
+    process.exit(1);
+  }
+  const { loadBundle, saveCodeCaches } = built;
   loadBundle(join(__dirname, "..", "dist"), "cli")
     .run(process.argv)
     .then((exitCode) => {
