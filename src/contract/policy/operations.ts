@@ -132,8 +132,18 @@ export const OPERATIONS = {
   // the audit trail: everyone reads the records where they are actor or target; staff read the
   // others' too, with their request origins; key operations concern the deployment, not the
   // people support helps, so only an admin reads them
-  "audit:read-others": { grants: STAFF, verb: "read the records of others in", noun: "the audit trail" },
-  "audit:read-keys": { grants: ADMIN, verb: "read the key operations in", noun: "the audit trail" },
+  "audit:read-others": {
+    grants: STAFF,
+    verb: "read the records of others in",
+    noun: "the audit trail",
+    scope: "audit:read",
+  },
+  "audit:read-keys": {
+    grants: ADMIN,
+    verb: "read the key operations in",
+    noun: "the audit trail",
+    scope: "audit:read",
+  },
 } as const satisfies Record<string, OperationRule>;
 
 export type OperationId = keyof typeof OPERATIONS;
