@@ -1,7 +1,9 @@
 import type { Static } from "@sinclair/typebox";
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
+import { UsageError } from "../../cli/errors.js";
 import * as access from "../../contract/access.js";
+import { isOperationId, OPERATION_IDS } from "../../contract/policy/index.js";
 import { resolveUser } from "../user-reference.js";
 import { examples, forPerson, withContext } from "../verb-helpers.js";
 
@@ -45,6 +47,10 @@ export function register(group: Command, io: Context["io"]): void {
       withContext(
         io,
         async (ctx, reference: string, operation: string, options: { token?: string; target?: string }) => {
+          // the policy's own list, as the server's 400 names it: a usage error before any request
+          if (!isOperationId(operation)) {
+            throw new UsageError(`Unknown operation '${operation}'. Valid operations: ${OPERATION_IDS.join(", ")}.`);
+          }
           ctx.requireCredential();
           const user = await resolveUser(ctx, reference);
           const target = options.target === undefined ? undefined : await resolveUser(ctx, options.target);
