@@ -241,4 +241,14 @@ describe.each(STORES)("access explain on %s", (_store, start) => {
     expect(answer.body).toContain("Unknown operation 'users:fly'");
     expect(answer.body).toContain("users:set-password");
   });
+
+  it("names the last-admin rule when the target is the last active admin, and the real delete is refused by it", async () => {
+    const query = `operation=users:delete&target=${world.ids.admin}`;
+    const explained = (await world.admin("GET", `/Users/${world.ids.admin}/access?${query}`)).json() as Explanation;
+    expect(explained.reasons.map((reason) => reason.rule)).toEqual(["roles", "grant", "last-admin"]);
+    expect(explained.reasons.at(-1)?.rule).toBe("last-admin");
+    const real = await world.admin("DELETE", `/Users/${world.ids.admin}`);
+    expect(real.statusCode, real.body).toBe(409);
+    expect(real.body).toContain("last_admin");
+  });
 });

@@ -1,7 +1,7 @@
-import { decide, isOperationId, OPERATION_IDS, type Subject } from "../../contract/policy/index.js";
+import { decide, isOperationId, lastAdminReason, OPERATION_IDS, type Subject } from "../../contract/policy/index.js";
 import { ProblemError } from "../problem-error.js";
 import { listApiTokens } from "../store/api-tokens-repo.js";
-import { findAccountById } from "../store/users-repo.js";
+import { countActiveAdmins, findAccountById } from "../store/users-repo.js";
 import { readScopes } from "./api-tokens.js";
 import { roleSourcesOf } from "./scim-groups.js";
 import type { Principal, ServiceContext } from "./service-context.js";
@@ -48,6 +48,8 @@ export async function explainAccess(
     ...(token && { delegated: "apiToken" as const, scopes: token.scopes }),
   };
   const decision = decide(subject, operation, target ? { id: target.id, roles: target.roles } : {});
+  const lastAdmin =
+    target && decision.allowed ? lastAdminReason(operation, target, await countActiveAdmins(ctx.store.db)) : undefined;
   return {
     id: account.id,
     userName: account.userName,
@@ -56,7 +58,7 @@ export async function explainAccess(
     roles: await roleSourcesOf(ctx, account.id, account.directRoles),
     ...(token && { token }),
     ...(target && { target: { id: target.id, userName: target.userName, roles: target.roles } }),
-    reasons: decision.reasons,
+    reasons: lastAdmin ? [...decision.reasons, lastAdmin] : decision.reasons,
     ...(decision.refusal && { refusal: { code: decision.refusal.code, message: decision.refusal.message } }),
   };
 }
