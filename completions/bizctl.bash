@@ -21,7 +21,7 @@ _bizctl() {
 _bizctl_words() {
   local words=""
   case "$1" in
-    "") words="auth oauth resources users groups events audit server profile service-accounts api completion help --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "") words="auth oauth resources users groups events audit access server profile service-accounts api completion help --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth") words="login logout status token first-login change-password renew-password reset-password sessions sign-out mfa tokens --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth login") words="--user --password-stdin --with-token --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "auth logout") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -107,6 +107,8 @@ _bizctl_words() {
     "audit") words="list tail --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "audit list") words="--filter --since --until --page-size --all --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "audit tail") words="--follow --filter --since --lines --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "access") words="explain --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "access explain") words="--token --target --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server") words="init start migrate backup outbox mail-queue rotate-key recover-admin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server init") words="--data-dir --database --secret-key-file --admin-user --admin-email --password-stdin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server start") words="--data-dir --database --secret-key-file --host --port --public-url --smtp-url --mail-from --login-rate-limit --redis-url --redis-prefix --token-ttl --max-sessions --import-max-items --import-max-mb --import-max-open --invite-ttl --audit-retention-days --require-mfa --metrics-port --metrics-host --log-level --workers --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

@@ -28,6 +28,7 @@ const GROUPS = {
   groups: () => import("./commands/groups/index.js"),
   events: () => import("./commands/events/index.js"),
   audit: () => import("./commands/audit/index.js"),
+  access: () => import("./commands/access/index.js"),
   server: () => import("./commands/server/index.js"),
   profile: () => import("./commands/profile/index.js"),
   "service-accounts": () => import("./commands/service-accounts/index.js"),

@@ -63,6 +63,10 @@ export function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`;
 }
 
+/** A person at a table: no data format, no --fields and no --query, which keep the record as the API answers it. */
+export const forPerson = (ctx: Context): boolean =>
+  ctx.format() === "table" && ctx.globals.query === undefined && ctx.fields() === undefined;
+
 /** Register function of a command group. */
 export type Register = (program: Command, io: Context["io"]) => void;
 

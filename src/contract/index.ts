@@ -1,3 +1,4 @@
+export * as access from "./access.js";
 export * as apiTokens from "./api-tokens.js";
 export * as audit from "./audit.js";
 export * as auth from "./auth.js";
@@ -20,6 +21,7 @@ export * as service from "./service.js";
 export * as serviceAccounts from "./service-accounts.js";
 export * as sessions from "./sessions.js";
 
+import { accessRoutes } from "./access.js";
 import { apiTokenRoutes } from "./api-tokens.js";
 import { auditRoutes } from "./audit.js";
 import { authRoutes } from "./auth.js";
@@ -57,5 +59,6 @@ export const allRoutes: readonly RouteEntry[] = [
   ...auditRoutes,
   ...apiTokenRoutes,
   ...diagnosisRoutes,
+  ...accessRoutes,
   ...serviceAccountRoutes,
 ];

@@ -21,6 +21,7 @@ import { installSecurityHeaders, setSecurityHeaders } from "./plugins/security-h
 import { installTracing } from "./plugins/tracing.js";
 import { ProblemError } from "./problem-error.js";
 import { loggerOptions, requestChildLoggers, requestLine, stdoutDestination } from "./request-log.js";
+import { accessRoutes } from "./routes/access.js";
 import { apiTokenRoutes } from "./routes/api-tokens.js";
 import { auditRoutes } from "./routes/audit.js";
 import { authRoutes } from "./routes/auth.js";
@@ -333,6 +334,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   sessionRoutes(app, services);
   mfaRoutes(app, services);
   diagnosisRoutes(app, services);
+  accessRoutes(app, services);
   invitationRoutes(app, services);
   bulkRoutes(app, services);
   userRoutes(app, services);

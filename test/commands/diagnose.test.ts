@@ -120,3 +120,32 @@ describe.each(MODES)("users diagnose (%s)", (mode) => {
     expect((await s.login(lena, "lena", CHOSEN)).exitCode).toBe(0);
   });
 });
+
+// a second factor the server requires and the user has not enrolled: `--require-mfa` is a flag of
+// `server start`, so this state exists in remote mode only
+describe("users diagnose under --require-mfa support (remote)", () => {
+  const s = useInProcessSession("remote", { serverArgs: ["--require-mfa", "support"] });
+
+  it("names the second factor a support account has not enrolled, and the user's own fix", async () => {
+    const created = await s.run([
+      "users",
+      "create",
+      "--user-name",
+      "sam",
+      "--role",
+      "support",
+      "--email",
+      "sam@example.com",
+      "--json",
+    ]);
+    expect(created.exitCode, show(created)).toBe(0);
+    const own = await s.newConfig("sam");
+    const first = await s.login(own, "sam", json(created).oneTimePassword, CHOSEN);
+    expect(first.exitCode, show(first)).toBe(0);
+    const found = json(await s.run(["users", "diagnose", "sam"]));
+    expect(found.reasons.map((reason: { code: string }) => reason.code)).toEqual(["mfa_enrollment_required"]);
+    expect(found.reasons[0].fix).toMatchObject({ by: "user", command: "bizctl auth mfa enroll" });
+    const story = await s.run(["users", "diagnose", "sam"], { tty: true });
+    expect(story.stdout).toContain("1. mfa_enrollment_required (restricted)");
+  });
+});

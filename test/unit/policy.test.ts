@@ -16,7 +16,7 @@ import {
   routeGate,
   type Subject,
 } from "../../src/contract/policy/index.js";
-import type { ApiTokenScope } from "../../src/contract/route.js";
+import { API_TOKEN_SCOPES, type ApiTokenScope } from "../../src/contract/route.js";
 
 type Credential = "login" | "oauth" | "token";
 const ME = "u-me";
@@ -237,5 +237,14 @@ describe("the access policy", () => {
     expect(scoped({ roles: ["member"], delegated: "apiToken", scopes: ["events:read"] })?.message).toBe(
       "This API token does not have the scope events:write.",
     );
+  });
+
+  // an admin's API token of every scope: the gate of the operation's route and decide() give one answer
+  it.each(OPERATION_IDS)("a token of every scope on %s: the route gate and decide agree", (operation) => {
+    const token = subject(["admin"], "token", [...API_TOKEN_SCOPES]);
+    const gateRefusal = routeGate(routeAccess(operation))(token);
+    const decision = decide(token, operation, targets.member);
+    expect(decision.allowed).toBe(gateRefusal === undefined);
+    if (gateRefusal) expect(decision.refusal?.message).toBe(gateRefusal.message);
   });
 });

@@ -2,9 +2,8 @@ import type { Static } from "@sinclair/typebox";
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import * as diagnosis from "../../contract/diagnosis.js";
-import { examples, withContext } from "../verb-helpers.js";
+import { examples, forPerson, withContext } from "../verb-helpers.js";
 import { resolveUser } from "./resolve.js";
-import { forPerson } from "./summary.js";
 
 type Diagnosis = Static<typeof diagnosis.Diagnosis>;
 

@@ -4,10 +4,10 @@ import { ApiError } from "../../client/errors.js";
 import * as resources from "../../contract/resources.js";
 import { SCIM_URN } from "../../contract/scim.js";
 import * as scimUsers from "../../contract/scim-users.js";
-import { examples, withContext } from "../verb-helpers.js";
+import { examples, forPerson, withContext } from "../verb-helpers.js";
 import { recentActivity } from "./recent-activity.js";
 import { resolveUser } from "./resolve.js";
-import { forPerson, userSummary } from "./summary.js";
+import { userSummary } from "./summary.js";
 
 /**
  * The user with its manager's name beside the manager's id (SCIM's `manager.displayName`), for a

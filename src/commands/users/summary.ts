@@ -1,6 +1,7 @@
 import type { Context } from "../../cli/command-context.js";
 import { SCHEMA_URN } from "../../contract/resources.js";
 import { ACCOUNT_ATTRIBUTES } from "../../contract/scim.js";
+import { forPerson } from "../verb-helpers.js";
 
 type Attributes = Record<string, unknown>;
 
@@ -65,10 +66,6 @@ export function userSummary(user: Attributes): Attributes {
   put("lastModified", meta.lastModified);
   return summary;
 }
-
-/** A person at a table: no data format, no --fields and no --query, which keep the record as the API answers it. */
-export const forPerson = (ctx: Context): boolean =>
-  ctx.format() === "table" && ctx.globals.query === undefined && ctx.fields() === undefined;
 
 /**
  * What a verb that writes a user prints: the summary `users get` shows (with what the verb adds,

@@ -91,11 +91,11 @@ const delegatedRefused = (subject: Subject, rule: OperationRule, target: Target)
   (rule.managesAccount === true ||
     (rule.managesOwnAccount === true && target.id !== undefined && target.id === subject.userId));
 
+// an operation without a scope is no token's, as the route gate has it (gate.ts)
 const outOfScope = (subject: Subject, rule: OperationRule, options: DecideOptions) =>
   options.scopes !== false &&
   subject.scopes !== undefined &&
-  rule.scope !== undefined &&
-  !subject.scopes.includes(rule.scope);
+  (rule.scope === undefined || !subject.scopes.includes(rule.scope));
 
 /** Whether the subject may: `decide(...).allowed`, with nothing built to explain it. */
 export function allows(subject: Subject, operation: OperationId, target: Target = {}, options: DecideOptions = {}) {
@@ -161,7 +161,12 @@ export function decide(
     return refused("delegated-credential", "a delegated credential never manages an account", DELEGATED_REFUSAL);
   }
   if (outOfScope(subject, rule, options)) {
-    const detail = `the API token's scopes (${subject.scopes?.join(", ") || "none"}) lack ${rule.scope}`;
+    const scopes = subject.scopes?.join(", ") || "none";
+    if (rule.scope === undefined) {
+      const detail = `no API token scope covers it (the token's: ${scopes}): it needs the user's own login`;
+      return refused("token-scope", detail, "An API token cannot call this operation; it needs the user's own login.");
+    }
+    const detail = `the API token's scopes (${scopes}) lack ${rule.scope}`;
     return refused("token-scope", detail, `This API token does not have the scope ${rule.scope}.`);
   }
   if (rule.scope && subject.scopes && options.scopes !== false) {

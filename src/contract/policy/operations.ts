@@ -90,6 +90,8 @@ export const OPERATIONS = {
   "users:read-account-state": user("see the account state of", STAFF),
   // why a user cannot sign in: account state, so as users:read-account-state (no API token)
   "users:diagnose": user("diagnose", STAFF),
+  // what a user may do and why (access explain): staff, who may read every User
+  "users:explain-access": user("explain the access of", STAFF),
   "users:change-emails": user("change the e-mail addresses of", ADMIN, { ...writes, managesOwnAccount: true }),
   // the public forgot-password flow, which cannot tell who asked: a link that support sends may
   // not open a privileged account (spec 1.1), so only an admin sends one to such an account
@@ -132,8 +134,18 @@ export const OPERATIONS = {
   // the audit trail: everyone reads the records where they are actor or target; staff read the
   // others' too, with their request origins; key operations concern the deployment, not the
   // people support helps, so only an admin reads them
-  "audit:read-others": { grants: STAFF, verb: "read the records of others in", noun: "the audit trail" },
-  "audit:read-keys": { grants: ADMIN, verb: "read the key operations in", noun: "the audit trail" },
+  "audit:read-others": {
+    grants: STAFF,
+    verb: "read the records of others in",
+    noun: "the audit trail",
+    scope: "audit:read",
+  },
+  "audit:read-keys": {
+    grants: ADMIN,
+    verb: "read the key operations in",
+    noun: "the audit trail",
+    scope: "audit:read",
+  },
 } as const satisfies Record<string, OperationRule>;
 
 export type OperationId = keyof typeof OPERATIONS;
