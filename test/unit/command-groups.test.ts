@@ -32,9 +32,19 @@ describe("buildProgram", () => {
     const all = await buildProgram(processIO());
     const names = all.commands.map((c) => c.name());
     expect(names).toEqual(
-      expect.arrayContaining(["auth", "oauth", "service-accounts", "resources", "users", "groups", "events", "audit"]),
+      expect.arrayContaining([
+        "auth",
+        "access",
+        "oauth",
+        "service-accounts",
+        "resources",
+        "users",
+        "groups",
+        "events",
+        "audit",
+      ]),
     );
-    expect(names).toHaveLength(13);
+    expect(names).toHaveLength(14);
     const events = await buildProgram(processIO(), "events");
     expect(events.commands.map((c) => c.name())).toEqual(["events"]);
     // the group is the same as in the whole tree: same subcommands, same options
