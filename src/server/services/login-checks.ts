@@ -141,21 +141,21 @@ export function once<T>(load: () => Promise<T>): () => Promise<T> {
   };
 }
 
+/** The `locked` finding of a back-off, the name's or the account's: none once it has ended. */
+function lockedFinding(failures: Failures, now: number): Finding | undefined {
+  const counted = current(failures, now);
+  const until = lockedUntil(counted);
+  if (until <= now) return undefined;
+  return { code: "locked", since: iso(counted.lastAt), until: iso(until), details: { failedLogins: counted.count } };
+}
+
 export const LOGIN_CHECKS: readonly LoginCheck[] = [
   {
     // failures typed at the name while it held no account that can log in (unknown, disabled, no password)
     name: "name-backoff",
     stage: "account",
     async find({ nameFailures, now }) {
-      const failures = current(nameFailures, now);
-      const until = lockedUntil(failures);
-      if (until <= now) return undefined;
-      return {
-        code: "locked",
-        since: iso(failures.lastAt),
-        until: iso(until),
-        details: { failedLogins: failures.count },
-      };
+      return lockedFinding(nameFailures, now);
     },
   },
   {
@@ -184,15 +184,7 @@ export const LOGIN_CHECKS: readonly LoginCheck[] = [
     async find({ account, now }) {
       if (!account?.credential.passwordHash || !account.active) return undefined;
       const { failedLogins, lastFailedAt } = account.credential;
-      const failures = current({ count: failedLogins, lastAt: lastFailedAt ? Date.parse(lastFailedAt) : 0 }, now);
-      const until = lockedUntil(failures);
-      if (until <= now) return undefined;
-      return {
-        code: "locked",
-        since: iso(failures.lastAt),
-        until: iso(until),
-        details: { failedLogins: failures.count },
-      };
+      return lockedFinding({ count: failedLogins, lastAt: lastFailedAt ? Date.parse(lastFailedAt) : 0 }, now);
     },
   },
   {

@@ -14,6 +14,7 @@ import { parseFilter } from "../filter/parse.js";
 import { invalid, ProblemError } from "../problem-error.js";
 import { isUniqueViolationOn } from "../store/errors.js";
 import * as repo from "../store/groups-repo.js";
+import type { GroupsTable } from "../store/schema.js";
 import { auditBy } from "./audit.js";
 import { type GroupChange, groupBody, patchChange } from "./group-changes.js";
 import { keepingAnAdmin } from "./last-admin.js";
@@ -40,13 +41,11 @@ export const groupRolesOfRow = (row: repo.GroupRow): Role[] => [
   ...(row.grants_member === 1 ? (["member"] as const) : []),
 ];
 
-/** Each role a group may grant, and the column of `groups` that says it does. */
-const ROLE_COLUMN = { admin: "grants_admin", support: "grants_support", member: "grants_member" } as const;
-
-const roleColumns = (roles: readonly Role[]) =>
-  Object.fromEntries(
-    (Object.entries(ROLE_COLUMN) as [Role, string][]).map(([role, column]) => [column, roles.includes(role) ? 1 : 0]),
-  ) as Record<(typeof ROLE_COLUMN)[Role], 0 | 1>;
+/** The columns of `groups` that say whether a group grants each role; a new role fails to compile here. */
+const roleColumns = (roles: readonly Role[]): Pick<GroupsTable, `grants_${Role}`> => {
+  const grants = (role: Role) => (roles.includes(role) ? 1 : 0);
+  return { grants_admin: grants("admin"), grants_support: grants("support"), grants_member: grants("member") };
+};
 
 const CORE_PREFIX = `${SCIM_URN.group}:`.toLowerCase();
 const listOf = (text: string | undefined) =>
