@@ -5,6 +5,7 @@
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AuditRecord } from "../helpers/audit.js";
 import {
   bizctl,
   type Env,
@@ -72,12 +73,6 @@ const BACKENDS: Backend[] = [
     },
   },
 ];
-
-interface AuditRecord {
-  id: string;
-  action: string;
-  outcome: string;
-}
 
 describe.each(BACKENDS)("audit trail on $name", (backend) => {
   let sandbox: Sandbox;

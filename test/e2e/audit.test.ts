@@ -5,27 +5,8 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
+import { type AuditRecord, waitFor } from "../helpers/audit.js";
 import { BIN, ROOT, show, useSession } from "../helpers/cli.js";
-
-interface AuditRecord {
-  id: string;
-  action: string;
-  outcome: string;
-  actor?: { id?: string; userName?: string; consumerId?: string };
-  target?: { type: string; id?: string; name?: string };
-  clientIp?: string;
-  requestId?: string;
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 200));
-  }
-}
 
 describe("audit tail --follow against a remote server", () => {
   const s = useSession("remote");
