@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditRecord } from "../helpers/audit.js";
+import { BACKENDS, type Installation } from "../helpers/backends.js";
 import {
   bizctl,
   type Env,
@@ -18,7 +19,6 @@ import {
   show,
   startServer,
 } from "../helpers/cli.js";
-import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
 
 /** A record from 2001: far past any retention. */
 const OLD = {
@@ -28,55 +28,29 @@ const OLD = {
 const OLD_COLUMNS = "id, time, action, outcome";
 const OLD_VALUES = [OLD.id, OLD.time, "login", "success"];
 
-interface Backend {
-  name: string;
-  open(
-    sandbox: Sandbox,
-  ): Promise<{ args: string[]; env: Env; insertOld: () => Promise<void>; drop: () => Promise<void> }>;
+/** Writes the record of 2001 straight into the installation's database. */
+async function insertOld(sandbox: Sandbox, installation: Installation): Promise<void> {
+  if (installation.databaseUrl) {
+    const client = new pg.Client(installation.databaseUrl);
+    await client.connect();
+    try {
+      await client.query(`insert into audit_log (${OLD_COLUMNS}) values ($1, $2, $3, $4)`, OLD_VALUES);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const db = new Database(`${sandbox.dataDir}/bizctl.db`);
+  try {
+    db.prepare(`insert into audit_log (${OLD_COLUMNS}) values (?, ?, ?, ?)`).run(...OLD_VALUES);
+  } finally {
+    db.close();
+  }
 }
-
-const BACKENDS: Backend[] = [
-  {
-    name: "SQLite",
-    open: async (sandbox) => ({
-      args: [],
-      env: sandbox.env,
-      insertOld: async () => {
-        const db = new Database(`${sandbox.dataDir}/bizctl.db`);
-        try {
-          db.prepare(`insert into audit_log (${OLD_COLUMNS}) values (?, ?, ?, ?)`).run(...OLD_VALUES);
-        } finally {
-          db.close();
-        }
-      },
-      drop: async () => {},
-    }),
-  },
-  {
-    name: "PostgreSQL",
-    open: async (sandbox) => {
-      const database = await createTestDatabase();
-      return {
-        args: ["--database", database.url],
-        env: { ...sandbox.env, BIZCTL_SECRET_KEY: TEST_SECRET_KEY },
-        insertOld: async () => {
-          const client = new pg.Client(database.url);
-          await client.connect();
-          try {
-            await client.query(`insert into audit_log (${OLD_COLUMNS}) values ($1, $2, $3, $4)`, OLD_VALUES);
-          } finally {
-            await client.end();
-          }
-        },
-        drop: database.drop,
-      };
-    },
-  },
-];
 
 describe.each(BACKENDS)("audit trail on $name", (backend) => {
   let sandbox: Sandbox;
-  let installation: Awaited<ReturnType<Backend["open"]>>;
+  let installation: Installation;
   let server: RunningServer;
   let env: Env;
 
@@ -88,7 +62,7 @@ describe.each(BACKENDS)("audit trail on $name", (backend) => {
       input: `${PASSWORD}\n`,
     });
     expect(init.exitCode, show(init)).toBe(0);
-    await installation.insertOld();
+    await insertOld(sandbox, installation);
     server = await startServer(sandbox.dataDir, {
       env: installation.env,
       args: [...installation.args, "--audit-retention-days", "30"],

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKENDS, type Installation } from "../helpers/backends.js";
 import {
   bearerHeader,
   bizctl,
   type CliResult,
-  type Env,
   httpJson,
   json,
   makeSandbox,
@@ -13,37 +13,15 @@ import {
   show,
   startServer,
 } from "../helpers/cli.js";
-import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
 
 /**
  * `server recover-admin`, the break-glass path, through the real binary: it needs the database
  * (and the secret), never the API, and gives back an admin whatever state the accounts are in.
  */
 
-interface Backend {
-  name: string;
-  /** storage flags and environment of the installation */
-  open(sandbox: Sandbox): Promise<{ args: string[]; env: Env; drop: () => Promise<void> }>;
-}
-
-const BACKENDS: Backend[] = [
-  { name: "SQLite", open: async (sandbox) => ({ args: [], env: sandbox.env, drop: async () => {} }) },
-  {
-    name: "PostgreSQL",
-    open: async (sandbox) => {
-      const database = await createTestDatabase();
-      return {
-        args: ["--database", database.url],
-        env: { ...sandbox.env, BIZCTL_SECRET_KEY: TEST_SECRET_KEY },
-        drop: database.drop,
-      };
-    },
-  },
-];
-
 describe.each(BACKENDS)("server recover-admin on $name", (backend) => {
   let sandbox: Sandbox;
-  let installation: Awaited<ReturnType<Backend["open"]>>;
+  let installation: Installation;
   let running: RunningServer;
   const server = (args: string[], input?: string): Promise<CliResult> =>
     bizctl(["server", ...args, ...installation.args], { env: installation.env, input });
