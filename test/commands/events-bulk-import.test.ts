@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ADMIN, type CliResult, errorOf, json, PASSWORD, show, startServer } from "../helpers/cli.js";
+import { ADMIN, type CliResult, createEventArgv, errorOf, json, PASSWORD, show, startServer } from "../helpers/cli.js";
 import { event, IMPORT_STORES, importFiles, ndjson, useImportSession } from "../helpers/events-import.js";
 
 /**
@@ -162,16 +162,7 @@ describe.each(IMPORT_STORES)("events import, streamed in batches (%s)", (store) 
   ];
   it.each(policies)("a conflict with a stored event under --on-conflict $policy", async (p) => {
     const code = `POL-${p.policy}`;
-    const created = await s.run([
-      "events",
-      "create",
-      "--set",
-      `code=${code}`,
-      "--set",
-      "name=old",
-      "--set",
-      "startsAt=2027-01-01T00:00:00Z",
-    ]);
+    const created = await s.run(createEventArgv(code, "old", "2027-01-01T00:00:00Z"));
     expect(created.exitCode, show(created)).toBe(0);
     const path = file(`${p.policy}.ndjson`, ndjson(event(code.toLowerCase(), "new"), event(`${code}-NEW`)));
     const result = await importFile(path, "--on-conflict", p.policy);

@@ -17,6 +17,18 @@ export const BIN = join(ROOT, "bin", "bizctl.js");
 
 /** A password the policy accepts (>= 15 characters, not common, no user name in it). */
 export const PASSWORD = "correct horse battery staple 42";
+
+/** The argv of `events create` for an event of this code, name and start (the quick start's day by default). */
+export const createEventArgv = (code: string, name: string, startsAt = "2027-01-10T09:00:00Z") => [
+  "events",
+  "create",
+  "--set",
+  `code=${code}`,
+  "--set",
+  `name=${name}`,
+  "--set",
+  `startsAt=${startsAt}`,
+];
 export const ADMIN = "admin";
 
 export type Mode = "embedded" | "remote";
