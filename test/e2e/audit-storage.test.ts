@@ -6,19 +6,8 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditRecord } from "../helpers/audit.js";
-import { BACKENDS, type Installation } from "../helpers/backends.js";
-import {
-  bizctl,
-  type Env,
-  json,
-  login,
-  makeSandbox,
-  PASSWORD,
-  type RunningServer,
-  type Sandbox,
-  show,
-  startServer,
-} from "../helpers/cli.js";
+import { BACKENDS, type Installation, type Installed, installAndStart } from "../helpers/backends.js";
+import { bizctl, type Env, json, login, PASSWORD, type Sandbox, show } from "../helpers/cli.js";
 
 /** A record from 2001: far past any retention. */
 const OLD = {
@@ -49,33 +38,19 @@ async function insertOld(sandbox: Sandbox, installation: Installation): Promise<
 }
 
 describe.each(BACKENDS)("audit trail on $name", (backend) => {
-  let sandbox: Sandbox;
-  let installation: Installation;
-  let server: RunningServer;
+  let installed: Installed | undefined;
   let env: Env;
 
   beforeAll(async () => {
-    sandbox = await makeSandbox();
-    installation = await backend.open(sandbox);
-    const init = await bizctl(["server", "init", "--admin-user", "admin", "--password-stdin", ...installation.args], {
-      env: installation.env,
-      input: `${PASSWORD}\n`,
+    installed = await installAndStart(backend, {
+      serverArgs: ["--audit-retention-days", "30"],
+      beforeStart: insertOld,
     });
-    expect(init.exitCode, show(init)).toBe(0);
-    await insertOld(sandbox, installation);
-    server = await startServer(sandbox.dataDir, {
-      env: installation.env,
-      args: [...installation.args, "--audit-retention-days", "30"],
-    });
-    env = installation.env;
-    const added = await bizctl(["profile", "add", "r", "--server", server.url, "--use"], { env });
+    env = installed.installation.env;
+    const added = await bizctl(["profile", "add", "r", "--server", installed.server.url, "--use"], { env });
     expect(added.exitCode, show(added)).toBe(0);
   }, 120_000);
-  afterAll(async () => {
-    await server?.stop();
-    await installation?.drop();
-    await sandbox?.remove();
-  });
+  afterAll(async () => installed?.close());
 
   it("records refusals and successes, pages them by cursor without repeats, and prunes past retention", async () => {
     expect((await login(env, "admin", "wrong password for the trail 1")).exitCode).toBe(4);
