@@ -31,6 +31,15 @@ export const createEventArgv = (code: string, name: string, startsAt = "2027-01-
 ];
 export const ADMIN = "admin";
 
+/** A case of an import test: a file of this name and content, imported with `args`, exits `exit`. */
+export interface ImportFileScenario {
+  name: string;
+  file: string;
+  content: string;
+  args?: string[];
+  exit: number;
+}
+
 export type Mode = "embedded" | "remote";
 export const MODES: Mode[] = ["embedded", "remote"];
 
