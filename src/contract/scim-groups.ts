@@ -1,22 +1,15 @@
 import { Type } from "@sinclair/typebox";
-import { QueryInteger } from "./common.js";
 import { routeAccess } from "./policy/operations.js";
-import { LIST_COUNT } from "./resources.js";
 import { defineRoute, STAFF } from "./route.js";
 import { PatchRequest } from "./scim.js";
+import { IdParams, ListResponse, ProjectionQuery, paging, projection } from "./scim-lists.js";
 
 // /Groups: SCIM Groups (RFC 7643 section 4.2, RFC 7644 section 3), what identity providers push
 // (spec 1.9). Members are Users; the roles a group grants sit under bizctl's Group extension.
 
 export const GROUPS_PATH = "/Groups";
 
-const AttributeList = (description: string) =>
-  Type.Optional(Type.String({ maxLength: 2048, description: `comma-separated attribute paths ${description}` }));
-
-const projection = {
-  attributes: AttributeList("to return, beside id and schemas (RFC 7644 section 3.4.2.5)"),
-  excludedattributes: AttributeList("to leave out (`members`: a group without its members)"),
-};
+const MEMBERS_LEFT_OUT = "to leave out (`members`: a group without its members)";
 
 /** Names in lower case: SCIM's query parameter names are case-insensitive. */
 const GroupsQuery = Type.Object(
@@ -24,18 +17,13 @@ const GroupsQuery = Type.Object(
     filter: Type.Optional(
       Type.String({ maxLength: 2048, description: 'displayName eq "..." or externalId eq "..." (RFC 7644 3.4.2.2)' }),
     ),
-    startindex: Type.Optional(QueryInteger({ description: "1-based index of the first result; below 1 means 1" })),
-    count: Type.Optional(
-      QueryInteger({
-        description: `page size, default ${LIST_COUNT.default}; negative means 0, above ${LIST_COUNT.max} means ${LIST_COUNT.max}`,
-      }),
-    ),
-    ...projection,
+    ...paging,
+    ...projection(MEMBERS_LEFT_OUT),
   },
   { additionalProperties: false },
 );
 
-const ProjectionQuery = Type.Object(projection, { additionalProperties: false });
+const GroupProjection = ProjectionQuery(MEMBERS_LEFT_OUT);
 
 /** A Group in SCIM's representation (RFC 7643 section 4.2). */
 export const ScimGroup = Type.Object(
@@ -63,16 +51,6 @@ export const ScimGroupInput = Type.Object(
   { additionalProperties: true, description: "a Group (RFC 7643 section 4.2, with bizctl's roles extension)" },
 );
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 256 }) });
-
-const ListResponse = Type.Object({
-  schemas: Type.Array(Type.String()),
-  totalResults: Type.Integer(),
-  startIndex: Type.Integer(),
-  itemsPerPage: Type.Integer(),
-  Resources: Type.Array(ScimGroup),
-});
-
 const groups = { tags: ["groups"], scim: "wire" } as const;
 const access = (operation: Parameters<typeof routeAccess>[0]) => routeAccess(operation);
 /** support changes the members of a group that grants neither admin nor support: the service decides on the group */
@@ -87,7 +65,7 @@ export const listGroups = defineRoute({
   ...groups,
   access: access("groups:read"),
   query: GroupsQuery,
-  responses: { 200: ListResponse },
+  responses: { 200: ListResponse(ScimGroup) },
 });
 
 export const getGroup = defineRoute({
@@ -99,7 +77,7 @@ export const getGroup = defineRoute({
   ...groups,
   access: access("groups:read"),
   params: IdParams,
-  query: ProjectionQuery,
+  query: GroupProjection,
   responses: { 200: ScimGroup },
 });
 
@@ -142,7 +120,7 @@ export const patchGroup = defineRoute({
   ...groups,
   access: memberChanges,
   params: IdParams,
-  query: ProjectionQuery,
+  query: GroupProjection,
   body: PatchRequest,
   responses: { 200: ScimGroup, 204: null },
 });

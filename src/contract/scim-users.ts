@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
-import { QueryInteger } from "./common.js";
-import { LIST_COUNT, SearchText } from "./resources.js";
+import { SearchText } from "./resources.js";
 import { defineRoute, EVERYONE } from "./route.js";
 import { PatchRequest } from "./scim.js";
+import { IdParams, ListResponse, ProjectionQuery, paging, projection } from "./scim-lists.js";
 
 // /Users and /Me: the SCIM endpoints of Users (RFC 7644 section 3), over the same records as the
 // Users of /Resources. The representation is SCIM's: the enterprise attributes nested under their
@@ -11,15 +11,6 @@ import { PatchRequest } from "./scim.js";
 export const USERS_PATH = "/Users";
 export const ME_PATH = "/Me";
 
-const AttributeList = (description: string) =>
-  Type.Optional(Type.String({ maxLength: 2048, description: `comma-separated attribute paths ${description}` }));
-
-/** RFC 7644 section 3.4.2.5: which attributes an answer holds. */
-const projection = {
-  attributes: AttributeList("to return, beside id and schemas (RFC 7644 section 3.4.2.5)"),
-  excludedattributes: AttributeList("to leave out"),
-};
-
 /** Names in lower case: SCIM's query parameter names are case-insensitive (`sortBy`, `startIndex`). */
 const UsersQuery = Type.Object(
   {
@@ -27,18 +18,13 @@ const UsersQuery = Type.Object(
     search: Type.Optional(SearchText),
     sortby: Type.Optional(Type.String({ maxLength: 256, description: "attribute path to sort by" })),
     sortorder: Type.Optional(Type.String({ description: "ascending (default) or descending" })),
-    startindex: Type.Optional(QueryInteger({ description: "1-based index of the first result; below 1 means 1" })),
-    count: Type.Optional(
-      QueryInteger({
-        description: `page size, default ${LIST_COUNT.default}; negative means 0, above ${LIST_COUNT.max} means ${LIST_COUNT.max}`,
-      }),
-    ),
-    ...projection,
+    ...paging,
+    ...projection(),
   },
   { additionalProperties: false },
 );
 
-const ProjectionQuery = Type.Object(projection, { additionalProperties: false });
+const UserProjection = ProjectionQuery();
 
 /** A User in SCIM's representation: its attributes beside these are described by /Schemas. */
 export const ScimUser = Type.Object(
@@ -68,16 +54,6 @@ export const ScimUserInput = Type.Object(
   { additionalProperties: true, description: "a User (RFC 7643 section 4.1, with the enterprise extension)" },
 );
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 256 }) });
-
-const ListResponse = Type.Object({
-  schemas: Type.Array(Type.String()),
-  totalResults: Type.Integer(),
-  startIndex: Type.Integer(),
-  itemsPerPage: Type.Integer(),
-  Resources: Type.Array(ScimUser),
-});
-
 const users = { tags: ["users"], scim: "wire" } as const;
 const reads = { roles: EVERYONE, scope: "resources:read" } as const;
 const writes = { roles: EVERYONE, scope: "resources:write" } as const;
@@ -90,7 +66,7 @@ export const listUsers = defineRoute({
   ...users,
   access: reads,
   query: UsersQuery,
-  responses: { 200: ListResponse },
+  responses: { 200: ListResponse(ScimUser) },
 });
 
 export const getUser = defineRoute({
@@ -102,7 +78,7 @@ export const getUser = defineRoute({
   ...users,
   access: reads,
   params: IdParams,
-  query: ProjectionQuery,
+  query: UserProjection,
   responses: { 200: ScimUser },
 });
 
@@ -169,7 +145,7 @@ export const getMe = defineRoute({
   summary: "The caller's own User (RFC 7644 section 3.11)",
   ...users,
   access: reads,
-  query: ProjectionQuery,
+  query: UserProjection,
   responses: { 200: ScimUser },
 });
 

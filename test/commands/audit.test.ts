@@ -8,34 +8,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
+import { type AuditRecord, waitFor } from "../helpers/audit.js";
 import { type Env, json, MODES, PASSWORD, show } from "../helpers/cli.js";
 import { runInProcess, useInProcessSession } from "../helpers/in-process.js";
-
-interface AuditRecord {
-  id: string;
-  action: string;
-  outcome: string;
-  actor?: { id?: string; userName?: string; consumerId?: string };
-  target?: { type: string; id?: string; name?: string };
-  clientIp?: string;
-  requestId?: string;
-}
 
 const TEMPORARY = "temporary wombat saddle 7781";
 const CHOSEN = "chosen heron lantern 5523 x";
 const SECOND = "second quartz meadow 9914 y";
 const WRONG = "not the password at all 0000";
 const RESET = "reset-chosen violet harbor 31";
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 200));
-  }
-}
 
 describe.each(MODES)("audit trail (%s)", (mode) => {
   const s = useInProcessSession(mode, {}, 120_000);

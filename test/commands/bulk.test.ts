@@ -136,6 +136,14 @@ describe.each(MODES)("POST /Bulk (%s)", (mode) => {
     expect(after.Operations).toEqual([]);
   });
 
+  /** A Bulk operation that creates the User `userName` whose manager is `manager`. */
+  const postUser = (bulkId: string, userName: string, manager: string) => ({
+    method: "POST",
+    path: "/Users",
+    bulkId,
+    data: { schemas: [USER], userName, manager: { value: manager } },
+  });
+
   it("answers each failure with a SCIM error carrying our problem code", async () => {
     const answer = await bulk({
       schemas: [BULK_REQUEST],
@@ -146,30 +154,10 @@ describe.each(MODES)("POST /Bulk (%s)", (mode) => {
           bulkId: "bad",
           data: { schemas: [USER], userName: "x", emails: [{ value: "nope" }] },
         },
-        {
-          method: "POST",
-          path: "/Users",
-          bulkId: "child",
-          data: { schemas: [USER], userName: "y", manager: { value: "bulkId:bad" } },
-        },
-        {
-          method: "POST",
-          path: "/Users",
-          bulkId: "orphan",
-          data: { schemas: [USER], userName: "z", manager: { value: "bulkId:nobody" } },
-        },
-        {
-          method: "POST",
-          path: "/Users",
-          bulkId: "a",
-          data: { schemas: [USER], userName: "c1", manager: { value: "bulkId:b" } },
-        },
-        {
-          method: "POST",
-          path: "/Users",
-          bulkId: "b",
-          data: { schemas: [USER], userName: "c2", manager: { value: "bulkId:a" } },
-        },
+        postUser("child", "y", "bulkId:bad"),
+        postUser("orphan", "z", "bulkId:nobody"),
+        postUser("a", "c1", "bulkId:b"),
+        postUser("b", "c2", "bulkId:a"),
         { method: "GET", path: "/Users/whatever" },
         { method: "POST", path: "/Events", bulkId: "e", data: {} },
         { method: "POST", path: "/Users", data: { schemas: [USER], userName: "no-bulk-id" } },

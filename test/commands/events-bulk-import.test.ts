@@ -2,7 +2,17 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ADMIN, type CliResult, errorOf, json, PASSWORD, show, startServer } from "../helpers/cli.js";
+import {
+  ADMIN,
+  type CliResult,
+  createEventArgv,
+  errorOf,
+  type ImportFileScenario,
+  json,
+  PASSWORD,
+  show,
+  startServer,
+} from "../helpers/cli.js";
 import { event, IMPORT_STORES, importFiles, ndjson, useImportSession } from "../helpers/events-import.js";
 
 /**
@@ -43,16 +53,11 @@ describe.each(IMPORT_STORES)("events import, streamed in batches (%s)", (store) 
   };
 
   const bom = "\uFEFF";
-  const scenarios: {
-    name: string;
-    file: string;
-    content: string;
-    args?: string[];
-    exit: number;
+  const scenarios: (ImportFileScenario & {
     counts: Partial<Report>;
     failures: Partial<Failure>[];
     stored?: Record<string, Partial<Record<string, unknown>> | undefined>;
-  }[] = [
+  })[] = [
     {
       name: "a malformed line is reported with its line number; the rest are created",
       file: "malformed.ndjson",
@@ -162,16 +167,7 @@ describe.each(IMPORT_STORES)("events import, streamed in batches (%s)", (store) 
   ];
   it.each(policies)("a conflict with a stored event under --on-conflict $policy", async (p) => {
     const code = `POL-${p.policy}`;
-    const created = await s.run([
-      "events",
-      "create",
-      "--set",
-      `code=${code}`,
-      "--set",
-      "name=old",
-      "--set",
-      "startsAt=2027-01-01T00:00:00Z",
-    ]);
+    const created = await s.run(createEventArgv(code, "old", "2027-01-01T00:00:00Z"));
     expect(created.exitCode, show(created)).toBe(0);
     const path = file(`${p.policy}.ndjson`, ndjson(event(code.toLowerCase(), "new"), event(`${code}-NEW`)));
     const result = await importFile(path, "--on-conflict", p.policy);

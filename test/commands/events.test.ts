@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { errorOf, json, MODES, show } from "../helpers/cli.js";
+import { createEventArgv, errorOf, json, MODES, show } from "../helpers/cli.js";
 import { useInProcessSession } from "../helpers/in-process.js";
 
 const STARTS = "startsAt=2027-01-10T09:00:00Z";
@@ -309,17 +309,7 @@ describe.each(MODES)("events (%s)", (mode) => {
 
   // --verbose: test/e2e/verbose.test.ts (the embedded server's log goes to the process's stderr)
   it("-q silences messages, colours follow FORCE_COLOR and NO_COLOR", async () => {
-    const quiet = await s.run([
-      "events",
-      "create",
-      "-q",
-      "--set",
-      "code=QUIET",
-      "--set",
-      "name=Quiet",
-      "--set",
-      STARTS,
-    ]);
+    const quiet = await s.run([...createEventArgv("QUIET", "Quiet"), "-q"]);
     expect(quiet.exitCode, show(quiet)).toBe(0);
     expect(quiet.stderr).toBe("");
     expect(json(quiet).code).toBe("QUIET");

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { json, MODES, show } from "../helpers/cli.js";
-import { expectScenario, type Scenario, useInProcessSession } from "../helpers/in-process.js";
+import { expectScenario, type Scenario, signedInSupport, useInProcessSession } from "../helpers/in-process.js";
 
 /**
  * `bizctl groups` in both modes: create a group that grants a role, add and remove members by
@@ -8,21 +8,12 @@ import { expectScenario, type Scenario, useInProcessSession } from "../helpers/i
  * support refused before it is asked anything, a bad role refused before any request.
  */
 
-const TEMPORARY = "ochre violin summit 4478 tundra";
-const DESK_PASSWORD = "velvet harbour quartz 6620 meadow";
-
 describe.each(MODES)("bizctl groups (%s)", (mode) => {
   const s = useInProcessSession(mode);
   let desk: Record<string, string>;
 
   beforeAll(async () => {
-    const created = await s.run(["users", "create", "--user-name", "desk", "--role", "support", "--password-stdin"], {
-      input: `${TEMPORARY}\n`,
-    });
-    expect(created.exitCode, show(created)).toBe(0);
-    desk = await s.newConfig("desk");
-    const login = await s.login(desk, "desk", TEMPORARY, DESK_PASSWORD);
-    expect(login.exitCode, show(login)).toBe(0);
+    desk = await signedInSupport(s, "desk");
     for (const name of ["alice", "bob"]) {
       const user = await s.run(["users", "create", "--user-name", name, "--json"]);
       expect(user.exitCode, show(user)).toBe(0);

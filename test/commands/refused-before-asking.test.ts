@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { json, MODES, show } from "../helpers/cli.js";
-import { useInProcessSession } from "../helpers/in-process.js";
+import { signedInSupport, useInProcessSession } from "../helpers/in-process.js";
 
 /**
  * Issue 32 part 4: permission before any prompt, for the confirmations that support_desk's table
@@ -8,22 +8,13 @@ import { useInProcessSession } from "../helpers/in-process.js";
  * refused; now the caller's roles are checked first and nothing is asked.
  */
 
-const TEMPORARY = "ochre violin summit 4478 tundra";
-const DESK_PASSWORD = "velvet harbour quartz 6620 meadow";
-
 describe.each(MODES)("support is refused before the question (%s)", (mode) => {
   const s = useInProcessSession(mode);
   let desk: Record<string, string>;
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    const created = await s.run(["users", "create", "--user-name", "desk", "--role", "support", "--password-stdin"], {
-      input: `${TEMPORARY}\n`,
-    });
-    expect(created.exitCode, show(created)).toBe(0);
-    desk = await s.newConfig("desk");
-    const login = await s.login(desk, "desk", TEMPORARY, DESK_PASSWORD);
-    expect(login.exitCode, show(login)).toBe(0);
+    desk = await signedInSupport(s, "desk");
     const room = await s.run(["resources", "create", "--type", "Room", "--set", "name=desk", "--json"]);
     expect(room.exitCode, show(room)).toBe(0);
     ids.room = json(room).id;

@@ -6,10 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { errorOf, json, MODES, show } from "../helpers/cli.js";
-import { useInProcessSession } from "../helpers/in-process.js";
+import { signedInSupport, useInProcessSession } from "../helpers/in-process.js";
 
 const TEMPORARY = "amber lantern quiver 5531 fjord";
-const SUPPORT_PASSWORD = "copper meadow tangent 8142 raven";
 
 describe.each(MODES)("service accounts (%s)", (mode) => {
   const s = useInProcessSession(mode);
@@ -84,12 +83,7 @@ describe.each(MODES)("service accounts (%s)", (mode) => {
   });
 
   it("refuses support before anything is asked (exit 5)", async () => {
-    const created = await s.run(["users", "create", "--user-name", "sue", "--role", "support", "--password-stdin"], {
-      input: `${TEMPORARY}\n`,
-    });
-    expect(created.exitCode, show(created)).toBe(0);
-    const env = await s.newConfig("sue");
-    expect((await s.login(env, "sue", TEMPORARY, SUPPORT_PASSWORD)).exitCode).toBe(0);
+    const env = await signedInSupport(s, "sue");
     for (const argv of [
       ["service-accounts", "list"],
       ["service-accounts", "create", "x", "--role", "member"],

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorOf, json, MODES, show } from "../helpers/cli.js";
-import { expectScenario, type Scenario, useInProcessSession } from "../helpers/in-process.js";
+import { expectScenario, type Scenario, signedInSupport, useInProcessSession } from "../helpers/in-process.js";
 import { outboxReader, recipientsOf, resetLinkOf, type SmtpSink, startSmtpSink } from "../helpers/mail.js";
 import { inTerminal } from "../helpers/pty.js";
 
@@ -350,16 +350,7 @@ describe("users reset-password and users invite (remote, a real SMTP server)", (
 
   // spec 1.1: a reset link support triggers may not open an account that holds admin or support
   let desk: Record<string, string> | undefined;
-  const signedInDesk = async () => {
-    const created = await s.run(["users", "create", "--user-name", "desk", "--role", "support", "--password-stdin"], {
-      input: `${TEMPORARY}\n`,
-    });
-    expect(created.exitCode, show(created)).toBe(0);
-    const env = await s.newConfig("desk");
-    const login = await s.login(env, "desk", TEMPORARY, "amber lantern meadow 4471 quiet");
-    expect(login.exitCode, show(login)).toBe(0);
-    return env;
-  };
+  const signedInDesk = () => signedInSupport(s, "desk");
   it.each([
     { target: "boss", role: "admin" },
     { target: "helper", role: "support" },

@@ -10,6 +10,7 @@ import {
   type CliResult,
   type Env,
   errorOf,
+  type ImportFileScenario,
   json,
   login,
   MODES,
@@ -74,16 +75,11 @@ describe.each(MODES)("users import and export (%s)", (mode) => {
   afterAll(async () => s?.close());
 
   const BOM = "\uFEFF";
-  const scenarios: {
-    name: string;
-    file: string;
-    content: string;
-    args?: string[];
-    exit: number;
+  const scenarios: (ImportFileScenario & {
     imported: string[];
     failures: [number, string][];
     message?: RegExp;
-  }[] = [
+  })[] = [
     {
       name: "CSV with a byte-order mark, quoted commas and newlines, UTF-8 names, enterprise prefix",
       file: "people.csv",

@@ -5,19 +5,9 @@
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  bizctl,
-  type Env,
-  json,
-  login,
-  makeSandbox,
-  PASSWORD,
-  type RunningServer,
-  type Sandbox,
-  show,
-  startServer,
-} from "../helpers/cli.js";
-import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
+import type { AuditRecord } from "../helpers/audit.js";
+import { BACKENDS, type Installation, type Installed, installAndStart } from "../helpers/backends.js";
+import { bizctl, type Env, json, login, PASSWORD, type Sandbox, show } from "../helpers/cli.js";
 
 /** A record from 2001: far past any retention. */
 const OLD = {
@@ -27,86 +17,40 @@ const OLD = {
 const OLD_COLUMNS = "id, time, action, outcome";
 const OLD_VALUES = [OLD.id, OLD.time, "login", "success"];
 
-interface Backend {
-  name: string;
-  open(
-    sandbox: Sandbox,
-  ): Promise<{ args: string[]; env: Env; insertOld: () => Promise<void>; drop: () => Promise<void> }>;
-}
-
-const BACKENDS: Backend[] = [
-  {
-    name: "SQLite",
-    open: async (sandbox) => ({
-      args: [],
-      env: sandbox.env,
-      insertOld: async () => {
-        const db = new Database(`${sandbox.dataDir}/bizctl.db`);
-        try {
-          db.prepare(`insert into audit_log (${OLD_COLUMNS}) values (?, ?, ?, ?)`).run(...OLD_VALUES);
-        } finally {
-          db.close();
-        }
-      },
-      drop: async () => {},
-    }),
-  },
-  {
-    name: "PostgreSQL",
-    open: async (sandbox) => {
-      const database = await createTestDatabase();
-      return {
-        args: ["--database", database.url],
-        env: { ...sandbox.env, BIZCTL_SECRET_KEY: TEST_SECRET_KEY },
-        insertOld: async () => {
-          const client = new pg.Client(database.url);
-          await client.connect();
-          try {
-            await client.query(`insert into audit_log (${OLD_COLUMNS}) values ($1, $2, $3, $4)`, OLD_VALUES);
-          } finally {
-            await client.end();
-          }
-        },
-        drop: database.drop,
-      };
-    },
-  },
-];
-
-interface AuditRecord {
-  id: string;
-  action: string;
-  outcome: string;
+/** Writes the record of 2001 straight into the installation's database. */
+async function insertOld(sandbox: Sandbox, installation: Installation): Promise<void> {
+  if (installation.databaseUrl) {
+    const client = new pg.Client(installation.databaseUrl);
+    await client.connect();
+    try {
+      await client.query(`insert into audit_log (${OLD_COLUMNS}) values ($1, $2, $3, $4)`, OLD_VALUES);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const db = new Database(`${sandbox.dataDir}/bizctl.db`);
+  try {
+    db.prepare(`insert into audit_log (${OLD_COLUMNS}) values (?, ?, ?, ?)`).run(...OLD_VALUES);
+  } finally {
+    db.close();
+  }
 }
 
 describe.each(BACKENDS)("audit trail on $name", (backend) => {
-  let sandbox: Sandbox;
-  let installation: Awaited<ReturnType<Backend["open"]>>;
-  let server: RunningServer;
+  let installed: Installed | undefined;
   let env: Env;
 
   beforeAll(async () => {
-    sandbox = await makeSandbox();
-    installation = await backend.open(sandbox);
-    const init = await bizctl(["server", "init", "--admin-user", "admin", "--password-stdin", ...installation.args], {
-      env: installation.env,
-      input: `${PASSWORD}\n`,
+    installed = await installAndStart(backend, {
+      serverArgs: ["--audit-retention-days", "30"],
+      beforeStart: insertOld,
     });
-    expect(init.exitCode, show(init)).toBe(0);
-    await installation.insertOld();
-    server = await startServer(sandbox.dataDir, {
-      env: installation.env,
-      args: [...installation.args, "--audit-retention-days", "30"],
-    });
-    env = installation.env;
-    const added = await bizctl(["profile", "add", "r", "--server", server.url, "--use"], { env });
+    env = installed.installation.env;
+    const added = await bizctl(["profile", "add", "r", "--server", installed.server.url, "--use"], { env });
     expect(added.exitCode, show(added)).toBe(0);
   }, 120_000);
-  afterAll(async () => {
-    await server?.stop();
-    await installation?.drop();
-    await sandbox?.remove();
-  });
+  afterAll(async () => installed?.close());
 
   it("records refusals and successes, pages them by cursor without repeats, and prunes past retention", async () => {
     expect((await login(env, "admin", "wrong password for the trail 1")).exitCode).toBe(4);

@@ -5,27 +5,8 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
-import { BIN, ROOT, show, useSession } from "../helpers/cli.js";
-
-interface AuditRecord {
-  id: string;
-  action: string;
-  outcome: string;
-  actor?: { id?: string; userName?: string; consumerId?: string };
-  target?: { type: string; id?: string; name?: string };
-  clientIp?: string;
-  requestId?: string;
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 200));
-  }
-}
+import { type AuditRecord, waitFor } from "../helpers/audit.js";
+import { BIN, createEventArgv, ROOT, show, useSession } from "../helpers/cli.js";
 
 describe("audit tail --follow against a remote server", () => {
   const s = useSession("remote");
@@ -43,16 +24,7 @@ describe("audit tail --follow against a remote server", () => {
       .map((record) => record.target?.id);
 
   async function createEvent(code: string) {
-    const created = await s.run([
-      "events",
-      "create",
-      "--set",
-      `code=${code}`,
-      "--set",
-      "name=Tail",
-      "--set",
-      "startsAt=2027-01-10T09:00:00Z",
-    ]);
+    const created = await s.run(createEventArgv(code, "Tail"));
     expect(created.exitCode, show(created)).toBe(0);
   }
 
@@ -112,16 +84,7 @@ describe.each(["embedded", "remote"] as const)("audit tail -o csv --follow (%s)"
     try {
       await waitFor(async () => (stdout.includes("\n") ? true : undefined), "the first record");
       for (const code of ["C-1", "C-2"]) {
-        const created = await s.run([
-          "events",
-          "create",
-          "--set",
-          `code=${code}`,
-          "--set",
-          "name=Csv",
-          "--set",
-          "startsAt=2027-01-10T09:00:00Z",
-        ]);
+        const created = await s.run(createEventArgv(code, "Csv"));
         expect(created.exitCode, show(created)).toBe(0);
         await waitFor(
           async () => (stdout.split("event.create").length > (code === "C-1" ? 1 : 2) ? true : undefined),

@@ -1,74 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  bearerHeader,
-  bizctl,
-  type CliResult,
-  type Env,
-  httpJson,
-  json,
-  makeSandbox,
-  PASSWORD,
-  type RunningServer,
-  type Sandbox,
-  show,
-  startServer,
-} from "../helpers/cli.js";
-import { createTestDatabase, TEST_SECRET_KEY } from "../helpers/postgres.js";
+import { BACKENDS, type Installed, installAndStart } from "../helpers/backends.js";
+import { bearerHeader, bizctl, type CliResult, httpJson, json, PASSWORD, show } from "../helpers/cli.js";
 
 /**
  * `server recover-admin`, the break-glass path, through the real binary: it needs the database
  * (and the secret), never the API, and gives back an admin whatever state the accounts are in.
  */
 
-interface Backend {
-  name: string;
-  /** storage flags and environment of the installation */
-  open(sandbox: Sandbox): Promise<{ args: string[]; env: Env; drop: () => Promise<void> }>;
-}
-
-const BACKENDS: Backend[] = [
-  { name: "SQLite", open: async (sandbox) => ({ args: [], env: sandbox.env, drop: async () => {} }) },
-  {
-    name: "PostgreSQL",
-    open: async (sandbox) => {
-      const database = await createTestDatabase();
-      return {
-        args: ["--database", database.url],
-        env: { ...sandbox.env, BIZCTL_SECRET_KEY: TEST_SECRET_KEY },
-        drop: database.drop,
-      };
-    },
-  },
-];
-
 describe.each(BACKENDS)("server recover-admin on $name", (backend) => {
-  let sandbox: Sandbox;
-  let installation: Awaited<ReturnType<Backend["open"]>>;
-  let running: RunningServer;
+  let installed: Installed;
   const server = (args: string[], input?: string): Promise<CliResult> =>
-    bizctl(["server", ...args, ...installation.args], { env: installation.env, input });
+    bizctl(["server", ...args, ...installed.installation.args], { env: installed.installation.env, input });
   const recover = async (userName: string) => {
     const result = await server(["recover-admin", "--admin-user", userName, "--json"]);
     expect(result.exitCode, show(result)).toBe(0);
     return json<{ id: string; userName: string; created: boolean; oneTimePassword: string }>(result);
   };
   const http = (method: string, path: string, body?: unknown, token?: string) =>
-    httpJson(running, method, path, body, token ? bearerHeader(token) : {});
+    httpJson(installed.server, method, path, body, token ? bearerHeader(token) : {});
   const loginAs = (userName: string, password: string) => http("POST", "/auth/login", { userName, password });
   const tokenOf = async (response: Response) => ((await response.json()) as { token: string }).token;
 
   beforeAll(async () => {
-    sandbox = await makeSandbox();
-    installation = await backend.open(sandbox);
-    const init = await server(["init", "--admin-user", "admin", "--password-stdin"], `${PASSWORD}\n`);
-    expect(init.exitCode, show(init)).toBe(0);
-    running = await startServer(sandbox.dataDir, { env: installation.env, args: installation.args });
+    installed = await installAndStart(backend);
   });
-  afterAll(async () => {
-    await running?.stop();
-    await installation?.drop();
-    await sandbox?.remove();
-  });
+  afterAll(async () => installed?.close());
 
   it("gives a locked-out admin a one-time password, unlocked, its sessions ended", async () => {
     const before = await tokenOf(await loginAs("admin", PASSWORD));

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { json, MODES, show, useSession } from "../helpers/cli.js";
+import { createEventArgv, json, MODES, show, useSession } from "../helpers/cli.js";
 
 /**
  * `--verbose` through the binary: embedded, the server's own log is written to the process's
@@ -9,17 +9,7 @@ import { json, MODES, show, useSession } from "../helpers/cli.js";
 describe.each(MODES)("--verbose (%s)", (mode) => {
   const s = useSession(mode);
   beforeAll(async () => {
-    const created = await s.run([
-      "events",
-      "create",
-      "-q",
-      "--set",
-      "code=QUIET",
-      "--set",
-      "name=Quiet",
-      "--set",
-      "startsAt=2027-01-10T09:00:00Z",
-    ]);
+    const created = await s.run([...createEventArgv("QUIET", "Quiet"), "-q"]);
     expect(created.exitCode, show(created)).toBe(0);
   });
 

@@ -17,7 +17,28 @@ export const BIN = join(ROOT, "bin", "bizctl.js");
 
 /** A password the policy accepts (>= 15 characters, not common, no user name in it). */
 export const PASSWORD = "correct horse battery staple 42";
+
+/** The argv of `events create` for an event of this code, name and start (the quick start's day by default). */
+export const createEventArgv = (code: string, name: string, startsAt = "2027-01-10T09:00:00Z") => [
+  "events",
+  "create",
+  "--set",
+  `code=${code}`,
+  "--set",
+  `name=${name}`,
+  "--set",
+  `startsAt=${startsAt}`,
+];
 export const ADMIN = "admin";
+
+/** A case of an import test: a file of this name and content, imported with `args`, exits `exit`. */
+export interface ImportFileScenario {
+  name: string;
+  file: string;
+  content: string;
+  args?: string[];
+  exit: number;
+}
 
 export type Mode = "embedded" | "remote";
 export const MODES: Mode[] = ["embedded", "remote"];

@@ -70,6 +70,22 @@ export function inProcessSession(
 }
 
 /**
+ * A support user `userName` made by the session's admin with a temporary password, logged in (the
+ * password changed at that first login) in a config dir of its own: that dir's environment.
+ */
+export async function signedInSupport(s: InProcessSession, userName: string): Promise<Env> {
+  const temporary = "ochre violin summit 4478 tundra";
+  const created = await s.run(["users", "create", "--user-name", userName, "--role", "support", "--password-stdin"], {
+    input: `${temporary}\n`,
+  });
+  expect(created.exitCode, show(created)).toBe(0);
+  const env = await s.newConfig(userName);
+  const login = await s.login(env, userName, temporary, "velvet harbour quartz 6620 meadow");
+  expect(login.exitCode, show(login)).toBe(0);
+  return env;
+}
+
+/**
  * The in-process session of one describe block: started (initialised and logged in) before its
  * first test, closed after its last. Its members are there inside tests and hooks, once it has
  * started; hooks declared after this call see it started.

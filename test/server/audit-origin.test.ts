@@ -6,18 +6,9 @@
  * on PostgreSQL.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import type { AuditRecord } from "../helpers/audit.js";
 import { STORES } from "../helpers/postgres.js";
 import { caller, insertUser, USER_PASSWORD, useTestServer } from "../helpers/server.js";
-
-interface AuditRecord {
-  id: string;
-  action: string;
-  outcome: string;
-  actor?: { id?: string; userName?: string };
-  target?: { id?: string };
-  clientIp?: string;
-  userAgent?: string;
-}
 
 /** who sent which request, each from an address and agent of its own */
 const ORIGINS = {

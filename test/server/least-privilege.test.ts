@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ADMIN_ROLES } from "../../src/contract/policy/index.js";
 import type { Role } from "../../src/contract/route.js";
 import { countActiveAdmins, saveCredential } from "../../src/server/store/users-repo.js";
 import { STORES } from "../helpers/postgres.js";
@@ -328,7 +329,7 @@ async function demoteEachOther(server: TestServer): Promise<void> {
     [200, 404],
     [200, 409],
   ]).toContainEqual(statuses);
-  expect(await countActiveAdmins(server.app.services.store.db)).toBe(1);
+  expect(await countActiveAdmins(server.app.services.store.db, ADMIN_ROLES)).toBe(1);
 }
 
 describe("the last-admin guard under concurrent changes", () => {

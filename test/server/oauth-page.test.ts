@@ -60,6 +60,18 @@ describe("the browser authorization page", () => {
     expect(text).not.toMatch(/\bbizctl\b|<code>|signed-in client|POST |GET /);
   }
 
+  /** A page that refused to authorize: in end users' words, with no verifier shown or stored. */
+  async function expectNoVerifier(html: string, temp: Credentials): Promise<void> {
+    expectWordsForEndUsers(html);
+    expect(html).not.toMatch(/oauth_verifier|class="verifier"/);
+    const row = await server.app.services.store.db
+      .selectFrom("oauth_temporary_credentials")
+      .select(["authorized_at", "verifier_hash"])
+      .where("token", "=", temp.token)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ authorized_at: null, verifier_hash: null });
+  }
+
   const seconds = () => Math.floor(clock.clock().getTime() / 1000);
 
   function signed(data: Record<string, string>, token?: Credentials): string {
@@ -272,14 +284,7 @@ describe("the browser authorization page", () => {
     const response = await decide(temp, approveAs(user));
     expect(response.statusCode).toBe(200);
     expect(response.body).toContain("Your account is protected by a second factor");
-    expectWordsForEndUsers(response.body);
-    expect(response.body).not.toMatch(/oauth_verifier|class="verifier"/);
-    const row = await server.app.services.store.db
-      .selectFrom("oauth_temporary_credentials")
-      .select(["authorized_at", "verifier_hash"])
-      .where("token", "=", temp.token)
-      .executeTakeFirstOrThrow();
-    expect(row).toEqual({ authorized_at: null, verifier_hash: null });
+    await expectNoVerifier(response.body, temp);
   });
 
   it("tells a user with a temporary password to change it first, and issues no verifier", async () => {
@@ -288,14 +293,7 @@ describe("the browser authorization page", () => {
     expect(response.statusCode).toBe(403);
     expect(response.headers.location).toBeUndefined();
     expect(response.body).toContain("Change your password first");
-    expectWordsForEndUsers(response.body);
-    expect(response.body).not.toMatch(/oauth_verifier|class="verifier"/);
-    const row = await server.app.services.store.db
-      .selectFrom("oauth_temporary_credentials")
-      .select(["authorized_at", "verifier_hash"])
-      .where("token", "=", temp.token)
-      .executeTakeFirstOrThrow();
-    expect(row).toEqual({ authorized_at: null, verifier_hash: null });
+    await expectNoVerifier(response.body, temp);
   });
 
   it("counts wrong passwords towards the account's back-off, exactly like /auth/login", async () => {

@@ -1,3 +1,4 @@
+import type { Role } from "../route.js";
 import type { Reason, Refusal } from "./decide.js";
 import type { OperationId } from "./operations.js";
 
@@ -11,9 +12,12 @@ export const LAST_ADMIN_REFUSAL: Refusal = {
     "This is the last active admin: disabling, deleting or demoting it would leave nobody to administer the service.",
 };
 
-/** Whether an account with these roles and this `active` counts toward the rule. */
+/** The roles that administer the service: an active account holding one, its own or a group's, counts. */
+export const ADMIN_ROLES: readonly Role[] = ["admin"];
+
+/** Whether an account with these (effective) roles and this `active` counts toward the rule. */
 export const countsAsActiveAdmin = (roles: readonly string[], active: unknown) =>
-  active !== false && roles.includes("admin");
+  active !== false && roles.some((role) => (ADMIN_ROLES as readonly string[]).includes(role));
 
 /** The SCIM filter of the Users the rule counts. */
 export const ACTIVE_ADMINS_FILTER = 'roles.value eq "admin" and active eq true';

@@ -1,4 +1,11 @@
-import { decide, isOperationId, lastAdminReason, OPERATION_IDS, type Subject } from "../../contract/policy/index.js";
+import {
+  ADMIN_ROLES,
+  decide,
+  isOperationId,
+  lastAdminReason,
+  OPERATION_IDS,
+  type Subject,
+} from "../../contract/policy/index.js";
 import { ProblemError } from "../problem-error.js";
 import { listApiTokens } from "../store/api-tokens-repo.js";
 import { countActiveAdmins, findAccountById } from "../store/users-repo.js";
@@ -49,7 +56,9 @@ export async function explainAccess(
   };
   const decision = decide(subject, operation, target ? { id: target.id, roles: target.roles } : {});
   const lastAdmin =
-    target && decision.allowed ? lastAdminReason(operation, target, await countActiveAdmins(ctx.store.db)) : undefined;
+    target && decision.allowed
+      ? lastAdminReason(operation, target, await countActiveAdmins(ctx.store.db, ADMIN_ROLES))
+      : undefined;
   return {
     id: account.id,
     userName: account.userName,

@@ -1,5 +1,11 @@
 import type { Kysely } from "kysely";
-import { countsAsActiveAdmin, effectiveRoles, LAST_ADMIN_REFUSAL, rolesOfBits } from "../../contract/policy/index.js";
+import {
+  ADMIN_ROLES,
+  countsAsActiveAdmin,
+  effectiveRoles,
+  LAST_ADMIN_REFUSAL,
+  rolesOfBits,
+} from "../../contract/policy/index.js";
 import type { Role } from "../../contract/route.js";
 import { ProblemError } from "../problem-error.js";
 import type { Schema } from "../store/schema.js";
@@ -40,7 +46,7 @@ export async function keepingAnAdmin<T>(
 ): Promise<T> {
   await lockAdminChanges(trx, ctx.store.dialect);
   const result = await change();
-  if ((await countActiveAdmins(trx)) === 0) {
+  if ((await countActiveAdmins(trx, ADMIN_ROLES)) === 0) {
     throw new ProblemError(LAST_ADMIN_REFUSAL.code, LAST_ADMIN_REFUSAL.message);
   }
   return result;

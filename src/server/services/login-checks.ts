@@ -144,6 +144,14 @@ export function once<T>(load: () => Promise<T>): () => Promise<T> {
   };
 }
 
+/** The `locked` finding of a back-off, the name's or the account's: none once it has ended. */
+function lockedFinding(failures: Failures, now: number): Finding | undefined {
+  const counted = current(failures, now);
+  const until = lockedUntil(counted);
+  if (until <= now) return undefined;
+  return { code: "locked", since: iso(counted.lastAt), until: iso(until), details: { failedLogins: counted.count } };
+}
+
 export const LOGIN_CHECKS: readonly LoginCheck[] = [
   {
     // not a person (spec 1.9): no password to guess, so the login says what the account is, first
@@ -158,15 +166,7 @@ export const LOGIN_CHECKS: readonly LoginCheck[] = [
     name: "name-backoff",
     stage: "account",
     async find({ nameFailures, now }) {
-      const failures = current(nameFailures, now);
-      const until = lockedUntil(failures);
-      if (until <= now) return undefined;
-      return {
-        code: "locked",
-        since: iso(failures.lastAt),
-        until: iso(until),
-        details: { failedLogins: failures.count },
-      };
+      return lockedFinding(nameFailures, now);
     },
   },
   {
@@ -195,15 +195,7 @@ export const LOGIN_CHECKS: readonly LoginCheck[] = [
     async find({ account, now }) {
       if (!account?.credential.passwordHash || !account.active) return undefined;
       const { failedLogins, lastFailedAt } = account.credential;
-      const failures = current({ count: failedLogins, lastAt: lastFailedAt ? Date.parse(lastFailedAt) : 0 }, now);
-      const until = lockedUntil(failures);
-      if (until <= now) return undefined;
-      return {
-        code: "locked",
-        since: iso(failures.lastAt),
-        until: iso(until),
-        details: { failedLogins: failures.count },
-      };
+      return lockedFinding({ count: failedLogins, lastAt: lastFailedAt ? Date.parse(lastFailedAt) : 0 }, now);
     },
   },
   {

@@ -7,6 +7,7 @@ import { assertPreconditions, ChangedMeanwhile, etagOf, type Preconditions } fro
 import { invalid, ProblemError } from "../problem-error.js";
 import { isUniqueViolationOn } from "../store/errors.js";
 import * as repo from "../store/groups-repo.js";
+import type { GroupsTable } from "../store/schema.js";
 import { type AuditEntry, actorOf, auditBy, refusalsRecorded } from "./audit.js";
 import { type GroupChange, groupBody, patchChange } from "./group-changes.js";
 import { keepingAnAdmin } from "./last-admin.js";
@@ -22,13 +23,11 @@ type Attributes = Record<string, unknown>;
 
 const displayKeyOf = (name: string) => name.normalize("NFC").toLowerCase();
 
-/** Each role a group may grant, and the column of `groups` that says it does. */
-const ROLE_COLUMN = { admin: "grants_admin", support: "grants_support", member: "grants_member" } as const;
-
-const roleColumns = (roles: readonly Role[]) =>
-  Object.fromEntries(
-    (Object.entries(ROLE_COLUMN) as [Role, string][]).map(([role, column]) => [column, roles.includes(role) ? 1 : 0]),
-  ) as Record<(typeof ROLE_COLUMN)[Role], 0 | 1>;
+/** The columns of `groups` that say whether a group grants each role; a new role fails to compile here. */
+const roleColumns = (roles: readonly Role[]): Pick<GroupsTable, `grants_${Role}`> => {
+  const grants = (role: Role) => (roles.includes(role) ? 1 : 0);
+  return { grants_admin: grants("admin"), grants_support: grants("support"), grants_member: grants("member") };
+};
 
 function assertMay(principal: Principal, operation: OperationId, roles: readonly Role[], name: string): void {
   const decision = decide(principal, operation, { roles }, { scopes: false, words: { about: `the group ${name}` } });

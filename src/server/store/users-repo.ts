@@ -235,18 +235,24 @@ export async function replacePasswordHash(
 }
 
 /**
- * Active admins who can log in (a password is set). Read from the indexed attribute values, so
- * that it stays one query however many users there are.
+ * Active Users who can log in (a password is set) and hold one of `adminRoles`, their own or a
+ * group's: the last-admin rule's count, whose roles the policy names (ADMIN_ROLES). Read from the
+ * indexed attribute values, so that it stays one query however many users there are.
  */
-export async function countActiveAdmins(db: Kysely<Schema>): Promise<number> {
-  const hasValue = (eb: ExpressionBuilder<Schema & { r: ResourcesTable }, "r">, path: string, text: string) =>
+export async function countActiveAdmins(db: Kysely<Schema>, adminRoles: readonly Role[]): Promise<number> {
+  if (adminRoles.length === 0) return 0;
+  const hasValue = (
+    eb: ExpressionBuilder<Schema & { r: ResourcesTable }, "r">,
+    path: string,
+    texts: readonly string[],
+  ) =>
     eb.exists(
       eb
         .selectFrom("resource_values as v")
         .select("v.resource_id")
         .whereRef("v.resource_id", "=", "r.id")
         .where("v.path", "=", path)
-        .where("v.text_value", "=", text),
+        .where("v.text_value", "in", texts),
     );
   const row = await db
     .selectFrom("resources as r")
@@ -254,24 +260,30 @@ export async function countActiveAdmins(db: Kysely<Schema>): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .where("r.resource_type", "=", "User")
     .where("c.password_hash", "is not", null)
-    // an admin by its own role or by a group's
     .where((eb) =>
       eb.or([
-        hasValue(eb, "roles.value", "admin"),
+        hasValue(eb, "roles.value", adminRoles),
         eb.exists(
           eb
             .selectFrom("group_members as gm")
             .innerJoin("groups as g", "g.id", "gm.group_id")
             .select("gm.user_id")
             .whereRef("gm.user_id", "=", "r.id")
-            .where("g.grants_admin", "=", 1),
+            .where((inner) => inner.or(adminRoles.map((role) => inner(GRANTS_COLUMN[role], "=", 1)))),
         ),
       ]),
     )
-    .where((eb) => eb.not(hasValue(eb, "active", "false")))
+    .where((eb) => eb.not(hasValue(eb, "active", ["false"])))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** The column of `groups` that says whether a group grants a role. */
+const GRANTS_COLUMN = {
+  admin: "g.grants_admin",
+  support: "g.grants_support",
+  member: "g.grants_member",
+} as const satisfies Record<Role, `g.grants_${Role}`>;
 
 /** An arbitrary, fixed key of the advisory lock below. */
 const ADMIN_CHANGES_LOCK = 4_735_001;
