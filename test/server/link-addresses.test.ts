@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { outboxReader, recipientsOf } from "../helpers/mail.js";
 import { STORES } from "../helpers/postgres.js";
+import { patchOf, USER_SCHEMA } from "../helpers/scim.js";
 import { type Call, caller, useTestServer } from "../helpers/server.js";
 
 /**
@@ -12,22 +13,13 @@ import { type Call, caller, useTestServer } from "../helpers/server.js";
  * token (the identity provider) and a person signed in set addresses links go to.
  */
 
-const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
-const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
-const GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group";
-const ROLES_EXT = "urn:bizctl:schemas:extension:roles:2.0:Group";
+const GROUP_SCHEMAS = ["urn:ietf:params:scim:schemas:core:2.0:Group", "urn:bizctl:schemas:extension:roles:2.0:Group"];
 
-interface World {
-  admin: Call;
-  adminToken: Call;
-  serviceAccountToken: Call;
-}
+/** Who writes: an admin signed in, that admin's API token, the identity provider's service account token. */
+type World = Record<"admin" | "adminToken" | "serviceAccountToken", Call>;
 
 const emails = (address: string) => [{ value: address, primary: true }];
-const setEmail = (address: string) => ({
-  schemas: [PATCH_OP],
-  Operations: [{ op: "replace", path: "emails", value: emails(address) }],
-});
+const setEmail = (address: string) => patchOf({ op: "replace", path: "emails", value: emails(address) });
 
 interface Scenario {
   name: string;
@@ -38,7 +30,7 @@ interface Scenario {
 
 async function created(call: Call, userName: string, roles: string[], address: string): Promise<string> {
   const answer = await call("POST", "/Users", {
-    schemas: [USER],
+    schemas: [USER_SCHEMA],
     userName,
     emails: emails(address),
     roles: roles.map((value) => ({ value })),
@@ -52,75 +44,65 @@ async function patched(call: Call, id: string, body: object) {
   expect(answer.statusCode, answer.body).toBe(200);
 }
 
+/** An admin made by one writer, whose address another writes (at `domain`): the address links would go to. */
+const rewritten =
+  (maker: keyof World, writer: keyof World, domain: string): Scenario["arrange"] =>
+  async (w, userName) => {
+    const id = await created(w[maker], userName, ["admin"], `${userName}@made.example`);
+    await patched(w[writer], id, setEmail(`${userName}@${domain}`));
+    return `${userName}@${domain}`;
+  };
+
+/** A User the admin's token makes with these roles and an address; `then` does more with it. */
+const madeByToken =
+  (roles: string[], then?: (w: World, id: string, userName: string) => Promise<void>): Scenario["arrange"] =>
+  async (w, userName) => {
+    const address = `${userName}@token.example`;
+    const id = await created(w.adminToken, userName, roles, address);
+    await then?.(w, id, userName);
+    return address;
+  };
+
 const SCENARIOS: Scenario[] = [
   {
     name: "an admin's token moves another admin's address",
-    arrange: async (w, userName) => {
-      const id = await created(w.admin, userName, ["admin"], `${userName}@corp.example`);
-      await patched(w.adminToken, id, setEmail(`${userName}@attacker.example`));
-      return `${userName}@attacker.example`;
-    },
+    arrange: rewritten("admin", "adminToken", "attacker.example"),
     mailed: false,
   },
-  {
-    name: "an admin's token creates an admin with an address",
-    arrange: async (w, userName) => {
-      await created(w.adminToken, userName, ["admin"], `${userName}@attacker.example`);
-      return `${userName}@attacker.example`;
-    },
-    mailed: false,
-  },
+  { name: "an admin's token creates an admin with an address", arrange: madeByToken(["admin"]), mailed: false },
   {
     name: "an admin's token creates a member with an address, then promotes it",
-    arrange: async (w, userName) => {
-      const id = await created(w.adminToken, userName, ["member"], `${userName}@attacker.example`);
-      await patched(w.adminToken, id, {
-        schemas: [PATCH_OP],
-        Operations: [{ op: "replace", path: "roles", value: [{ value: "support" }] }],
-      });
-      return `${userName}@attacker.example`;
-    },
+    arrange: madeByToken(["member"], (w, id) =>
+      patched(w.adminToken, id, patchOf({ op: "replace", path: "roles", value: [{ value: "support" }] })),
+    ),
     mailed: false,
   },
   {
     name: "an admin's token puts a member whose address it set into a group that grants admin",
-    arrange: async (w, userName) => {
-      const id = await created(w.adminToken, userName, ["member"], `${userName}@attacker.example`);
+    arrange: madeByToken(["member"], async (w, id, userName) => {
       const group = await w.admin("POST", "/Groups", {
-        schemas: [GROUP],
+        schemas: GROUP_SCHEMAS,
         displayName: `Admins of ${userName}`,
         members: [{ value: id }],
-        [ROLES_EXT]: { roles: ["admin"] },
+        [GROUP_SCHEMAS[1] as string]: { roles: ["admin"] },
       });
       expect(group.statusCode, group.body).toBe(201);
-      return `${userName}@attacker.example`;
-    },
+    }),
     mailed: false,
   },
   {
     name: "an admin's token sets a member's address (a member's link opens no privilege)",
-    arrange: async (w, userName) => {
-      await created(w.adminToken, userName, ["member"], `${userName}@corp.example`);
-      return `${userName}@corp.example`;
-    },
+    arrange: madeByToken(["member"]),
     mailed: true,
   },
   {
     name: "an admin signed in confirms the address a token set",
-    arrange: async (w, userName) => {
-      const id = await created(w.adminToken, userName, ["admin"], `${userName}@corp.example`);
-      await patched(w.admin, id, setEmail(`${userName}@corp.example`));
-      return `${userName}@corp.example`;
-    },
+    arrange: rewritten("adminToken", "admin", "corp.example"),
     mailed: true,
   },
   {
     name: "the identity provider's service account moves an admin's address",
-    arrange: async (w, userName) => {
-      const id = await created(w.admin, userName, ["admin"], `${userName}@old.example`);
-      await patched(w.serviceAccountToken, id, setEmail(`${userName}@corp.example`));
-      return `${userName}@corp.example`;
-    },
+    arrange: rewritten("admin", "serviceAccountToken", "corp.example"),
     mailed: true,
   },
 ];
