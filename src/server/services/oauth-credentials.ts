@@ -132,13 +132,13 @@ export async function approveFor(
   if (owner.firstLogin) {
     throw new ProblemError(
       "password_change_required",
-      "Your password is temporary; change it before approving access (POST /auth/ChangePassWithLastPass).",
+      "Your password is temporary; change it before approving access (`bizctl auth change-password`, or POST /auth/ChangePassWithLastPass).",
     );
   }
   if (owner.mfaEnrollmentRequired) {
     throw new ProblemError(
       "mfa_enrollment_required",
-      "This server requires a second factor of your role: enroll one before approving access (POST /auth/mfa/totp).",
+      "This server requires a second factor of your role: enroll one before approving access (`bizctl auth mfa enroll`, or POST /auth/mfa/totp).",
     );
   }
   const temporary = await repo.findTemporary(ctx.store.db, token);

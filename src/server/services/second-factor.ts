@@ -126,7 +126,7 @@ export async function startTotpEnrollment(ctx: ServiceContext, principal: Princi
         if (!saved) {
           throw new ProblemError(
             "conflict",
-            "A second factor is already active on this account; remove it (DELETE /auth/mfa/totp) before enrolling another.",
+            "A second factor is already active on this account; remove it (`bizctl auth mfa disable`, or DELETE /auth/mfa/totp) before enrolling another.",
           );
         }
         await audit(ctx, trx, record);
