@@ -31,6 +31,8 @@ import { planUserReplacement, type Replacement, type UserBody } from "./user-rep
 
 // The operations on /Resources: list, read, create, replace, delete, each with its audit record.
 
+import { keepWhenRetained } from "./deleted-users.js";
+
 export { createResource, createResources } from "./resource-create.js";
 
 type ListQuery = Static<typeof ResourceListQuery>;
@@ -274,6 +276,8 @@ async function deleteRecorded(
     await auditBy(ctx, trx, principal, input.record);
     // sessions, credentials and indexed values go with it (foreign keys cascade)
     const remove = async () => {
+      // a User is kept for a restore first, when the server retains deletes
+      if (isUser) await keepWhenRetained(ctx, trx, id, String(attributes.userName));
       if (!(await repo.deleteResource(trx, id, current.version))) {
         throw new ChangedMeanwhile("resource", "deleted");
       }
