@@ -85,6 +85,13 @@ describe.each(STORES)("deleted users on %s", (_store, start) => {
         expect(taken.json()).toMatchObject({ scimType: "uniqueness" });
         expect((taken.json() as Any).detail).toMatch(/deleted user.*bizctl users restore.*bizctl users purge/);
       }
+      const other = await user();
+      const renamed = await server.call("PATCH", `/Users/${other.id}`, {
+        schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        Operations: [{ op: "replace", path: "userName", value: member.userName }],
+      });
+      expect(renamed.statusCode, renamed.body).toBe(409);
+      expect(renamed.json()).toMatchObject({ scimType: "uniqueness" });
       const listed = (await server.call("GET", "/DeletedUsers")).json() as Any;
       expect(listed.Resources).toContainEqual({
         id: member.id,

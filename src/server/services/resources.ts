@@ -31,7 +31,7 @@ import { planUserReplacement, type Replacement, type UserBody } from "./user-rep
 
 // The operations on /Resources: list, read, create, replace, delete, each with its audit record.
 
-import { keepWhenRetained } from "./deleted-users.js";
+import { assertNamesFree, keepWhenRetained } from "./deleted-users.js";
 
 export { createResource, createResources } from "./resource-create.js";
 
@@ -187,6 +187,7 @@ async function replaceResourceOnce(
       ? await planUserReplacement(ctx, principal, current, currentAttributes, checked, body as UserBody, auditTarget)
       : planReplacement(principal, current, currentAttributes, checked, body);
   const { attributes, credential, revokeSessions, voidLinks, records } = plan;
+  if (type === "User") await assertRenameFree(ctx, current, attributes);
   assertPreconditions(preconditions, etagOf(current.version));
   const row = replacedRow(ctx, current, attributes);
   const guarded = type === "User" && takesAwayAnAdmin(currentAttributes, attributes, rolesOfBits(current.group_roles));
@@ -226,6 +227,15 @@ async function replaceResourceOnce(
     body: toRepresentation(ctx, written ?? { ...row, first_login: null }, principal),
     etag: etagOf(row.version),
   };
+}
+
+/** A User renamed to a name (or externalId) a deleted User holds is refused, as a create is. */
+async function assertRenameFree(ctx: ServiceContext, current: repo.ResourceWithLogin, attributes: Attributes) {
+  const next = indexedColumns("User", attributes);
+  await assertNamesFree(ctx, {
+    userNameKey: next.user_name_key === current.user_name_key ? null : next.user_name_key,
+    externalId: next.external_id === current.external_id ? null : next.external_id,
+  });
 }
 
 export function deleteResource(ctx: ServiceContext, principal: Principal, id: string, preconditions?: Preconditions) {
