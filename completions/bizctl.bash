@@ -64,7 +64,7 @@ _bizctl_words() {
     "resources update") words="--set --file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources patch") words="--op --file --if-match --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "resources delete") words="--ignore-not-found --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "users") words="list search create get update set-roles delete set-password reset-password disable enable unlock invite import export sync sessions sign-out tokens revoke-token mfa-reset diagnose --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users") words="list search create get update set-roles delete deleted restore purge set-password reset-password disable enable unlock invite import export sync sessions sign-out tokens revoke-token mfa-reset diagnose --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users list") words="--filter --sort-by --sort-order --start-index --count --all --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users search") words="--filter --start-index --count --all --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users create") words="--user-name --email --role --set --file --password-stdin --no-password --invite --if-not-exists --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -72,6 +72,9 @@ _bizctl_words() {
     "users update") words="--set --file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users set-roles") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users delete") words="--ignore-not-found --filter --dry-run --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users deleted") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users restore") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "users purge") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users set-password") words="--generate --password-stdin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users reset-password") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users disable") words="--filter --dry-run --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
@@ -111,7 +114,7 @@ _bizctl_words() {
     "access explain") words="--token --target --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server") words="init start migrate backup outbox mail-queue rotate-key recover-admin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server init") words="--data-dir --database --secret-key-file --admin-user --admin-email --password-stdin --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "server start") words="--data-dir --database --secret-key-file --host --port --public-url --smtp-url --mail-from --login-rate-limit --redis-url --redis-prefix --token-ttl --max-sessions --import-max-items --import-max-mb --import-max-open --invite-ttl --audit-retention-days --require-mfa --metrics-port --metrics-host --log-level --workers --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "server start") words="--data-dir --database --secret-key-file --host --port --public-url --smtp-url --mail-from --login-rate-limit --redis-url --redis-prefix --token-ttl --max-sessions --import-max-items --import-max-mb --import-max-open --invite-ttl --retain-deleted --audit-retention-days --require-mfa --metrics-port --metrics-host --log-level --workers --trust-proxy --allow-plaintext-over-http --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server migrate") words="--data-dir --database --secret-key-file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server backup") words="--data-dir --database --secret-key-file --force --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "server outbox") words="list show --data-dir --database --secret-key-file --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

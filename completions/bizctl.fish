@@ -622,7 +622,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from resources' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from users' -a 'list search create get update set-roles delete set-password reset-password disable enable unlock invite import export sync sessions sign-out tokens revoke-token mfa-reset diagnose'
+complete -c bizctl -n '__fish_seen_subcommand_from users' -a 'list search create get update set-roles delete deleted restore purge set-password reset-password disable enable unlock invite import export sync sessions sign-out tokens revoke-token mfa-reset diagnose'
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from users' -l server
@@ -751,6 +751,45 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from users' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from users' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from users' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from users' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from users' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from users' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from users' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from users' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from users' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from users' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from users' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from users' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from users' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from users' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from users' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from users' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from users' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from users' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from users' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from users' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from users' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from users' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from users' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from users' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from users' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from users' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from users' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from users' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from users' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from users' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from users' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from users' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from users' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from users' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from users' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from users' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l generate
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l password-stdin
 complete -c bizctl -n '__fish_seen_subcommand_from set-password; and __fish_seen_subcommand_from users' -l version
@@ -1343,6 +1382,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcom
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l import-max-mb
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l import-max-open
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l invite-ttl
+complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l retain-deleted
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l audit-retention-days
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l require-mfa
 complete -c bizctl -n '__fish_seen_subcommand_from start; and __fish_seen_subcommand_from server' -l metrics-port

@@ -26,6 +26,7 @@ import { apiTokenRoutes } from "./routes/api-tokens.js";
 import { auditRoutes } from "./routes/audit.js";
 import { authRoutes } from "./routes/auth.js";
 import { bulkRoutes } from "./routes/bulk.js";
+import { deletedUserRoutes } from "./routes/deleted-users.js";
 import { diagnosisRoutes } from "./routes/diagnosis.js";
 import { eventRoutes } from "./routes/events.js";
 import { invitationRoutes } from "./routes/invitations.js";
@@ -173,6 +174,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
     linkBase: () => publicUrl ?? listenUrl ?? DEFAULTS.linkBase,
     resetTokenTtlSeconds: options.resetTokenTtlSeconds ?? DEFAULTS.resetTokenTtlSeconds,
     inviteTtlSeconds: options.inviteTtlSeconds ?? DEFAULTS.inviteTtlSeconds,
+    retainDeletedDays: options.retainDeletedDays ?? DEFAULTS.retainDeletedDays,
     requireMfaRoles: options.requireMfaRoles ?? [],
     metrics,
     log,
@@ -339,6 +341,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   bulkRoutes(app, services);
   userRoutes(app, services);
   groupRoutes(app, services);
+  deletedUserRoutes(app, services);
   discoveryRoutes(app, services, { bodyLimitBytes: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes });
   oauthRoutes(app, services, { loginLimit });
   auditRoutes(app, services);

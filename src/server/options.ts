@@ -37,6 +37,8 @@ export interface ServerOptions {
   resetTokenTtlSeconds?: number;
   /** how long an invitation link works (`--invite-ttl`) */
   inviteTtlSeconds?: number;
+  /** how many days a deleted User is kept for a restore (`--retain-deleted`); 0 deletes at once */
+  retainDeletedDays?: number;
   /**
    * The roles whose holders must have a second factor (`--require-mfa`): until they enroll one,
    * their logins may only enroll it (403 `mfa_enrollment_required` elsewhere)
@@ -120,6 +122,7 @@ export const DEFAULTS = {
   connectionTimeoutMs: 120_000,
   resetTokenTtlSeconds: 30 * 60,
   inviteTtlSeconds: 72 * 3600,
+  retainDeletedDays: 30,
   auditRetentionDays: 365,
   imports: { maxItems: 100_000, maxBytes: 256 * 1024 * 1024, maxOpen: 2 },
   mailFrom: "bizctl <no-reply@localhost>",

@@ -133,6 +133,8 @@ describe.each(MODES)("CSV a spreadsheet cannot run (%s)", (mode) => {
     await writeFile(file, exported.stdout);
 
     ok(await s.run(["users", "delete", ...USERS.map((user) => user.userName), "--yes"]));
+    // a deleted user keeps its name until purged
+    for (const user of USERS) ok(await s.run(["users", "purge", user.userName, "--yes"]));
     const imported = await s.run(["users", "import", file, "--json"]);
     ok(imported);
 

@@ -166,6 +166,9 @@ describe.each(MODES)("every --help example works as written (%s)", (mode: Mode) 
     // the groups and service accounts the examples name, and the members they add
     for (const name of ["alice", "bob"]) await run(["users", "create", "--user-name", name, "--role", "member"]);
     await run(["groups", "create", "Help Desk", "--role", "support"]);
+    // the deleted user that users restore and users purge name, kept by the default retention
+    await run(["users", "create", "--user-name", "leaver", "--role", "member"]);
+    await run(["users", "delete", "leaver", "--yes"]);
     await run(["service-accounts", "create", "okta-provisioning", "--role", "admin"]);
     await run(["service-accounts", "token-create", "okta-provisioning", "--name", "Okta"]);
     // token credentials, approved by the admin, for the examples that sign with them (oauth whoami, oauth call)

@@ -75,7 +75,8 @@ const CREATES: [string, Json, number, (answer: Json) => void][] = [
 ];
 
 describe.each(DATABASES)("the RFCs' Users on /Users ($name)", ({ start }) => {
-  const scim = useScimServer(start);
+  // each case creates the RFCs' bjensen again after deleting it: nothing kept to hold the name
+  const scim = useScimServer(start, { retainDeletedDays: 0 });
 
   it.each(CREATES)("POST %s", async (_what, body, status, holds) => {
     const answer = await scim.call("POST", "/Users", body);
@@ -109,7 +110,7 @@ describe.each(DATABASES)("the RFCs' Users on /Users ($name)", ({ start }) => {
   ])(
     "RFC 7643 section %s as printed, on a server whose policy takes 11 characters: accepted, its password temporary",
     async (_section, user) => {
-      const lenient = await startScimServer(start, { passwordMinLength: 11 });
+      const lenient = await startScimServer(start, { passwordMinLength: 11, retainDeletedDays: 0 });
       try {
         const answer = await lenient.call("POST", "/Users", user);
         expect(answer.status, answer.text).toBe(201);

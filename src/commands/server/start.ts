@@ -18,6 +18,7 @@ interface Options extends StorageFlags {
   importMaxMb: string;
   importMaxOpen: string;
   inviteTtl: string;
+  retainDeleted: string;
   auditRetentionDays: string;
   smtpUrl?: string;
   mailFrom?: string;
@@ -129,6 +130,7 @@ async function start(ctx: Context, options: Options): Promise<void> {
       maxOpen: integer(options.importMaxOpen, "--import-max-open", 1, 1000),
     },
     inviteTtlSeconds: integer(options.inviteTtl, "--invite-ttl", 1, 30 * 24 * 3600),
+    retainDeletedDays: integer(options.retainDeleted, "--retain-deleted", 0, 10 * 365),
     requireMfaRoles,
     ...(metricsPort !== undefined && { metricsPort, metricsHost: options.metricsHost }),
     auditRetentionDays: integer(options.auditRetentionDays, "--audit-retention-days", 1, 100 * 365),
@@ -230,6 +232,11 @@ export function register(group: Command, io: Context["io"]): void {
       new Option("--invite-ttl <seconds>", "how long an invitation link works (default 72 hours)")
         .env("BIZCTL_INVITE_TTL")
         .default("259200"),
+    )
+    .addOption(
+      new Option("--retain-deleted <days>", "keep a deleted user this many days for a restore (0: delete at once)")
+        .env("BIZCTL_RETAIN_DELETED")
+        .default("30"),
     )
     .addOption(
       new Option("--audit-retention-days <days>", "audit records older than this are pruned (hourly)")

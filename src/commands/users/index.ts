@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
 import * as create from "./create.js";
 import * as del from "./delete.js";
+import * as deleted from "./deleted.js";
 import * as diagnose from "./diagnose.js";
 import * as disable from "./disable.js";
 import * as enable from "./enable.js";
@@ -32,6 +33,7 @@ export function register(program: Command, io: Context["io"]): void {
     update,
     setRoles,
     del,
+    deleted,
     setPassword,
     resetPassword,
     disable,

@@ -24,6 +24,8 @@ export type AuditAction =
   | "user.create"
   | "user.update"
   | "user.delete"
+  | "user.restore"
+  | "user.purge"
   | "user.disable"
   | "user.enable"
   | "user.roles"

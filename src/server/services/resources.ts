@@ -32,6 +32,8 @@ import { planUserReplacement, type Replacement, type UserBody } from "./user-rep
 
 // The operations on /Resources: list, read, create, replace, delete, each with its audit record.
 
+import { assertNamesFree, keepWhenRetained } from "./deleted-users.js";
+
 export { createResource, createResources } from "./resource-create.js";
 
 type ListQuery = Static<typeof ResourceListQuery>;
@@ -196,6 +198,7 @@ async function replaceResourceOnce(
   // a person's token or OAuth grant unconfirms them by changing them
   const addressesByDelegate =
     type !== "User" ? undefined : confirmsAddresses(principal) ? false : addressesChanged ? true : undefined;
+  if (type === "User") await assertRenameFree(ctx, current, attributes);
   assertPreconditions(preconditions, etagOf(current.version));
   const row = replacedRow(ctx, current, attributes);
   const guarded = type === "User" && takesAwayAnAdmin(currentAttributes, attributes, rolesOfBits(current.group_roles));
@@ -236,6 +239,15 @@ async function replaceResourceOnce(
     body: toRepresentation(ctx, written ?? { ...row, first_login: null }, principal),
     etag: etagOf(row.version),
   };
+}
+
+/** A User renamed to a name (or externalId) a deleted User holds is refused, as a create is. */
+async function assertRenameFree(ctx: ServiceContext, current: repo.ResourceWithLogin, attributes: Attributes) {
+  const next = indexedColumns("User", attributes);
+  await assertNamesFree(ctx, {
+    userNameKey: next.user_name_key === current.user_name_key ? null : next.user_name_key,
+    externalId: next.external_id === current.external_id ? null : next.external_id,
+  });
 }
 
 export function deleteResource(ctx: ServiceContext, principal: Principal, id: string, preconditions?: Preconditions) {
@@ -286,6 +298,8 @@ async function deleteRecorded(
     await auditBy(ctx, trx, principal, input.record);
     // sessions, credentials and indexed values go with it (foreign keys cascade)
     const remove = async () => {
+      // a User is kept for a restore first, when the server retains deletes
+      if (isUser) await keepWhenRetained(ctx, trx, id, String(attributes.userName));
       if (!(await repo.deleteResource(trx, id, current.version))) {
         throw new ChangedMeanwhile("resource", "deleted");
       }

@@ -29,6 +29,8 @@ export interface ServiceContext {
   mailer: Mailer;
   resetTokenTtlSeconds: number;
   inviteTtlSeconds: number;
+  /** how many days a deleted User is kept for a restore; 0 deletes at once (services/deleted-users.ts) */
+  retainDeletedDays: number;
   /** the roles whose holders must have a second factor before anything but enrolling (`--require-mfa`) */
   requireMfaRoles: readonly Role[];
   /** what operators see (`--metrics-port`); does nothing without it */

@@ -225,6 +225,19 @@ export interface Schema {
   api_tokens: ApiTokensTable;
   groups: GroupsTable;
   group_members: GroupMembersTable;
+  deleted_users: DeletedUsersTable;
+}
+
+/** A deleted User kept until `purge_after` (services/deleted-users.ts). */
+export interface DeletedUsersTable {
+  id: string;
+  user_name: string;
+  user_name_key: string;
+  external_id: string | null;
+  row: string;
+  group_ids: string;
+  deleted_at: string;
+  purge_after: string;
 }
 
 /** SCIM Groups (services/scim-groups.ts): the roles a group grants its members as flags (0 or 1). */

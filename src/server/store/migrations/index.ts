@@ -34,6 +34,7 @@ import { eventsTiesFollowOrder } from "./0034-events-ties-follow-order.js";
 import { userNamesNfc } from "./0035-user-names-nfc.js";
 import { groups } from "./0036-groups.js";
 import { serviceAccounts } from "./0037-service-accounts.js";
+import { deletedUsers } from "./0038-deleted-users.js";
 import { addressesByDelegate } from "./0040-addresses-by-delegate.js";
 
 /**
@@ -78,5 +79,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0035_user_names_nfc": userNamesNfc,
   "0036_groups": groups,
   "0037_service_accounts": serviceAccounts,
+  "0038_deleted_users": deletedUsers,
   "0040_addresses_by_delegate": addressesByDelegate,
 };
