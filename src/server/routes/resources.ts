@@ -39,7 +39,7 @@ export function resourceRoutes(app: FastifyInstance, ctx: ServiceContext): void 
       resourceId,
       () => resources.getResource(ctx, principalOf(request), resourceId, request.query),
       async () => groupAnswer(ctx, await groups.getGroup(ctx, principalOf(request), resourceId)),
-      parseReadQuery(request.query),
+      () => parseReadQuery(request.query),
     );
   });
   registerRoute(app, ctx, contract.createResource, async (request, reply) => {

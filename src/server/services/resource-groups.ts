@@ -3,7 +3,7 @@ import { RESOURCES_PATH, type ResourceListQuery } from "../../contract/resources
 import { SCIM_URN } from "../../contract/scim.js";
 import { invalid, ProblemError } from "../problem-error.js";
 import { findGroup } from "../store/groups-repo.js";
-import { parseListQuery } from "./resource-list-query.js";
+import { parseListQuery, parseTypes } from "./resource-list-query.js";
 import * as groups from "./scim-groups.js";
 import type { Principal, ServiceContext } from "./service-context.js";
 
@@ -36,9 +36,9 @@ export function asResource(ctx: ServiceContext, group: Attributes): Attributes {
   };
 }
 
-/** The types a list asks for, when Groups are among them: Group alone, or 400. */
+/** Whether a list asks for Groups: Group alone, or 400. Its types only: the rest of the query is the list's to read. */
 export function listsGroups(query: ListQuery): boolean {
-  const { types } = parseListQuery(query);
+  const types = parseTypes(query.resourcetypes);
   if (!types?.includes(GROUP_TYPE)) return false;
   if (types.length > 1) {
     throw invalid("Groups are listed alone: ask for resourcetypes=Group.", "/query/resourcetypes", "invalidValue");
@@ -75,14 +75,16 @@ export async function resourceOrGroup<T>(
   id: string,
   onResource: () => Promise<T>,
   onGroup: () => Promise<T>,
-  types?: readonly string[],
+  /** the types the request restricts to: read only when no resource has the id */
+  typesOf: () => readonly string[] | undefined = () => undefined,
 ): Promise<T> {
   try {
     return await onResource();
   } catch (error) {
-    const groupMayAnswer = !types?.length || types.includes(GROUP_TYPE);
-    if (error instanceof ProblemError && error.code === "not_found" && groupMayAnswer) {
-      if (await findGroup(ctx.store.db, id)) return onGroup();
+    if (error instanceof ProblemError && error.code === "not_found") {
+      const types = typesOf();
+      const groupMayAnswer = !types?.length || types.includes(GROUP_TYPE);
+      if (groupMayAnswer && (await findGroup(ctx.store.db, id))) return onGroup();
     }
     throw error;
   }

@@ -10,7 +10,7 @@ const TYPE_NAME = new RegExp(CUSTOM_TYPE_PATTERN);
 
 const queryInvalid = (detail: string, name: string) => invalid(detail, `/query/${name}`, "invalidValue");
 
-function parseTypes(resourcetypes: string | undefined): string[] | undefined {
+export function parseTypes(resourcetypes: string | undefined): string[] | undefined {
   const types = resourcetypes
     ?.split(",")
     .map((t) => t.trim())
