@@ -135,7 +135,12 @@ describe.each(BACKENDS)("mail queue on $name", (backend) => {
 
     await renew(server);
     await server.services.mailer.idle();
-    const [waiting] = await queueRows(server);
+    const rows = await queueRows(server);
+    expect(
+      rows.map((r) => r.kind),
+      "idle() leaves the job done and its e-mail tried",
+    ).toEqual(["link"]);
+    const [waiting] = rows;
     // at least one attempt: at 50 ms of back-off, a busy machine may have made the second already
     expect(waiting).toMatchObject({ status: "queued", recipient: EMAIL, sent_at: null });
     expect(waiting!.attempts).toBeGreaterThanOrEqual(1);
