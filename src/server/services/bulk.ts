@@ -1,10 +1,12 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { BULK_ID_PREFIX, BULK_MAX_OPERATIONS, BULK_URN } from "../../contract/bulk.js";
+import { BULK_MAX_OPERATIONS, BULK_URN } from "../../contract/bulk.js";
 import { RESOURCES_PATH } from "../../contract/resources.js";
 import { PatchRequest } from "../../contract/scim.js";
 import { USERS_PATH } from "../../contract/scim-users.js";
-import { invalid, ProblemError } from "../problem-error.js";
+import { ProblemError } from "../problem-error.js";
 import { refreshStatisticsAfterGrowth } from "../store/resources-repo.js";
+import { parsePath, referencesOf, resolved, type Target } from "./bulk-paths.js";
+import { updatedTogether, updateRunOf, writeUpdatesTogether } from "./bulk-updates.js";
 import { sendInvitation } from "./invitations.js";
 import { type PatchRequest as PatchRequestBody, patchResource } from "./resource-patch.js";
 import { createResource, createResources, deleteResource, replaceResource } from "./resources.js";
@@ -29,82 +31,6 @@ export interface BulkResult {
   version?: string;
   status: string;
   response?: unknown;
-}
-
-/** A path of the operation: the collection, one resource, or one resource's invitation. */
-interface Target {
-  type?: "User";
-  id?: string;
-  invitation?: boolean;
-}
-
-const PATH = /^\/(Resources|Users)(?:\/([^/]+)(\/invitation)?)?$/;
-
-function decodedId(segment: string, path: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw invalid(`The id in '${path}' does not decode as UTF-8.`, "/path", "invalidPath");
-  }
-}
-
-function parsePath(path: string): Target {
-  const match = PATH.exec(path);
-  if (!match) {
-    throw new ProblemError(
-      "not_found",
-      `'${path}' is not a path a bulk operation may write: /Resources, /Resources/{id} or /Resources/{id}/invitation.`,
-    );
-  }
-  return {
-    ...(match[1] === "Users" && { type: "User" as const }),
-    ...(match[2] !== undefined && { id: decodedId(match[2], path) }),
-    ...(match[3] !== undefined && { invitation: true }),
-  };
-}
-
-/** Every `bulkId:…` the operation refers to, in its path or anywhere in its data. */
-function referencesOf(operation: BulkOperation): Set<string> {
-  const found = new Set<string>();
-  const visit = (value: unknown): void => {
-    if (typeof value === "string") {
-      if (value.startsWith(BULK_ID_PREFIX)) found.add(value.slice(BULK_ID_PREFIX.length));
-    } else if (Array.isArray(value)) value.forEach(visit);
-    else if (value && typeof value === "object") Object.values(value).forEach(visit);
-  };
-  visit(operation.data);
-  for (const segment of operation.path.split("/")) visit(decodeURIComponentSafe(segment));
-  return found;
-}
-
-function decodeURIComponentSafe(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-/** The operation with each `bulkId:…` replaced by the id of the resource it created. */
-function resolved(operation: BulkOperation, ids: Map<string, string>): BulkOperation {
-  const swap = (value: unknown): unknown => {
-    if (typeof value === "string") {
-      return value.startsWith(BULK_ID_PREFIX) ? (ids.get(value.slice(BULK_ID_PREFIX.length)) ?? value) : value;
-    }
-    if (Array.isArray(value)) return value.map(swap);
-    if (value && typeof value === "object") {
-      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, swap(inner)]));
-    }
-    return value;
-  };
-  const path = operation.path
-    .split("/")
-    .map((segment) => {
-      const swapped = swap(decodeURIComponentSafe(segment));
-      return swapped === decodeURIComponentSafe(segment) ? segment : encodeURIComponent(String(swapped));
-    })
-    .join("/");
-  return { ...operation, path, ...(operation.data !== undefined && { data: swap(operation.data) }) };
 }
 
 function failure(operation: BulkOperation, error: ProblemError): BulkResult {
@@ -299,8 +225,8 @@ function assertRequest(schemas: string[], operations: BulkOperation[]): void {
  * for the operations whose bulkId it refers to; one that refers to a bulkId that failed, that no
  * operation declares, or that belongs to a cycle fails with 409. Each operation has the
  * validation, the authorization and the outcome of its single request: a bulk request is not
- * atomic (consecutive creates share a commit, shared-commits.ts, and are written together, but
- * not their failures). With failOnErrors, processing stops at that many failures and the
+ * atomic (consecutive creates share a commit, shared-commits.ts, and are written together, and
+ * consecutive PATCHes share one, bulk-updates.ts, but not their failures). With failOnErrors, processing stops at that many failures and the
  * operations not run are absent from the answer.
  */
 export async function runBulk(
@@ -334,6 +260,27 @@ export async function runBulk(
   // consecutive creates are written together, up to a shared commit's length; whatever comes
   // after them waits until they are (with failOnErrors, each runs alone: the count decides)
   let run: typeof waiting = [];
+  // consecutive updates share a commit likewise, each run as its single request would run it
+  let updates: typeof waiting = [];
+  const writeUpdates = async () => {
+    const writing = updates;
+    updates = [];
+    if (writing.length === 0) return;
+    const operations = writing.map((item) => item.operation);
+    const results = await writeUpdatesTogether(
+      commits,
+      updateRunOf(operations, async (ctx, operation) => {
+        try {
+          return await execute(ctx, principal, operation);
+        } catch (error) {
+          if (!(error instanceof ProblemError)) throw error;
+          return failure(operation, error);
+        }
+      }),
+      request.failOnErrors === undefined ? Number.POSITIVE_INFINITY : request.failOnErrors - errors,
+    );
+    for (const [i, result] of results.entries()) settle(writing[i] as (typeof writing)[number], result);
+  };
   const writeRun = async () => {
     const writing = run;
     run = [];
@@ -356,12 +303,23 @@ export async function runBulk(
       for (const item of waiting) {
         if (stopped()) break;
         if (request.failOnErrors === undefined && writtenTogether(item.operation, item.refs)) {
+          await writeUpdates();
           run.push(item);
           if (run.length >= SHARED_COMMIT_LENGTH) await writeRun();
           progressed = true;
           continue;
         }
+        if (updatedTogether(item.operation, item.refs)) {
+          await writeRun();
+          updates.push(item);
+          if (updates.length >= SHARED_COMMIT_LENGTH) await writeUpdates();
+          progressed = true;
+          continue;
+        }
         await writeRun();
+        await writeUpdates();
+        // the updates just written may have met failOnErrors
+        if (stopped()) break;
         const unresolvable = [...item.refs].find((ref) => failedIds.has(ref) || !declared.has(ref));
         if (unresolvable !== undefined) {
           const why = failedIds.has(unresolvable) ? "its operation failed" : "no operation of this request declares it";
@@ -392,6 +350,7 @@ export async function runBulk(
         }
       }
       await writeRun();
+      await writeUpdates();
       waiting = progressed ? next : waiting;
     }
     // what is still waiting refers, through others, to itself

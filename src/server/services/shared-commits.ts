@@ -3,7 +3,7 @@ import { savepointed } from "../store/savepoints.js";
 import type { Schema } from "../store/schema.js";
 import type { ServiceContext } from "./service-context.js";
 
-/** Creates per shared commit: the longest a run holds SQLite's one writer is about this many rows. */
+/** Operations per shared commit: the longest a run holds SQLite's one writer is about this many rows. */
 export const SHARED_COMMIT_LENGTH = 100;
 
 /**
@@ -12,8 +12,9 @@ export const SHARED_COMMIT_LENGTH = 100;
  * the table, its indexes and the audit trail, and on PostgreSQL waits for the WAL flush). The
  * creates are written together (createResources, in a savepoint), or one at a time, each in a
  * savepoint: a create that fails undoes its own writes only, and every operation keeps its own
- * outcome, as if it had run alone. Whatever is not a create, or sets a password (its hashing
- * would hold the transaction open), commits the run first and runs on its own.
+ * outcome, as if it had run alone. Consecutive PATCHes share one likewise (bulk-updates.ts).
+ * Any other operation, or one that sets a password (its hashing would hold the transaction
+ * open), commits the run first and runs on its own.
  */
 export class SharedCommits {
   private open?: { trx: ControlledTransaction<Schema>; ctx: ServiceContext; length: number };

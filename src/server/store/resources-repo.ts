@@ -405,3 +405,12 @@ export async function listResources(db: Kysely<Schema>, options: ListOptions) {
 export async function saveSecret(db: Kysely<Schema>, resourceId: string, secret: string): Promise<void> {
   await db.insertInto("resource_secrets").values({ resource_id: resourceId, secret }).execute();
 }
+
+/**
+ * PostgreSQL: locks the rows of these resources for the transaction, in id order, all in one
+ * statement. Writers that lock several rows in one order cannot wait on each other in a cycle.
+ */
+export async function lockResources(db: Kysely<Schema>, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`select id from resources where id in (${sql.join(ids)}) order by id for update`.execute(db);
+}
