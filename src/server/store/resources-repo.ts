@@ -11,6 +11,7 @@ import { userNameKey } from "../../contract/resources.js";
 import type { AuditLogTable, CredentialsTable, ResourcesTable, ResourceValuesTable, Schema } from "./schema.js";
 import { mfaEnabledOf } from "./totp-repo.js";
 import { groupRolesOf } from "./users-repo.js";
+import { changedValueRows, deleteValueRows } from "./value-changes.js";
 
 /** A resource row; `service_account` is set only by the service-account service (0 when absent). */
 export type ResourceRow = Omit<Selectable<ResourcesTable>, "service_account"> & { service_account?: number };
@@ -48,8 +49,22 @@ async function writeValues(
   attributes: Record<string, unknown>,
   replacing = true,
 ): Promise<void> {
-  if (replacing) await db.deleteFrom("resource_values").where("resource_id", "=", id).execute();
-  const rows = flattenValues(attributes).map((row) => ({ ...row, resource_id: id }));
+  let values = flattenValues(attributes);
+  if (replacing) {
+    // only what changed, against the rows as stored
+    const stored = await db
+      .selectFrom("resource_values")
+      .select(["path", "elem", "kind", "text_value", "num_value"])
+      .where("resource_id", "=", id)
+      .execute();
+    const changed = changedValueRows(stored, values);
+    // a delete by columns of a few rows; of many, one by the owner is the cheaper
+    if (changed && changed.removed.length <= 500) {
+      await deleteValueRows(db, id, changed.removed);
+      values = changed.added;
+    } else await db.deleteFrom("resource_values").where("resource_id", "=", id).execute();
+  }
+  const rows = values.map((row) => ({ ...row, resource_id: id }));
   // SQLite allows 32766 bound parameters; six per row
   for (let i = 0; i < rows.length; i += 5000) {
     await db
