@@ -24,7 +24,7 @@
 //  14. measures/login-second-factor.mjs  login with a TOTP code against without one; a wrong code against a wrong password
 //  15. measures/metrics.mjs         the authenticated read with --metrics-port (cost <= 5%), and traced, against neither
 //  16. measures/login-previous.mjs  a login against the previous release's (BENCH_PREVIOUS, built from git), SQLite and PostgreSQL
-//  17. measures/users-sync.mjs      `users sync` at 100 000 users: --plan and --apply (and a first sync adopting
+//  17. measures/users-sync.mjs      `users sync` at 100 000 users: --plan and --apply (and the apply of a first sync adopting
 //                                   every user) against `users import` of the same file
 //  18. measures/groups-scale.mjs    PATCHes of 1 000 member adds and removes into a group of 9 000 against an empty one,
 //                                   a read without members at 10 000 against 10; a User in 100 groups against one in 1
