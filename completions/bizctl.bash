@@ -90,11 +90,14 @@ _bizctl_words() {
     "users revoke-token") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users mfa-reset") words="--reason --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "users diagnose") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
-    "groups") words="list get create delete members add-member remove-member set-roles --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "groups") words="list get create delete deleted restore purge members add-member remove-member set-roles --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "groups list") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "groups get") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "groups create") words="--role --version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "groups delete") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "groups deleted") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "groups restore") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
+    "groups purge") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "groups members") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "groups add-member") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;
     "groups remove-member") words="--version --profile --server --output --json --fields --query --no-color --quiet --verbose --yes --no-input --help" ;;

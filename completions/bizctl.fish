@@ -1007,7 +1007,7 @@ complete -c bizctl -n '__fish_seen_subcommand_from diagnose; and __fish_seen_sub
 complete -c bizctl -n '__fish_seen_subcommand_from diagnose; and __fish_seen_subcommand_from users' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from diagnose; and __fish_seen_subcommand_from users' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from diagnose; and __fish_seen_subcommand_from users' -l help
-complete -c bizctl -n '__fish_seen_subcommand_from groups' -a 'list get create delete members add-member remove-member set-roles'
+complete -c bizctl -n '__fish_seen_subcommand_from groups' -a 'list get create delete deleted restore purge members add-member remove-member set-roles'
 complete -c bizctl -n '__fish_seen_subcommand_from groups' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from groups' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from groups' -l server
@@ -1074,6 +1074,45 @@ complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subco
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from groups' -l yes
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from groups' -l no-input
 complete -c bizctl -n '__fish_seen_subcommand_from delete; and __fish_seen_subcommand_from groups' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from groups' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from groups' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from groups' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from groups' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from groups' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from groups' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from groups' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from groups' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from groups' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from groups' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from groups' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from groups' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from deleted; and __fish_seen_subcommand_from groups' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from groups' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from groups' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from groups' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from groups' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from groups' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from groups' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from groups' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from groups' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from groups' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from groups' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from groups' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from groups' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from restore; and __fish_seen_subcommand_from groups' -l help
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from groups' -l version
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from groups' -l profile
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from groups' -l server
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from groups' -l output
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from groups' -l json
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from groups' -l fields
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from groups' -l query
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from groups' -l no-color
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from groups' -l quiet
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from groups' -l verbose
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from groups' -l yes
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from groups' -l no-input
+complete -c bizctl -n '__fish_seen_subcommand_from purge; and __fish_seen_subcommand_from groups' -l help
 complete -c bizctl -n '__fish_seen_subcommand_from members; and __fish_seen_subcommand_from groups' -l version
 complete -c bizctl -n '__fish_seen_subcommand_from members; and __fish_seen_subcommand_from groups' -l profile
 complete -c bizctl -n '__fish_seen_subcommand_from members; and __fish_seen_subcommand_from groups' -l server

@@ -41,7 +41,17 @@ export const restoreDeletedUser = defineRoute({
   ...tags,
   access,
   params: IdParams,
-  responses: { 200: Type.Object({ id: Type.String(), userName: Type.String() }) },
+  responses: {
+    200: Type.Object({
+      id: Type.String(),
+      userName: Type.String(),
+      groupsNotRestored: Type.Array(Type.Object({ id: Type.String(), displayName: Type.Optional(Type.String()) }), {
+        description:
+          "its groups it is not back in: a group deleted meanwhile (with its displayName while it is kept: " +
+          "its restore brings this membership back) or purged (its id only)",
+      }),
+    }),
+  },
 });
 
 export const purgeDeletedUser = defineRoute({

@@ -4,6 +4,7 @@ export * as audit from "./audit.js";
 export * as auth from "./auth.js";
 export * as bulk from "./bulk.js";
 export * from "./common.js";
+export * as deletedGroups from "./deleted-groups.js";
 export * as deletedUsers from "./deleted-users.js";
 export * as diagnosis from "./diagnosis.js";
 export * from "./errors.js";
@@ -27,6 +28,7 @@ import { apiTokenRoutes } from "./api-tokens.js";
 import { auditRoutes } from "./audit.js";
 import { authRoutes } from "./auth.js";
 import { bulkRoutes } from "./bulk.js";
+import { deletedGroupRoutes } from "./deleted-groups.js";
 import { deletedUserRoutes } from "./deleted-users.js";
 import { diagnosisRoutes } from "./diagnosis.js";
 import { eventRoutes } from "./events.js";
@@ -64,4 +66,5 @@ export const allRoutes: readonly RouteEntry[] = [
   ...accessRoutes,
   ...serviceAccountRoutes,
   ...deletedUserRoutes,
+  ...deletedGroupRoutes,
 ];

@@ -26,6 +26,7 @@ import { apiTokenRoutes } from "./routes/api-tokens.js";
 import { auditRoutes } from "./routes/audit.js";
 import { authRoutes } from "./routes/auth.js";
 import { bulkRoutes } from "./routes/bulk.js";
+import { deletedGroupRoutes } from "./routes/deleted-groups.js";
 import { deletedUserRoutes } from "./routes/deleted-users.js";
 import { diagnosisRoutes } from "./routes/diagnosis.js";
 import { eventRoutes } from "./routes/events.js";
@@ -342,6 +343,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   userRoutes(app, services);
   groupRoutes(app, services);
   deletedUserRoutes(app, services);
+  deletedGroupRoutes(app, services);
   discoveryRoutes(app, services, { bodyLimitBytes: options.bodyLimitBytes ?? DEFAULTS.bodyLimitBytes });
   oauthRoutes(app, services, { loginLimit });
   auditRoutes(app, services);

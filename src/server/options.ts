@@ -37,7 +37,7 @@ export interface ServerOptions {
   resetTokenTtlSeconds?: number;
   /** how long an invitation link works (`--invite-ttl`) */
   inviteTtlSeconds?: number;
-  /** how many days a deleted User is kept for a restore (`--retain-deleted`); 0 deletes at once */
+  /** how many days a deleted User or Group is kept for a restore (`--retain-deleted`); 0 deletes at once */
   retainDeletedDays?: number;
   /**
    * The roles whose holders must have a second factor (`--require-mfa`): until they enroll one,

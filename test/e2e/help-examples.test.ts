@@ -169,6 +169,9 @@ describe.each(MODES)("every --help example works as written (%s)", (mode: Mode) 
     // the deleted user that users restore and users purge name, kept by the default retention
     await run(["users", "create", "--user-name", "leaver", "--role", "member"]);
     await run(["users", "delete", "leaver", "--yes"]);
+    // the deleted group that groups restore and groups purge name
+    await run(["groups", "create", "Old Team", "--role", "member"]);
+    await run(["groups", "delete", "Old Team", "--yes"]);
     await run(["service-accounts", "create", "okta-provisioning", "--role", "admin"]);
     await run(["service-accounts", "token-create", "okta-provisioning", "--name", "Okta"]);
     // token credentials, approved by the admin, for the examples that sign with them (oauth whoami, oauth call)

@@ -129,6 +129,35 @@ describe.each(STORES)("deleted users on %s", (_store, start) => {
     expect(actions).toContain(server.admin.userName);
   });
 
+  // what becomes of the user's group by the time the user is restored, and what the restore says of it
+  const GROUP_FATES: [fate: string, act: (groupId: string) => Promise<void>, back: boolean, named: boolean][] = [
+    ["still there", async () => {}, true, false],
+    ["deleted and kept", async (groupId) => void (await server.call("DELETE", `/Groups/${groupId}`)), false, true],
+    [
+      "deleted and purged",
+      async (groupId) => {
+        await server.call("DELETE", `/Groups/${groupId}`);
+        await server.call("DELETE", `/DeletedGroups/${groupId}`);
+      },
+      false,
+      false,
+    ],
+  ];
+
+  it.each(GROUP_FATES)(
+    "a restore puts the user back in its group %s, or names the group",
+    async (_fate, act, back, named) => {
+      const { member, groupId } = await deletedMember(deletes[0][1]);
+      await act(groupId);
+      const restored = await server.call("POST", `/DeletedUsers/${member.id}/restore`);
+      expect(restored.statusCode, restored.body).toBe(200);
+      const notBack = back ? [] : [{ id: groupId, ...(named && { displayName: `team of ${member.userName}` }) }];
+      expect(restored.json()).toEqual({ id: member.id, userName: member.userName, groupsNotRestored: notBack });
+      const groups = ((await server.call("GET", `/Users/${member.id}`)).json() as Any).groups ?? [];
+      expect(groups.map((g: Json) => g.value)).toEqual(back ? [groupId] : []);
+    },
+  );
+
   it("a purge frees the names for good", async () => {
     const { member } = await deletedMember(deletes[0][1]);
     expect((await server.call("DELETE", `/DeletedUsers/${member.id}`)).statusCode).toBe(204);

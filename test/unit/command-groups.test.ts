@@ -7,6 +7,7 @@ import { buildProgram, groupNamed } from "../../src/main.js";
 
 const SCENARIOS: [string, string[], string | undefined][] = [
   ["a group's command", ["events", "list", "--json"], "events"],
+  ["a command of the groups group", ["groups", "restore", "Old Team"], "groups"],
   ["global options first", ["--json", "-q", "auth", "status"], "auth"],
   ["a global option's value is not the group", ["--profile", "events", "users", "list"], "users"],
   ["a short option's value", ["-o", "json", "resources", "list"], "resources"],

@@ -58,6 +58,13 @@ const SCENARIOS: [string[], Credential, OperationId, keyof typeof targets, true 
   [["support"], "login", "users:delete", "member", "no-grant"],
   [["support"], "login", "users:set-roles", "member", "no-grant"],
   [["member"], "login", "users:create", "none", "no-grant"],
+  // deleted groups: a restore gives the group's roles back, so only an admin restores, lists or purges
+  [["admin"], "login", "groups:restore", "admin", true],
+  [["support"], "login", "groups:restore", "admin", "no-grant"],
+  [["support"], "login", "groups:restore", "member", "no-grant"],
+  [["support"], "login", "groups:list-deleted", "none", "no-grant"],
+  [["support"], "login", "groups:purge", "member", "no-grant"],
+  [["admin"], "login", "groups:purge", "admin", true],
   // least privilege: support helps ordinary users only, never staff, its own account included
   [["support"], "login", "users:set-password", "member", true],
   [["support"], "login", "users:set-password", "support", "least-privilege"],
@@ -104,6 +111,8 @@ const SCOPED: [string[], ApiTokenScope[], OperationId, true | string][] = [
   [["member"], ["events:read"], "events:write", "token-scope"],
   [["support"], ["events:write"], "events:write", "no-grant"],
   [["admin"], ["resources:read"], "users:delete", "token-scope"],
+  [["admin"], ["resources:read"], "groups:restore", "token-scope"],
+  [["admin"], ["resources:read"], "groups:list-deleted", true],
   [["admin"], ["resources:write"], "users:delete", true],
   [["admin"], [], "resources:read", "token-scope"],
 ];
@@ -120,6 +129,15 @@ describe("the access policy", () => {
 
   it.each(SCOPED)("%j with a token of %j: %s -> %s", (roles, scopes, operation, expected) => {
     expect(outcome(decide(subject(roles, "token", scopes), operation, {}))).toBe(expected);
+  });
+
+  it("says why support may not restore a group that grants admin", () => {
+    const decision = decide(subject(["support"], "login"), "groups:restore", targets.admin, {
+      words: { about: "the group Root Team" },
+    });
+    expect(decision.refusal?.message).toMatch(
+      /^Only an admin may restore the group Root Team, which grants admin or support/,
+    );
   });
 
   it("explains an answer as a chain of facts", () => {

@@ -234,7 +234,10 @@ export function register(group: Command, io: Context["io"]): void {
         .default("259200"),
     )
     .addOption(
-      new Option("--retain-deleted <days>", "keep a deleted user this many days for a restore (0: delete at once)")
+      new Option(
+        "--retain-deleted <days>",
+        "keep a deleted user or group this many days for a restore (0: delete at once)",
+      )
         .env("BIZCTL_RETAIN_DELETED")
         .default("30"),
     )

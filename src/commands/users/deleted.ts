@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { Context } from "../../cli/command-context.js";
-import { CliError, EXIT } from "../../cli/errors.js";
 import * as deletedUsers from "../../contract/deleted-users.js";
+import { findKept } from "../kept-deleted.js";
 import { examples, withContext } from "../verb-helpers.js";
 
 // The deleted users a server keeps for a restore (`server start --retain-deleted`): admins list
@@ -16,13 +16,7 @@ async function listDeleted(ctx: Context) {
 }
 
 async function findDeleted(ctx: Context, reference: string) {
-  const wanted = reference.toLowerCase();
-  const found = (await listDeleted(ctx)).find(
-    (user) => user.id === reference || user.userName.toLowerCase() === wanted,
-  );
-  if (!found)
-    throw new CliError(`No deleted user '${reference}' (bizctl users deleted lists them).`, EXIT.notFound, "not_found");
-  return found;
+  return findKept(await listDeleted(ctx), reference, (user) => user.userName, "user");
 }
 
 export function register(group: Command, io: Context["io"]): void {
@@ -48,8 +42,16 @@ export function register(group: Command, io: Context["io"]): void {
       withContext(io, async (ctx, reference: string) => {
         ctx.requireCredential();
         const user = await findDeleted(ctx, reference);
-        await (await ctx.client()).call(deletedUsers.restoreDeletedUser, { params: { id: user.id } });
+        const { data } = await (await ctx.client()).call(deletedUsers.restoreDeletedUser, { params: { id: user.id } });
         ctx.info(`Restored ${user.userName} (${user.id}); it signs in after a reset or invitation link.`);
+        const kept = data.groupsNotRestored.filter((group) => group.displayName !== undefined);
+        const purged = data.groupsNotRestored.filter((group) => group.displayName === undefined);
+        if (kept.length > 0) {
+          const names = kept.map((group) => group.displayName).join(", ");
+          ctx.info(`Not back in the deleted groups ${names}: their restore brings it back (bizctl groups restore).`);
+        }
+        if (purged.length > 0)
+          ctx.info(`Not back in ${purged.length} purged group(s): ${purged.map((g) => g.id).join(", ")}.`);
       }),
     );
   group

@@ -114,6 +114,17 @@ export const OPERATIONS = {
   "groups:update": { grants: ADMIN, verb: "rename", noun: "groups", ...writes },
   "groups:set-roles": { grants: ADMIN, verb: "change the roles of", noun: "groups", ...writes },
   "groups:delete": { grants: ADMIN, verb: "delete", noun: "groups", ...writes },
+  // deleted groups kept for a restore (spec 1.10): a restore gives the group's roles back to its
+  // members, as creating it with them does, so it is an admin's, whatever the group grants
+  "groups:list-deleted": { grants: ADMIN, verb: "list the deleted", noun: "groups", ...reads },
+  "groups:restore": {
+    grants: ADMIN,
+    verb: "restore",
+    noun: "deleted groups",
+    privilegedWords: "which grants admin or support",
+    ...writes,
+  },
+  "groups:purge": { grants: ADMIN, verb: "purge", noun: "deleted groups", ...writes },
   // least privilege: support changes the members of a group that grants neither admin nor support
   "groups:change-members": {
     grants: HELP_DESK,

@@ -58,7 +58,9 @@ export type AuditAction =
   | "group.update"
   | "group.roles"
   | "group.members"
-  | "group.delete";
+  | "group.delete"
+  | "group.restore"
+  | "group.purge";
 
 export interface AuditActor {
   userId?: string;

@@ -1,19 +1,19 @@
 import type { Kysely } from "kysely";
 import { ProblemError } from "../problem-error.js";
+import { rememberMember } from "../store/deleted-groups-repo.js";
 import * as repo from "../store/deleted-users-repo.js";
 import { insertResource } from "../store/resources-repo.js";
 import type { Schema } from "../store/schema.js";
 import { saveCredential } from "../store/users-repo.js";
 import { auditBy } from "./audit.js";
 import { uniqueness } from "./resource-columns.js";
+import { heldByDeleted, retention } from "./retention.js";
 import type { Principal, ServiceContext } from "./service-context.js";
 
 // Deleted Users kept `--retain-deleted` days (spec 1.10): out of every read, their names still
 // theirs, brought back or purged by an admin. The expired ones are purged lazily, before any read
 // of the kept ones (a list, a restore, a purge, a create's check of its names), so that no timer
 // is needed and one that ran out is gone for whoever asks.
-
-const DAY_MS = 24 * 3600 * 1000;
 
 const notFound = (id: string) => new ProblemError("not_found", `No deleted user with id ${id}.`);
 
@@ -28,12 +28,8 @@ export async function keepWhenRetained(
   id: string,
   userName: string,
 ): Promise<void> {
-  if (ctx.retainDeletedDays <= 0) return;
-  const now = ctx.clock();
-  await repo.keepDeleted(trx, id, userName, {
-    deletedAt: now.toISOString(),
-    purgeAfter: new Date(now.getTime() + ctx.retainDeletedDays * DAY_MS).toISOString(),
-  });
+  const times = retention(ctx);
+  if (times) await repo.keepDeleted(trx, id, userName, times);
 }
 
 /** Refuses a User whose userName or externalId a deleted User holds: its restore would collide. */
@@ -45,12 +41,7 @@ export async function assertNamesFree(
   const holder = await repo.holderOf(ctx.store.db, keys);
   if (!holder) return;
   const what = keys.userNameKey === holder.userName.toLowerCase() ? `userName ${holder.userName}` : "externalId";
-  throw new ProblemError(
-    "conflict",
-    `A deleted user (${holder.id}) holds the ${what} until ${holder.purgeAfter}: ` +
-      `bring it back with \`bizctl users restore ${holder.id}\` or free the name with \`bizctl users purge ${holder.id}\`.`,
-    { scimType: "uniqueness" },
-  );
+  throw heldByDeleted("user", holder, what);
 }
 
 export async function listDeletedUsers(ctx: ServiceContext): Promise<{ Resources: repo.DeletedUser[] }> {
@@ -58,11 +49,41 @@ export async function listDeletedUsers(ctx: ServiceContext): Promise<{ Resources
   return { Resources: await repo.listDeleted(ctx.store.db) };
 }
 
+/** A group of a restored User that it is not back in: a deleted group (named while kept) or a purged one. */
+export interface GroupNotRestored {
+  id: string;
+  displayName?: string;
+}
+
+/**
+ * Puts the restored User `userId` back in those of its groups that exist, and answers the others:
+ * a group deleted meanwhile and still kept counts it among its members, for the group's restore.
+ */
+async function restoreMemberships(
+  trx: Kysely<Schema>,
+  userId: string,
+  groupIds: readonly string[],
+): Promise<GroupNotRestored[]> {
+  if (groupIds.length === 0) return [];
+  const found = await trx.selectFrom("groups").select("id").where("id", "in", groupIds).execute();
+  if (found.length > 0) {
+    await trx
+      .insertInto("group_members")
+      .values(found.map((group) => ({ group_id: group.id, user_id: userId })))
+      .execute();
+  }
+  const existing = new Set(found.map((group) => group.id));
+  const missing = groupIds.filter((groupId) => !existing.has(groupId));
+  const kept = new Map((await rememberMember(trx, missing, userId)).map((group) => [group.id, group.displayName]));
+  return missing.map((groupId) => ({ id: groupId, ...(kept.has(groupId) && { displayName: kept.get(groupId) }) }));
+}
+
 /** Brings the deleted User `id` back: its attributes, roles and groups; no session, token or password. */
 export async function restoreDeletedUser(ctx: ServiceContext, principal: Principal, id: string) {
   await current(ctx);
   const now = ctx.clock();
   let restored: repo.DeletedUser | undefined;
+  let groupsNotRestored: GroupNotRestored[] = [];
   try {
     await ctx.store.db.transaction().execute(async (trx) => {
       const taken = await repo.takeDeleted(trx, id);
@@ -71,15 +92,7 @@ export async function restoreDeletedUser(ctx: ServiceContext, principal: Princip
       await insertResource(trx, { ...taken.row, updated_at: now.toISOString(), version: taken.row.version + 1 });
       // its password ended with it: the restored user signs in after a reset or invitation link
       await saveCredential(trx, id, { passwordHash: null, firstLogin: true, created: true }, now);
-      if (taken.groupIds.length > 0) {
-        const groups = await trx.selectFrom("groups").select("id").where("id", "in", taken.groupIds).execute();
-        if (groups.length > 0) {
-          await trx
-            .insertInto("group_members")
-            .values(groups.map((group) => ({ group_id: group.id, user_id: id })))
-            .execute();
-        }
-      }
+      groupsNotRestored = await restoreMemberships(trx, id, taken.groupIds);
       await auditBy(ctx, trx, principal, {
         action: "user.restore",
         target: { type: "User", id, name: taken.user.userName },
@@ -89,7 +102,7 @@ export async function restoreDeletedUser(ctx: ServiceContext, principal: Princip
     if (error instanceof ProblemError) throw error;
     uniqueness(error, "User", { userName: restored?.userName, externalId: restored?.externalId });
   }
-  return { id, userName: (restored as repo.DeletedUser).userName };
+  return { id, userName: (restored as repo.DeletedUser).userName, groupsNotRestored };
 }
 
 /** Ends the wait of the deleted User `id`: it is gone for good, its names free. */

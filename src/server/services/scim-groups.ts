@@ -9,6 +9,7 @@ import { isUniqueViolationOn } from "../store/errors.js";
 import * as repo from "../store/groups-repo.js";
 import type { GroupsTable } from "../store/schema.js";
 import { type AuditEntry, actorOf, auditBy, refusalsRecorded } from "./audit.js";
+import { assertGroupNamesFree, keepGroupWhenRetained } from "./deleted-groups.js";
 import { type GroupChange, groupBody, patchChange } from "./group-changes.js";
 import { keepingAnAdmin } from "./last-admin.js";
 import type { PatchRequest } from "./resource-patch.js";
@@ -160,6 +161,10 @@ export async function createGroup(ctx: ServiceContext, principal: Principal, bod
   );
   const members = change.replaceMembers ?? [];
   await assertUsers(ctx, members);
+  await assertGroupNamesFree(ctx, {
+    displayKey: displayKeyOf(change.displayName),
+    externalId: change.externalId ?? null,
+  });
   const now = ctx.clock().toISOString();
   const row: repo.GroupRow = {
     id: crypto.randomUUID(),
@@ -222,6 +227,7 @@ async function applyChange(
       if (rolesChanged) may("group.roles", "groups:set-roles", newRoles);
       if (membersChanged) may("group.members", "groups:change-members", roles);
       await assertUsers(ctx, [...(change.replaceMembers ?? []), ...change.add]);
+      if (renamed) await assertRenameFree(ctx, current, change);
       const losesAdmin =
         current.grants_admin === 1 &&
         ((newRoles !== undefined && !countsAsActiveAdmin(newRoles, true)) ||
@@ -294,6 +300,16 @@ async function applyChange(
   );
 }
 
+/** A group renamed to a name (or externalId) a deleted group holds is refused, as a create is. */
+function assertRenameFree(ctx: ServiceContext, current: repo.GroupRow, change: GroupChange): Promise<void> {
+  const displayKey = change.displayName === undefined ? null : displayKeyOf(change.displayName);
+  const externalId = change.externalId ?? null;
+  return assertGroupNamesFree(ctx, {
+    displayKey: displayKey === current.display_key ? null : displayKey,
+    externalId: externalId === current.external_id ? null : externalId,
+  });
+}
+
 /** PUT: the whole group (Okta); the roles stay as they are unless the request names them. */
 export async function replaceGroup(
   ctx: ServiceContext,
@@ -341,6 +357,8 @@ export async function deleteGroup(
       assertMay(principal, "groups:delete", groupRolesOfRow(current), current.display_name);
       await ctx.store.db.transaction().execute(async (trx) => {
         const remove = async () => {
+          // kept for a restore first, when the server retains deletes; its roles end with its membership rows
+          await keepGroupWhenRetained(ctx, trx, id);
           const gone = await repo.deleteGroup(
             trx,
             id,

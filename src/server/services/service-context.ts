@@ -29,7 +29,7 @@ export interface ServiceContext {
   mailer: Mailer;
   resetTokenTtlSeconds: number;
   inviteTtlSeconds: number;
-  /** how many days a deleted User is kept for a restore; 0 deletes at once (services/deleted-users.ts) */
+  /** how many days a deleted User or Group is kept for a restore; 0 deletes at once (services/retention.ts) */
   retainDeletedDays: number;
   /** the roles whose holders must have a second factor before anything but enrolling (`--require-mfa`) */
   requireMfaRoles: readonly Role[];

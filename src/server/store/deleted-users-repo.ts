@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { chunks } from "./groups-repo.js";
 import type { ResourceRow } from "./resources-repo.js";
 import type { Schema } from "./schema.js";
 
@@ -116,4 +117,33 @@ export async function takeDeleted(
     row: JSON.parse(found.row) as ResourceRow,
     groupIds: JSON.parse(found.group_ids) as string[],
   };
+}
+
+/**
+ * The kept deleted Users among `userIds`, each now counting the group `groupId` among its groups:
+ * the membership of a group restored before its member comes back with the member's restore.
+ */
+export async function rememberGroup(
+  db: Kysely<Schema>,
+  userIds: readonly string[],
+  groupId: string,
+): Promise<DeletedUser[]> {
+  const kept: DeletedUser[] = [];
+  for (const part of chunks(userIds)) {
+    const rows = await db
+      .selectFrom("deleted_users")
+      .select(["id", "user_name", "external_id", "deleted_at", "purge_after", "group_ids"])
+      .where("id", "in", part)
+      .execute();
+    for (const row of rows) {
+      const groups = new Set(JSON.parse(row.group_ids) as string[]).add(groupId);
+      await db
+        .updateTable("deleted_users")
+        .set({ group_ids: JSON.stringify([...groups]) })
+        .where("id", "=", row.id)
+        .execute();
+      kept.push(listed(row));
+    }
+  }
+  return kept;
 }

@@ -9,7 +9,7 @@ export type GroupRow = GroupsTable;
 /** How many rows one statement writes or names at most (well within either store's parameter limit). */
 const CHUNK = 500;
 
-const chunks = <T>(items: readonly T[]): T[][] => {
+export const chunks = <T>(items: readonly T[]): T[][] => {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
   return out;

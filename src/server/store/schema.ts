@@ -226,6 +226,19 @@ export interface Schema {
   groups: GroupsTable;
   group_members: GroupMembersTable;
   deleted_users: DeletedUsersTable;
+  deleted_groups: DeletedGroupsTable;
+}
+
+/** A deleted Group kept until `purge_after` (services/deleted-groups.ts). */
+export interface DeletedGroupsTable {
+  id: string;
+  display_name: string;
+  display_key: string;
+  external_id: string | null;
+  row: string;
+  member_ids: string;
+  deleted_at: string;
+  purge_after: string;
 }
 
 /** A deleted User kept until `purge_after` (services/deleted-users.ts). */
