@@ -36,6 +36,7 @@ import { groups } from "./0036-groups.js";
 import { serviceAccounts } from "./0037-service-accounts.js";
 import { deletedUsers } from "./0038-deleted-users.js";
 import { addressesByDelegate } from "./0040-addresses-by-delegate.js";
+import { userSearchRows } from "./0042-user-search-rows.js";
 
 /**
  * Every migration, under the name kysely_migration records for it (which never changes: a renamed
@@ -81,4 +82,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0037_service_accounts": serviceAccounts,
   "0038_deleted_users": deletedUsers,
   "0040_addresses_by_delegate": addressesByDelegate,
+  "0042_user_search_rows": userSearchRows,
 };
