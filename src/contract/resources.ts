@@ -217,7 +217,7 @@ export const SEARCH_TEXT_MAX = 256;
 export const SearchText = Type.String({
   maxLength: SEARCH_TEXT_MAX,
   description:
-    "free text over the user name, given, family and display names, e-mails and externalId, case-insensitive; best matches first (an exact user name, then values that start with it, then values that contain it); of Users alone",
+    "free text over the user name, given, family and display names, e-mails and externalId, ignoring case and accents (muller finds Müller); best matches first (an exact user name, then values that start with it, then values that contain it); of Users alone",
 });
 
 /** The query of the list. SCIM paging is clamped, not refused (RFC 7644 section 3.4.2.4). */

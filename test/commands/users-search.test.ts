@@ -1,6 +1,7 @@
 /**
  * `bizctl users search TEXT` in both modes: best matches first as JSON and as the `users list`
- * table, paging as `users list` does, and a blank text refused before any request (exit 2).
+ * table, accents ignored, paging as `users list` does, and a blank text refused before any
+ * request (exit 2).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { MODES, show } from "../helpers/cli.js";
@@ -17,6 +18,7 @@ describe.each(MODES)("users search (%s)", (mode) => {
       ["--user-name", "ann.leeds", "--email", "ann@example.com", "--set", "name.familyName=Leeds"],
       ["--user-name", "bob", "--email", "bob@shop.example.org", "--set", "name.familyName=Kaleen"],
       ["--user-name", "carla", "--email", "carla@example.com", "--set", "externalId=HR-00417"],
+      ["--user-name", "josé", "--email", "jm@mail.test", "--set", "name.familyName=Müller"],
     ]) {
       const created = await s.run(["users", "create", ...args, "--role", "member"]);
       expect(created.exitCode, show(created)).toBe(0);
@@ -41,6 +43,18 @@ describe.each(MODES)("users search (%s)", (mode) => {
       args: ["users", "search", "hr-00417", "--json"],
       wantExit: 0,
       wantStdout: (out) => expect(userNames(out)).toEqual(["carla"]),
+    },
+    {
+      name: "a user name's accent left out",
+      args: ["users", "search", "Jose", "--json"],
+      wantExit: 0,
+      wantStdout: (out) => expect(userNames(out)).toEqual(["josé"]),
+    },
+    {
+      name: "accents left out of a family name",
+      args: ["users", "search", "muller", "--json"],
+      wantExit: 0,
+      wantStdout: (out) => expect(userNames(out)).toEqual(["josé"]),
     },
     {
       name: "with a filter",

@@ -8,7 +8,7 @@ import { rm } from "node:fs/promises";
 import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/server/store/database.js";
-import { migrateTo, migrateToLatest } from "../../src/server/store/migrator.js";
+import { migrateTo } from "../../src/server/store/migrator.js";
 import { DATABASES, PATCH_OP, userNamesFound, useScimServer } from "../helpers/scim.js";
 import { makeDataDir } from "../helpers/server.js";
 
@@ -102,7 +102,8 @@ describe("migration 0032 on SQLite", () => {
         ('u1', 'emails', 0, 'e', null, null), ('u1', 'emails.value', 0, 's', 'ann@dept3.example.com', null),
         ('u1', 'title', null, 's', 'ab', null), ('u1', 'nickname', null, 's', 'ann', null),
         ('u1', 'active', null, 'b', 'true', null), ('u1', 'floor', null, 'n', null, 3)`.execute(store.db);
-      expect((await migrateToLatest(store.db, "sqlite"))[0]).toBe("0032_value_trigram_strings");
+      // up to 0032 alone: a later migration (0042) adds rows of its own to a User's values
+      expect((await migrateTo(store.db, "sqlite", "0032_value_trigram_strings"))[0]).toBe("0032_value_trigram_strings");
       const indexed = await sql<{ path: string }>`select v.path from resource_values_trigram_docsize d
         join resource_values v on v.id = d.id order by v.path`.execute(store.db);
       expect(indexed.rows).toEqual([{ path: "emails.value" }, { path: "nickname" }]);

@@ -10,6 +10,7 @@ import {
 import { userNameKey } from "../../contract/resources.js";
 import type { AuditLogTable, CredentialsTable, ResourcesTable, ResourceValuesTable, Schema } from "./schema.js";
 import { mfaEnabledOf } from "./totp-repo.js";
+import { searchRows } from "./user-search-text.js";
 import { groupRolesOf } from "./users-repo.js";
 import { changedValueRows, deleteValueRows } from "./value-changes.js";
 
@@ -43,28 +44,36 @@ export function flattenValues(document: Record<string, unknown>): ValueRow[] {
   return rows;
 }
 
-async function writeValues(
-  db: Kysely<Schema>,
-  id: string,
-  attributes: Record<string, unknown>,
-  replacing = true,
-): Promise<void> {
-  let values = flattenValues(attributes);
+/**
+ * The value rows a resource is stored with: its flattened attributes, and for a User its search
+ * rows (user-search-text.ts), written with them so that every write keeps them current.
+ */
+function valueRowsOf(row: Pick<ResourceRow, "resource_type" | "attributes">): ValueRow[] {
+  const values = flattenValues(JSON.parse(row.attributes));
+  return row.resource_type === "User" ? [...values, ...searchRows(values)] : values;
+}
+
+function valuesOf(row: Pick<ResourceRow, "id" | "resource_type" | "attributes">) {
+  return valueRowsOf(row).map((value) => ({ ...value, resource_id: row.id }));
+}
+
+async function writeValues(db: Kysely<Schema>, row: ResourceRow, replacing = true): Promise<void> {
+  let values = valueRowsOf(row);
   if (replacing) {
     // only what changed, against the rows as stored
     const stored = await db
       .selectFrom("resource_values")
       .select(["path", "elem", "kind", "text_value", "num_value"])
-      .where("resource_id", "=", id)
+      .where("resource_id", "=", row.id)
       .execute();
     const changed = changedValueRows(stored, values);
     // a delete by columns of a few rows; of many, one by the owner is the cheaper
     if (changed && changed.removed.length <= 500) {
-      await deleteValueRows(db, id, changed.removed);
+      await deleteValueRows(db, row.id, changed.removed);
       values = changed.added;
-    } else await db.deleteFrom("resource_values").where("resource_id", "=", id).execute();
+    } else await db.deleteFrom("resource_values").where("resource_id", "=", row.id).execute();
   }
-  const rows = values.map((row) => ({ ...row, resource_id: id }));
+  const rows = values.map((value) => ({ ...value, resource_id: row.id }));
   // SQLite allows 32766 bound parameters; six per row
   for (let i = 0; i < rows.length; i += 5000) {
     await db
@@ -78,7 +87,7 @@ export async function insertResource(db: Kysely<Schema>, row: ResourceRow): Prom
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     // one statement, one round trip to the server, where two were (the foreign key of the values
     // is checked at its end, the resource inserted by then); within the limit of bound parameters
-    const values = flattenValues(JSON.parse(row.attributes)).map((value) => ({ ...value, resource_id: row.id }));
+    const values = valuesOf(row);
     if (values.length > 0 && values.length <= 5000) {
       await db
         .with("inserted", (qb) => qb.insertInto("resources").values(row))
@@ -89,7 +98,7 @@ export async function insertResource(db: Kysely<Schema>, row: ResourceRow): Prom
     }
   }
   await db.insertInto("resources").values(row).execute();
-  await writeValues(db, row.id, JSON.parse(row.attributes), false);
+  await writeValues(db, row, false);
 }
 
 /** A resource created with its account (a User's credential) and its audit record. */
@@ -138,9 +147,7 @@ function unnestInsert(table: keyof Schema & string, rows: object[]) {
 export async function insertResources(db: Kysely<Schema>, created: CreatedResource[]): Promise<void> {
   if (created.length === 0) return;
   const resources = created.map((c) => c.row);
-  const values = created.flatMap((c) =>
-    flattenValues(JSON.parse(c.row.attributes)).map((value) => ({ ...value, resource_id: c.row.id })),
-  );
+  const values = created.flatMap((c) => valuesOf(c.row));
   const credentials = created.flatMap((c) => (c.credential ? [c.credential] : []));
   const audits = created.map((c) => c.audit);
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
@@ -202,7 +209,7 @@ export async function replaceResource(db: Kysely<Schema>, row: ResourceRow, expe
     .where("version", "=", expectedVersion)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) return false;
-  await writeValues(db, id, JSON.parse(row.attributes));
+  await writeValues(db, row);
   return true;
 }
 

@@ -37,6 +37,7 @@ import { serviceAccounts } from "./0037-service-accounts.js";
 import { deletedUsers } from "./0038-deleted-users.js";
 import { addressesByDelegate } from "./0040-addresses-by-delegate.js";
 import { deletedGroups } from "./0041-deleted-groups.js";
+import { userSearchRows } from "./0042-user-search-rows.js";
 
 /**
  * Every migration, under the name kysely_migration records for it (which never changes: a renamed
@@ -83,4 +84,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0038_deleted_users": deletedUsers,
   "0040_addresses_by_delegate": addressesByDelegate,
   "0041_deleted_groups": deletedGroups,
+  "0042_user_search_rows": userSearchRows,
 };
