@@ -1,6 +1,12 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type HTTPMethods, LogController } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  type HTTPMethods,
+  LogController,
+} from "fastify";
 import { PROBLEM_CONTENT_TYPE, Problem } from "../contract/errors.js";
 import { ScimError } from "../contract/scim.js";
 import { NotInitialisedError } from "./configuration-error.js";
@@ -9,7 +15,7 @@ import { createMailer } from "./mail/mailer.js";
 import { dbSystemOf, NO_METRICS } from "./metrics/metrics.js";
 import { installOpenApi } from "./openapi.js";
 import { DEFAULTS, type ServerOptions } from "./options.js";
-import { collectAllowedMethods } from "./plugins/allowed-methods.js";
+import { allowedMethods, collectAllowedMethods } from "./plugins/allowed-methods.js";
 import { clientErrorHandler } from "./plugins/client-errors.js";
 import { installJsonBodies } from "./plugins/json-bodies.js";
 import { lazySchemaController } from "./plugins/lazy-compilers.js";
@@ -108,6 +114,11 @@ function pruneAuditPeriodically(services: ServiceContext, days?: number): () => 
 const definedOnly = <T extends object>(values: T): Partial<T> =>
   Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>;
 
+/** Whether a route serves the path with the request's method, or with another (a 405 then). */
+const servesPath = (request: FastifyRequest, path: string) =>
+  request.server.findRoute({ method: request.method as HTTPMethods, url: path }) !== null ||
+  allowedMethods(request, path) !== undefined;
+
 /** The whole HTTP application, ready for inject() or listen(); it never listens itself. */
 export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   const clock = options.clock ?? (() => new Date());
@@ -151,7 +162,6 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
   }
   let listenUrl: string | undefined;
   let logger: FastifyBaseLogger | undefined;
-  let servesPath: (method: string, path: string) => boolean = () => true;
   const log = () => {
     if (!logger) throw new Error("logger used before the app was built");
     return logger;
@@ -233,7 +243,7 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
       setSecurityHeaders(request, reply);
       // a malformed escape stops the router before it looks the path up; a path no route serves
       // is 404 whatever else is wrong with the request, as it is for a body
-      if (error.code === "FST_ERR_BAD_URL" && !servesPath(request.method, routablePath(request.url))) {
+      if (error.code === "FST_ERR_BAD_URL" && !servesPath(request, routablePath(request.url))) {
         return sendNotFound(request, reply);
       }
       return sendProblem(
@@ -262,7 +272,6 @@ export async function buildApp(options: ServerOptions): Promise<BuiltApp> {
       : options.compileSchemasOnFirstUse && { schemaController: lazySchemaController() as never }),
   });
   logger = app.log;
-  servesPath = (method, path) => app.findRoute({ method: method as HTTPMethods, url: path }) !== null;
   app.decorate("services", services);
   app.decorate("useListenUrl", (url: string) => {
     listenUrl = url;

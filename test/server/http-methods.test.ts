@@ -46,6 +46,9 @@ describe("HTTP methods and conditional requests (RFC 9110)", () => {
     { method: "POST", path: "/Resources/some-id", allow: "GET, HEAD, PUT, PATCH, DELETE, OPTIONS", body: "<x/>" },
     { method: "PUT", path: "/oAuth", allow: "GET, HEAD, POST, OPTIONS" },
     { method: "GET", path: "/auth/login", allow: "POST, OPTIONS" },
+    // a path of its own beside a parameter's (`/events/:code`): not the event `batch`, whatever the method
+    { method: "GET", path: "/api/crm/v1/events/batch", allow: "POST, OPTIONS" },
+    { method: "PATCH", path: "/API/CRM/V1/EVENTS/IMPORTS/", allow: "POST, OPTIONS" },
   ];
 
   it.each(wrongMethods)("answers $method $path with 405 and Allow: $allow", async ({ method, path, allow, body }) => {

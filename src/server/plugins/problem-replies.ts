@@ -4,6 +4,7 @@ import { SCIM_URN } from "../../contract/scim.js";
 import { ProblemError } from "../problem-error.js";
 import { isDatabaseUnavailable, isUnstorableText } from "../store/errors.js";
 import { type AjvIssue, fieldIssues } from "../validation-issues.js";
+import { allowedMethods } from "./allowed-methods.js";
 import { followsScim, isScimWire, SCIM_CONTENT_TYPE } from "./scim-wire.js";
 
 /** The RFC 9457 body of a problem, as every answer of the server (and of its HTTP layer) carries it. */
@@ -53,6 +54,8 @@ const BY_FASTIFY_CODE: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: ["validation_failed", "The JSON body is empty."],
   FST_ERR_CTP_INVALID_JSON_BODY: ["validation_failed", "The body is not valid JSON."],
 };
+
+const unsupportedMediaType = () => new ProblemError(...BY_FASTIFY_CODE.FST_ERR_CTP_INVALID_MEDIA_TYPE!);
 
 /** What SCIM calls a body that is not JSON (RFC 7644 section 3.12). */
 const SYNTAX_ERRORS = new Set(["FST_ERR_CTP_EMPTY_JSON_BODY", "FST_ERR_CTP_INVALID_JSON_BODY"]);
@@ -105,9 +108,13 @@ function toProblem(
 /** Every failure leaves as an RFC 9457 problem document (a SCIM error on a SCIM endpoint); nothing leaks a stack trace. */
 export function installProblemHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    // a path no route serves is 404 whatever its body: the body (of a type nothing parses, too
-    // large, malformed) is read before the not-found handler runs, but nothing would ever use it
-    if (request.is404) return sendNotFound(request, reply);
+    // a path no route serves is 404 (or 405) whatever its body: the body (of a type nothing
+    // parses, too large, malformed) is read before the not-found handler runs, but nothing would
+    // ever use it. OPTIONS on a routed path is the exception: its answer is the route's own,
+    // which reads the body as any route does and refuses what it cannot parse.
+    if (request.is404 && (request.method !== "OPTIONS" || !allowedMethods(request))) {
+      return sendNotFound(request, reply);
+    }
     const problem = toProblem(error, followsScim(request), request);
     if (problem) return sendProblem(reply, request, problem);
     request.log.error({ err: error }, "unhandled error");
@@ -120,7 +127,34 @@ export function installProblemHandling(app: FastifyInstance): void {
   app.setNotFoundHandler(sendNotFound);
 }
 
+/**
+ * Whether a request carries a body that no content-type parser reads: a route refuses it with 415,
+ * but Fastify hands it on to the not-found handler unread.
+ */
+function unreadableBody(request: FastifyRequest): boolean {
+  const type = request.headers["content-type"];
+  if (type !== undefined) return !request.server.hasContentTypeParser(type.split(";")[0]!.trim().toLowerCase());
+  const length = request.headers["content-length"];
+  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
+/** The answer to a request no route serves: 405, or OPTIONS' 204, where routes serve its path with other methods; else 404. */
 export function sendNotFound(request: FastifyRequest, reply: FastifyReply) {
+  const allow = allowedMethods(request);
+  if (allow && request.method === "OPTIONS") {
+    // OPTIONS reads a body as a route does
+    if (unreadableBody(request)) return sendProblem(reply, request, unsupportedMediaType());
+    return reply.status(204).header("allow", allow).send();
+  }
+  if (allow) {
+    return sendProblem(
+      reply,
+      request,
+      new ProblemError("method_not_allowed", `${request.method} is not allowed here; use ${allow}.`, {
+        headers: { allow },
+      }),
+    );
+  }
   return sendProblem(
     reply,
     request,

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fast
 import { allRoutes } from "../../contract/index.js";
 import { RESOURCES_PATH } from "../../contract/resources.js";
 import { SCIM_MEDIA_TYPE } from "../../contract/scim.js";
+import { routedPath } from "./allowed-methods.js";
 
 // The SCIM conventions a route of the contract may follow (RouteEntry.scim): its answers in
 // application/scim+json, its query parameter names in any case. Hooks of those routes only.
@@ -38,9 +39,9 @@ export function aimsAtScimEndpoint(url: string): boolean {
  * endpoints and the SCIM-style /Resources, every operation of it.
  */
 export function followsScim(request: FastifyRequest): boolean {
-  return (
-    request.routeOptions?.config?.scim !== undefined || request.routeOptions?.url?.startsWith(RESOURCES_PATH) === true
-  );
+  // a request no route serves (a 405, an OPTIONS) by the routed path it falls on
+  const url = request.routeOptions?.url ?? (request.is404 ? routedPath(request)?.url : undefined);
+  return request.routeOptions?.config?.scim !== undefined || url?.startsWith(RESOURCES_PATH) === true;
 }
 
 /**
