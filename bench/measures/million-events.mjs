@@ -193,9 +193,16 @@ async function measureOn(base, dir, { small, large, users, requests }, databaseU
       const url = (query) => `${fixture.server.url}${EVENTS_PATH}${query}`;
       // the deep page: page 5 000 of 100 (or the last one there is), reached by the cursor of the page before
       const deep = Math.min(DEEP_PAGE, Math.ceil(events / PAGE_SIZE));
-      const before = await get(url(`?pagesize=${PAGE_SIZE}&page=${deep - 1}`), fixture.headers);
-      const cursorPage = nextLink(before.response);
-      if (!cursorPage) throw new Error(`page ${deep - 1} of ${events} events has no next link`);
+      const cursorOf = async (order) => {
+        const before = await get(url(`?pagesize=${PAGE_SIZE}&page=${deep - 1}${order}`), fixture.headers);
+        const link = nextLink(before.response);
+        if (!link) throw new Error(`page ${deep - 1} of ${events} events has no next link`);
+        return `${fixture.server.url}${link}`;
+      };
+      const cursorPage = await cursorOf("");
+      // in the order of a field that may be empty (a type on every event here), whose cursor
+      // condition is two ranges of its index
+      const typeCursorPage = await cursorOf("&order=type");
       Object.assign(fixture, {
         events,
         deep,
@@ -211,8 +218,9 @@ async function measureOn(base, dir, { small, large, users, requests }, databaseU
           ],
           [
             `deep page of ${PAGE_SIZE} by cursor (page ${thousands(deepLarge)}; the last, ${deep}, at the small size)`,
-            `${fixture.server.url}${cursorPage}`,
+            cursorPage,
           ],
+          [`the same deep page by cursor in order=type`, typeCursorPage],
         ],
         medians: [],
       });
