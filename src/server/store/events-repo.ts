@@ -235,7 +235,14 @@ function afterRanges(sort: SortKey[], last: KeyValue[]): RawBuilder<boolean>[] {
   }
   const bound = lead.descending ? sql`${ref} <= ${value}` : sql`${ref} >= ${value}`;
   const beyond = lead.descending ? sql`${ref} < ${value}` : sql`${ref} > ${value}`;
-  const values = sql<boolean>`${bound} and (${beyond} or ${later})`;
+  const [, tie] = sort;
+  // An order of one field and the code's tie-break is the index's own key: as a row value the
+  // range seeks past the ties of the cursor's value too, where `type = 'x' and code_key > 'k'`
+  // under an OR made SQLite walk every event of that type up to the cursor.
+  const values =
+    sort.length === 2 && tie?.column === "code_key" && tie.descending === lead.descending && last[1] != null
+      ? sql<boolean>`(${ref}, ${sql.ref("code_key")}) ${sql.raw(lead.descending ? "<" : ">")} (${value}, ${last[1]})`
+      : sql<boolean>`${bound} and (${beyond} or ${later})`;
   return lead.descending || NOT_NULL.has(lead.column) ? [values] : [values, sql<boolean>`${ref} is null`];
 }
 
