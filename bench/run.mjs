@@ -46,7 +46,8 @@
 //   BENCH_RENEW_REQUESTS (200) renewPassword requests per kind, BENCH_LOGIN_REQUESTS (60) login requests per kind;
 //   BENCH_EVENTS (1000000) events at the large size, BENCH_EVENTS_SMALL (1000) at the small one,
 //   BENCH_USERS (100000) users at the large size, BENCH_EVENT_REQUESTS (200) requests per read and size,
-//   BENCH_MILLION_STORES (sqlite,postgres) the stores it runs on;
+//   BENCH_MILLION_STORES (sqlite,postgres) the stores it runs on, BENCH_MILLION_PG_IMPORT (0; 1: the large
+//   PostgreSQL database gets its events by `events import`);
 //   BENCH_JSON_RECORDS (10000) records in json-server's db.json;
 //   BENCH_IMPORT_USERS (10000) users per `users import`;
 //   BENCH_IMPORT_EVENTS (1000000) events imported at the large size, BENCH_IMPORT_EVENTS_SMALL (1000) at the small one;

@@ -5,6 +5,10 @@
 // given DATABASE_URL, into the PostgreSQL database `server init --database` prepared (pg).
 // Usage: node --import tsx bench/seed-events.mts DATA_DIR EVENTS USERS [DATABASE_URL]
 // Events are EV-0000001 …: five types in turn, about three per start minute (ties on startsAt).
+// With SEED_EVENTS_NDJSON=FILE the events are not inserted but written to FILE as `events import`
+// reads them (the same events), for a database whose events come from an import.
+import { once } from "node:events";
+import { createWriteStream } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -48,7 +52,10 @@ async function openStore(): Promise<Store> {
       },
       commit: async () => {
         await client.query("commit");
-        await client.query("analyze");
+        // an import's events are left for the import's own statistics (a fresh database has none)
+        await client.query(
+          process.env.SEED_EVENTS_NDJSON ? "analyze resources, resource_values, credentials" : "analyze",
+        );
         await client.end();
       },
     };
@@ -158,9 +165,26 @@ function eventRow(i: number): unknown[] {
   ];
 }
 
+/** The event of eventRow(i) as an `events import` line. */
+function eventLine(i: number): string {
+  const [, code, name, , type, startsAt, endsAt, , location, organizer] = eventRow(i) as string[];
+  const attendees = [{ name: "Ann", email: "ann@example.com" }];
+  const event = { code, name, type, startsAt, endsAt, allDay: false, location, organizer, attendees, tags: ["bench"] };
+  return `${JSON.stringify(event)}\n`;
+}
+
+async function writeEvents(file: string): Promise<void> {
+  const out = createWriteStream(file);
+  for (let i = 1; i <= EVENTS; i++) if (!out.write(eventLine(i))) await once(out, "drain");
+  out.end();
+  await once(out, "finish");
+}
+
+const NDJSON = process.env.SEED_EVENTS_NDJSON;
 const started = performance.now();
+if (NDJSON) await writeEvents(NDJSON);
 await store.begin();
-for (let i = 1; i <= EVENTS; i += CHUNK) {
+for (let i = 1; !NDJSON && i <= EVENTS; i += CHUNK) {
   const rows: unknown[][] = [];
   for (let j = i; j < Math.min(i + CHUNK, EVENTS + 1); j++) rows.push(eventRow(j));
   await insertEvents(rows);

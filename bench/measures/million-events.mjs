@@ -5,9 +5,13 @@
 // sqlite for the first alone). Each read is the median wall time of sequential requests over HTTP
 // after a warm-up, alternating between the two servers; the ratio large / small must stay <= 1.5x.
 // `events export` runs through the binary against each server and, on SQLite, embedded on each
-// data dir: its rate, and its peak RSS, which must stay flat (<= 1.3x).
+// data dir: its rate, and its peak RSS, which must stay flat (<= 1.3x). With both stores, the
+// remote export's rate at the large size on PostgreSQL must reach half SQLite's (>= 0.5x).
+// BENCH_MILLION_PG_IMPORT=1: the large PostgreSQL database gets its events from `events import`
+// of the same events through its server (its users are still seeded), as a deployment fills one.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { BIN, knob, NODE, PASSWORD, ROOT } from "../lib/config.mjs";
 import { freshServer } from "../lib/fresh-server.mjs";
@@ -40,17 +44,28 @@ const DEEP_PAGE = 5000;
  * logged-in CLI profile ("b") and a token; on SQLite also a profile of the embedded mode on the
  * same data dir ("embedded"), for the export.
  */
-async function prepare(base, dir, events, users, databaseUrl) {
+async function prepare(base, dir, events, users, databaseUrl, imported = false) {
   const name = `events-${databaseUrl ? "postgres" : "sqlite"}-${events}`;
+  const file = join(dir, `${name}.ndjson`);
   const fixture = await freshServer(base, dir, name, {
     databaseUrl,
     seed: async (dataDir, env) => {
-      progress(`seeding ${thousands(events)} events and ${thousands(users)} users`);
+      progress(
+        `seeding ${thousands(events)} events${imported ? " (into a file to import)" : ""} and ${thousands(users)} users`,
+      );
       const args = ["--import", "tsx", SEED_SCRIPT, dataDir, String(events), String(users)];
       if (databaseUrl) args.push(databaseUrl);
-      return JSON.parse((await run(args, { env })).stdout);
+      return JSON.parse((await run(args, { env: imported ? { ...env, SEED_EVENTS_NDJSON: file } : env })).stdout);
     },
   });
+  if (imported) {
+    progress(`events import of ${thousands(events)} events through the server`);
+    const started = performance.now();
+    const summary = JSON.parse((await run([BIN, "events", "import", file, "-o", "json"], { env: fixture.env })).stdout);
+    if (summary.created !== events) throw new Error(`events import created ${summary.created}, not ${events}`);
+    fixture.importSeconds = (performance.now() - started) / 1000;
+    await rm(file, { force: true });
+  }
   if (!databaseUrl) {
     const dataDir = fixture.env.BIZCTL_DATA_DIR;
     const embedded = ["profile", "add", "embedded", "--server", "embedded", "--data-dir", dataDir];
@@ -117,28 +132,77 @@ export async function measureMillionEvents({ base }, dir) {
     requests: knob("BENCH_EVENT_REQUESTS", 200),
   };
   const stores = (process.env.BENCH_MILLION_STORES ?? "sqlite,postgres").split(",");
+  const imported = process.env.BENCH_MILLION_PG_IMPORT === "1";
+  const largest = {};
   for (const store of stores) {
     const databaseUrls =
       store === "postgres" ? [await createDatabase("events_small"), await createDatabase("events_large")] : [];
-    report(store, sizes, await measureOn(base, dir, sizes, databaseUrls));
+    const fixtures = await measureOn(base, dir, sizes, databaseUrls, imported);
+    report(store, sizes, fixtures);
+    largest[store] = fixtures[1];
   }
+  if (largest.sqlite && largest.postgres) reportExportRates(sizes.large, largest);
+}
+
+/** The remote export's rate at the large size: PostgreSQL's against SQLite's, in the same run. */
+function reportExportRates(events, { sqlite, postgres }) {
+  const rate = (fixture) => fixture.exported.lines / fixture.exported.seconds;
+  const value = rate(postgres) / rate(sqlite);
+  const made = postgres.importSeconds
+    ? `, its events by \`events import\` (${postgres.importSeconds.toFixed(1)} s)`
+    : "";
+  console.log(
+    table(
+      [
+        `events export -o ndjson (remote) of ${thousands(events)} events`,
+        "SQLite",
+        `PostgreSQL${made}`,
+        "ratio",
+        "target",
+      ],
+      [
+        [
+          "rate",
+          `${thousands(Math.round(rate(sqlite)))} events/s`,
+          `${thousands(Math.round(rate(postgres)))} events/s`,
+          ratio(value),
+          verdict(`events export (remote) rate at ${thousands(events)} events: PostgreSQL / SQLite`, value, ">=", 0.5),
+        ],
+      ],
+      [1, 2, 3],
+    ),
+  );
 }
 
 /** Both sizes on one store (PostgreSQL when `databaseUrls` holds the small and the large one's database). */
-async function measureOn(base, dir, { small, large, users, requests }, databaseUrls) {
+async function measureOn(base, dir, { small, large, users, requests }, databaseUrls, imported) {
   const deepLarge = Math.min(DEEP_PAGE, Math.ceil(large / PAGE_SIZE));
   const fixtures = [];
   try {
     for (const [s, events] of [small, large].entries()) {
       const userCount = Math.max(1, Math.round((users * events) / large));
-      const fixture = await prepare(base, dir, events, userCount, databaseUrls[s]);
+      const fixture = await prepare(
+        base,
+        dir,
+        events,
+        userCount,
+        databaseUrls[s],
+        imported && s === 1 && databaseUrls.length > 0,
+      );
       fixtures.push(fixture);
       const url = (query) => `${fixture.server.url}${EVENTS_PATH}${query}`;
       // the deep page: page 5 000 of 100 (or the last one there is), reached by the cursor of the page before
       const deep = Math.min(DEEP_PAGE, Math.ceil(events / PAGE_SIZE));
-      const before = await get(url(`?pagesize=${PAGE_SIZE}&page=${deep - 1}`), fixture.headers);
-      const cursorPage = nextLink(before.response);
-      if (!cursorPage) throw new Error(`page ${deep - 1} of ${events} events has no next link`);
+      const cursorOf = async (order) => {
+        const before = await get(url(`?pagesize=${PAGE_SIZE}&page=${deep - 1}${order}`), fixture.headers);
+        const link = nextLink(before.response);
+        if (!link) throw new Error(`page ${deep - 1} of ${events} events has no next link`);
+        return `${fixture.server.url}${link}`;
+      };
+      const cursorPage = await cursorOf("");
+      // in the order of a field that may be empty (a type on every event here), whose cursor
+      // condition is two ranges of its index
+      const typeCursorPage = await cursorOf("&order=type");
       Object.assign(fixture, {
         events,
         deep,
@@ -154,8 +218,9 @@ async function measureOn(base, dir, { small, large, users, requests }, databaseU
           ],
           [
             `deep page of ${PAGE_SIZE} by cursor (page ${thousands(deepLarge)}; the last, ${deep}, at the small size)`,
-            `${fixture.server.url}${cursorPage}`,
+            cursorPage,
           ],
+          [`the same deep page by cursor in order=type`, typeCursorPage],
         ],
         medians: [],
       });
@@ -196,7 +261,10 @@ async function measureOn(base, dir, { small, large, users, requests }, databaseU
 function report(store, { small, large, users, requests }, [a, b]) {
   console.log(
     `\n8. A million events: sequential GETs over HTTP (Bearer) to \`server start\` on ${store === "postgres" ? "PostgreSQL" : "SQLite"}, alternating sizes, median of ${requests} after a warm-up,\n` +
-      `   at ${thousands(small)} then ${thousands(large)} events (${thousands(users)} users at the large size); seeding took ${a.seedSeconds.toFixed(1)} s and ${b.seedSeconds.toFixed(1)} s`,
+      `   at ${thousands(small)} then ${thousands(large)} events (${thousands(users)} users at the large size); seeding took ${a.seedSeconds.toFixed(1)} s and ${b.seedSeconds.toFixed(1)} s` +
+      (b.importSeconds
+        ? `,\n   the large one's events written by \`events import\` through its server in ${b.importSeconds.toFixed(1)} s`
+        : ""),
   );
   const rows = a.reads.map(([label], i) => {
     const value = b.medians[i] / a.medians[i];

@@ -1,7 +1,7 @@
 import { CompiledQuery, sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseListQuery } from "../../src/server/services/events.js";
-import { listEventsQuery } from "../../src/server/store/events-repo.js";
+import { listEventsQueries } from "../../src/server/store/events-repo.js";
 import { STORES, startPostgresTestServer } from "../helpers/postgres.js";
 import { type Call, loginToken, problemOf, USER_PASSWORD, useTestServer } from "../helpers/server.js";
 
@@ -282,7 +282,8 @@ describe("the first page after a large atomic import on PostgreSQL", () => {
   async function firstPagePlan(): Promise<string> {
     const db = server.app.services.store.db;
     const { sort } = parseListQuery({}, "postgres");
-    const compiled = listEventsQuery(db, { sort, limit: 21 }).compile();
+    const [firstPage] = listEventsQueries(db, { sort, limit: 21 });
+    const compiled = firstPage!(21).compile();
     const { rows } = await db.executeQuery<{ "QUERY PLAN": string }>(
       CompiledQuery.raw(`explain ${compiled.sql}`, [...compiled.parameters]),
     );

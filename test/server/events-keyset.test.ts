@@ -3,7 +3,7 @@ import { CompiledQuery, sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { EVENT_SORTABLE_FIELDS } from "../../src/contract/events.js";
 import { parseListQuery } from "../../src/server/services/events.js";
-import { listEventsQuery } from "../../src/server/store/events-repo.js";
+import { listEventsQueries } from "../../src/server/store/events-repo.js";
 import { STORES } from "../helpers/postgres.js";
 import { createEvent, problemOf, useTestServer } from "../helpers/server.js";
 
@@ -66,6 +66,8 @@ describe.each(STORES)("events list cursor pages (%s)", (_store, start) => {
     ["type, NULLs last", "order=type"],
     ["-type,-startsAt, NULLs first", "order=-type,-startsAt"],
     ["endsAt,-name, mostly NULL", "order=endsAt,-name"],
+    ["-endsAt, NULLs first, then the values", "order=-endsAt"],
+    ["-allDay, every key NULL", "order=-allDay"],
     ["name,-code", "order=name,-code"],
     ["a type filter", `filter=${encodeURIComponent('type eq "webinar"')}`],
     ["a filter and -startsAt", `filter=${encodeURIComponent('type ne "call"')}&order=-startsAt`],
@@ -217,14 +219,29 @@ describe.each(STORES)("events list cursor pages (%s)", (_store, start) => {
     }
   });
 
-  /** the plan of a cursor page's query in this order and filter */
-  async function plan(query: { order?: string; filter?: string }): Promise<string> {
+  /**
+   * The plans of a cursor page's statements in this order and filter (one per range of the index
+   * the rows after the cursor lie in), after a row whose leading key is `lead`
+   */
+  async function plans(query: { order?: string; filter?: string }, lead: "value" | "null"): Promise<string[]> {
     const { db, dialect } = server.app.services.store;
     const { sort, where } = parseListQuery(query, dialect);
-    const after = sort.map((key) =>
-      key.column === "starts_at" ? "2027-03-03T10:00:00.000Z" : key.column === "all_day" ? 0 : "k-05",
+    const after = sort.map((key, i) =>
+      i === 0 && lead === "null"
+        ? null
+        : key.column === "starts_at"
+          ? "2027-03-03T10:00:00.000Z"
+          : key.column === "all_day"
+            ? 0
+            : "k-05",
     );
-    const compiled = listEventsQuery(db, { sort, where, limit: 21, after }).compile();
+    return Promise.all(
+      listEventsQueries(db, { sort, where, limit: 21, after }).map((query) => explain(query(21).compile())),
+    );
+  }
+
+  async function explain(compiled: CompiledQuery): Promise<string> {
+    const { db, dialect } = server.app.services.store;
     if (dialect === "sqlite") {
       const rows = await db.executeQuery<{ detail: string }>(
         CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
@@ -258,16 +275,39 @@ describe.each(STORES)("events list cursor pages (%s)", (_store, start) => {
     ["updatedAt", "events_updated_at_idx"],
     ["createdBy", "events_created_by_idx"],
   ];
+  const NULLABLE = new Set(["type", "endsAt", "allDay", "location", "organizer", "createdBy"]);
   it.each([
-    ["the default order", {}, "events_starts_at_idx"],
-    ...SORTED.flatMap(([field, index]): [string, { order: string }, string][] => [
-      [field, { order: field }, index],
-      [`-${field}`, { order: `-${field}` }, index],
+    ["the default order", {}, "events_starts_at_idx", "value"],
+    ...SORTED.flatMap(([field, index]): [string, { order: string }, string, "value" | "null"][] => [
+      [field, { order: field }, index, "value"],
+      [`-${field}`, { order: `-${field}` }, index, "value"],
+      // after a row without the field: the NULLs left, then (descending) every value
+      ...(NULLABLE.has(field)
+        ? ([
+            [`${field}, after a NULL`, { order: field }, index, "null"],
+            [`-${field}, after a NULL`, { order: `-${field}` }, index, "null"],
+          ] as [string, { order: string }, string, "null"][])
+        : []),
     ]),
-    ["a type filter", { filter: 'type eq "webinar"' }, "events_type_keyset_idx"],
-  ])("reads a cursor page in %s from an index, without a scan or a sort", async (_label, query, index) => {
-    const text = await plan(query);
-    expect(text).toMatch(new RegExp(index));
-    expect(text).not.toMatch(/SCAN events\b(?! USING)|TEMP B-TREE|Seq Scan|Sort/);
-  });
+    ["a type filter", { filter: 'type eq "webinar"' }, "events_type_keyset_idx", "value"],
+    [
+      "a type filter and -startsAt",
+      { filter: 'type eq "webinar"', order: "-startsAt" },
+      "events_type_keyset_idx",
+      "value",
+    ],
+  ] as [string, { order?: string; filter?: string }, string, "value" | "null"][])(
+    "reads a cursor page in %s as ranges of an index, without a scan, a walk from the start or a sort",
+    async (_label, query, index, lead) => {
+      const statements = await plans(query, lead);
+      // the first range seeks to the cursor's row itself, past the ties of its value, by the code too
+      expect(statements[0]).toMatch(/SEARCH events USING (COVERING )?INDEX \S+ \(.*code_key|Index Cond: .*code_key/);
+      for (const text of statements) {
+        expect(text).toMatch(new RegExp(index));
+        expect(text).not.toMatch(/SCAN events\b|TEMP B-TREE|Seq Scan|Sort/);
+        // a range: SQLite searches the index; PostgreSQL bounds the scan by a condition on it
+        expect(text).toMatch(/SEARCH events USING (COVERING )?INDEX \S+ \(|Index Cond/);
+      }
+    },
+  );
 });

@@ -215,14 +215,45 @@ export function fitsColumn(column: string, value: unknown): value is KeyValue {
 }
 
 /**
- * Rows strictly after `last` in the order `sort` (the keyset of the previous page's last row):
- * for each key, the earlier keys equal and this one beyond, with NULLs last ascending and first
- * descending as the list orders them. A NOT NULL leading key also bounds the range on its own,
- * so that the planner seeks into the index rather than filtering it.
+ * Rows strictly after `last` in the order `sort` (the keyset of the previous page's last row), as
+ * the ranges of the leading key's `(column, code_key)` index that hold them, in the list's order:
+ * each a condition the planner seeks into the index with, rather than walking the index from its
+ * start and filtering it (a deep page of `order=type` then cost what every page before it did).
+ * NULLs sort last ascending and first descending, so on a nullable column the rows after a value
+ * ascending are that value's range and then the NULLs, and after a NULL descending the NULLs left
+ * and then every value: two ranges, where an OR of both would be read as neither.
  */
-function after(sort: SortKey[], last: KeyValue[]): RawBuilder<boolean> {
+function afterRanges(sort: SortKey[], last: KeyValue[]): RawBuilder<boolean>[] {
+  const [lead] = sort;
+  if (!lead) return [sql<boolean>`1 = 0`];
+  const ref = sql.ref(lead.column);
+  const value = last[0] ?? null;
+  const later = laterKeys(sort, last);
+  if (value === null) {
+    const nulls = sql<boolean>`${ref} is null and ${later}`;
+    return lead.descending ? [nulls, sql<boolean>`${ref} is not null`] : [nulls];
+  }
+  const bound = lead.descending ? sql`${ref} <= ${value}` : sql`${ref} >= ${value}`;
+  const beyond = lead.descending ? sql`${ref} < ${value}` : sql`${ref} > ${value}`;
+  const [, tie] = sort;
+  // An order of one field and the code's tie-break is the index's own key: as a row value the
+  // range seeks past the ties of the cursor's value too, where `type = 'x' and code_key > 'k'`
+  // under an OR made SQLite walk every event of that type up to the cursor.
+  const values =
+    sort.length === 2 && tie?.column === "code_key" && tie.descending === lead.descending && last[1] != null
+      ? sql<boolean>`(${ref}, ${sql.ref("code_key")}) ${sql.raw(lead.descending ? "<" : ">")} (${value}, ${last[1]})`
+      : sql<boolean>`${bound} and (${beyond} or ${later})`;
+  return lead.descending || NOT_NULL.has(lead.column) ? [values] : [values, sql<boolean>`${ref} is null`];
+}
+
+/**
+ * Rows after `last` whose leading key equals last's: for each later key, the keys before it equal
+ * and this one beyond, with NULLs last ascending and first descending.
+ */
+function laterKeys(sort: SortKey[], last: KeyValue[]): RawBuilder<boolean> {
   const alternatives: RawBuilder<unknown>[] = [];
   sort.forEach((key, i) => {
+    if (i === 0) return;
     const ref = sql.ref(key.column);
     const value = last[i] ?? null;
     let beyond: RawBuilder<unknown> | undefined;
@@ -236,14 +267,7 @@ function after(sort: SortKey[], last: KeyValue[]): RawBuilder<boolean> {
     alternatives.push(sql`(${sql.join([...equal, beyond], sql` and `)})`);
   });
   if (alternatives.length === 0) return sql<boolean>`1 = 0`;
-  const any = sql<boolean>`(${sql.join(alternatives, sql` or `)})`;
-  const [lead] = sort;
-  const leadValue = last[0] ?? null;
-  if (!lead || leadValue === null || !NOT_NULL.has(lead.column)) return any;
-  const bound = lead.descending
-    ? sql`${sql.ref(lead.column)} <= ${leadValue}`
-    : sql`${sql.ref(lead.column)} >= ${leadValue}`;
-  return sql<boolean>`${bound} and ${any}`;
+  return sql<boolean>`(${sql.join(alternatives, sql` or `)})`;
 }
 
 export interface ListOptions {
@@ -258,12 +282,21 @@ export interface ListOptions {
   noneHidden?: boolean;
 }
 
-/** The query of one page of rows, in the ordering `after` continues from (tests read its plan). */
-export function listEventsQuery(db: Kysely<Schema>, options: ListOptions) {
+/**
+ * The statements of one page, read in turn until it is full: one, or with `after` one per range of
+ * the index that holds the rows after it (afterRanges); each takes the rows it may add (tests read
+ * their plans).
+ */
+export function listEventsQueries(db: Kysely<Schema>, options: ListOptions) {
+  const ranges = options.after ? afterRanges(options.sort, options.after) : [undefined];
+  return ranges.map((range) => (limit: number) => pageQuery(db, options, range, limit));
+}
+
+function pageQuery(db: Kysely<Schema>, options: ListOptions, range: RawBuilder<boolean> | undefined, limit: number) {
   let query = db.selectFrom("events").selectAll();
   if (!options.noneHidden) query = query.where("import_id", "is", null);
   if (options.where) query = query.where(options.where as RawBuilder<boolean>);
-  if (options.after) query = query.where(after(options.sort, options.after));
+  if (range) query = query.where(range);
   // a missing value sorts last in ascending order (SCIM's rule, kept for every list)
   for (const key of options.sort) {
     query = query.orderBy(key.column, (ob) => {
@@ -273,7 +306,16 @@ export function listEventsQuery(db: Kysely<Schema>, options: ListOptions) {
     });
   }
   if (options.offset) query = query.offset(options.offset);
-  return query.limit(options.limit);
+  return query.limit(limit);
+}
+
+async function readPage(db: Kysely<Schema>, options: ListOptions): Promise<EventRow[]> {
+  const rows: EventRow[] = [];
+  for (const query of listEventsQueries(db, options)) {
+    rows.push(...(await query(options.limit - rows.length).execute()));
+    if (rows.length >= options.limit) break;
+  }
+  return rows;
 }
 
 /**
@@ -291,7 +333,7 @@ export async function listEvents(
   options: ListOptions,
   dialect: "sqlite" | "postgres",
 ): Promise<EventRow[]> {
-  if (dialect !== "sqlite" || !options.offset) return listEventsQuery(db, options).execute();
+  if (dialect !== "sqlite" || !options.offset) return readPage(db, options);
   return db.connection().execute(async (connection) => {
     // deferred: a read that takes no write lock, one snapshot for both statements
     await sql`begin`.execute(connection);
@@ -302,7 +344,7 @@ export async function listEvents(
         .where("import_id", "is not", null)
         .limit(1)
         .executeTakeFirst();
-      return await listEventsQuery(connection, { ...options, noneHidden: !hidden }).execute();
+      return await readPage(connection, { ...options, noneHidden: !hidden });
     } finally {
       await sql`commit`.execute(connection);
     }
