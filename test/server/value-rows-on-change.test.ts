@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { flattenValues } from "../../src/server/store/resources-repo.js";
+import { searchRows } from "../../src/server/store/user-search-text.js";
 import { STORES } from "../helpers/postgres.js";
 import { useTestServer } from "../helpers/server.js";
 
@@ -61,6 +62,12 @@ type Row = { path: string; elem: number | null; kind: string; text_value: string
 const sorted = (rows: Row[]) =>
   rows.map((row) => JSON.stringify([row.path, row.elem, row.kind, row.text_value, row.num_value])).sort();
 
+/** A User's rows: its flattened attributes and its search rows, both kept current by the diff. */
+const expectedRows = (attributes: Record<string, unknown>) => {
+  const values = flattenValues(attributes);
+  return [...values, ...searchRows(values)];
+};
+
 describe.each(STORES)("value rows after a change on %s", (_store, start) => {
   const server = useTestServer({}, start);
   let counter = 0;
@@ -79,7 +86,7 @@ describe.each(STORES)("value rows after a change on %s", (_store, start) => {
       .execute();
     expect(
       sorted(stored.map((row) => ({ ...row, num_value: row.num_value === null ? null : Number(row.num_value) }))),
-    ).toEqual(sorted(flattenValues(JSON.parse(resource.attributes))));
+    ).toEqual(sorted(expectedRows(JSON.parse(resource.attributes))));
   };
 
   it.each(SCENARIOS)("$name", async ({ start: attributes, changes }) => {

@@ -1,6 +1,6 @@
 import { BULK_ID_PREFIX } from "../../contract/bulk.js";
 import { invalid, ProblemError } from "../problem-error.js";
-import type { BulkOperation } from "./bulk.js";
+import type { BulkOperation } from "./bulk-operation.js";
 
 // The path a bulk operation names, and the bulkIds it refers to (RFC 7644 section 3.7.2).
 

@@ -1,6 +1,6 @@
 import { lockResources } from "../store/resources-repo.js";
 import { lockAdminChanges } from "../store/users-repo.js";
-import type { BulkOperation, BulkResult } from "./bulk.js";
+import type { BulkOperation, BulkResult } from "./bulk-operation.js";
 import { parsePath } from "./bulk-paths.js";
 import type { ServiceContext } from "./service-context.js";
 import type { SharedCommits } from "./shared-commits.js";

@@ -5,6 +5,7 @@ import { PatchRequest } from "../../contract/scim.js";
 import { USERS_PATH } from "../../contract/scim-users.js";
 import { ProblemError } from "../problem-error.js";
 import { refreshStatisticsAfterGrowth } from "../store/resources-repo.js";
+import type { BulkOperation, BulkResult } from "./bulk-operation.js";
 import { parsePath, referencesOf, resolved, type Target } from "./bulk-paths.js";
 import { updatedTogether, updateRunOf, writeUpdatesTogether } from "./bulk-updates.js";
 import { sendInvitation } from "./invitations.js";
@@ -15,23 +16,6 @@ import type { Principal, ServiceContext } from "./service-context.js";
 import { SHARED_COMMIT_LENGTH, SharedCommits } from "./shared-commits.js";
 
 type Attributes = Record<string, unknown>;
-
-export interface BulkOperation {
-  method: string;
-  path: string;
-  bulkId?: string;
-  version?: string;
-  data?: unknown;
-}
-
-export interface BulkResult {
-  method: string;
-  bulkId?: string;
-  location?: string;
-  version?: string;
-  status: string;
-  response?: unknown;
-}
 
 function failure(operation: BulkOperation, error: ProblemError): BulkResult {
   return {
