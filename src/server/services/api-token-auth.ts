@@ -31,19 +31,16 @@ export async function authenticateApiToken(
   const account = toAccount(row);
   if (!account.active) throw refusedToken("token_revoked", "The account of this API token is disabled.");
   await noteUse(ctx, row, account, origin, now);
-  return {
-    // the owner's roles as they are now: a demoted owner's token loses what the owner lost; and
-    // confined as a login would be (a token cannot enroll, its owner can)
-    ...accountPrincipal(ctx, account, row),
-    // no session: the token is its own credential (logout with it revokes it)
-    sessionId: row.token_id,
-    expiresAt: new Date(row.expires_at),
-    delegated: "apiToken",
-    ...(account.serviceAccount && { serviceAccount: true as const }),
-    apiTokenId: row.token_id,
-    apiTokenName: row.token_name,
-    scopes: readScopes(row.scopes),
-  };
+  // the owner's roles as they are now: a demoted owner's token loses what the owner lost; and
+  // confined as a login would be (a token cannot enroll, its owner can). No session: the token is
+  // its own credential (logout with it revokes it)
+  const principal = accountPrincipal(ctx, account, row, row.token_id, new Date(row.expires_at));
+  principal.delegated = "apiToken";
+  if (account.serviceAccount) principal.serviceAccount = true;
+  principal.apiTokenId = row.token_id;
+  principal.apiTokenName = row.token_name;
+  principal.scopes = readScopes(row.scopes);
+  return principal;
 }
 
 type TokenRow = NonNullable<Awaited<ReturnType<typeof findApiTokenByHash>>>;

@@ -207,17 +207,11 @@ export async function tokenPrincipal(
   if (!account.active) throw unauthorized("oauth_token_invalid", "The account of these token credentials is disabled.");
   await useNonce(ctx.store.db, signed, token);
   await noteGrantUse(ctx, token);
-  return {
-    consumerKey: signed.consumer.consumerKey,
-    principal: {
-      // an application acts for its owner as the owner's login would: confined alike
-      ...accountPrincipal(ctx, account, row),
-      sessionId: row.session_id,
-      expiresAt: new Date(row.expires_at),
-      consumerId: signed.consumer.id,
-      delegated: "oauth",
-    },
-  };
+  // an application acts for its owner as the owner's login would: confined alike
+  const principal = accountPrincipal(ctx, account, row, row.session_id, new Date(row.expires_at));
+  principal.consumerId = signed.consumer.id;
+  principal.delegated = "oauth";
+  return { consumerKey: signed.consumer.consumerKey, principal };
 }
 
 /** `Authorization: OAuth ...` on any other route: header and query are signed (their bodies are JSON, never signed). */

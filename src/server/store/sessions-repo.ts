@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { precompiled } from "./precompiled.js";
 import type { Schema } from "./schema.js";
 import { mfaEnabledOf } from "./totp-repo.js";
-import { ACCOUNT_COLUMNS } from "./users-repo.js";
+import { CALLER_COLUMNS } from "./users-repo.js";
 
 export async function createSession(
   db: Kysely<Schema>,
@@ -30,7 +30,7 @@ const liveSessionQuery = precompiled(
       .selectFrom("sessions")
       .innerJoin("resources", "resources.id", "sessions.user_id")
       .leftJoin("credentials", "credentials.user_id", "sessions.user_id")
-      .select(["sessions.revoked_at", "sessions.last_used_at", ...ACCOUNT_COLUMNS])
+      .select(["sessions.revoked_at", "sessions.last_used_at", ...CALLER_COLUMNS])
       // the primary key's index answers it: what --require-mfa needs, in the same read
       .select(mfaEnabledOf(sql.ref("sessions.user_id")).as("mfa_enabled"))
       .where("sessions.id", "=", id),
