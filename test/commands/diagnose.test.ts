@@ -1,10 +1,13 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Env, errorOf, json, MODES, show } from "../helpers/cli.js";
 import { useInProcessSession } from "../helpers/in-process.js";
+import { codeOf } from "../helpers/totp.js";
 
 /**
  * `bizctl users diagnose USER` (spec 1.11) in both modes: users made in each state from the
- * command line, the diagnosis naming it (JSON when piped, a story on a terminal), and the support
+ * command line (an expired invitation aged in the database, as only time makes one), the diagnosis naming it (JSON when piped, a story on a terminal), and the support
  * desk's day: find a user, diagnose, run the fix offered, diagnose again and find nothing.
  */
 
@@ -38,6 +41,44 @@ describe.each(MODES)("users diagnose (%s)", (mode) => {
     }
   }
 
+  /** A second factor enrolled from the user's own config, and one recovery code spent at a login. */
+  async function spendRecoveryCode(userName: string): Promise<void> {
+    const own = await s.newConfig(`${userName}-mfa`);
+    expect((await s.login(own, userName, CHOSEN)).exitCode).toBe(0);
+    const enrolled = await s.run(["auth", "mfa", "enroll", "--json"], { env: own });
+    expect(enrolled.exitCode, show(enrolled)).toBe(0);
+    const { secret } = json<{ secret: string }>(enrolled);
+    const verified = await s.run(["auth", "mfa", "verify", "--code-stdin"], { env: own, input: `${codeOf(secret)}\n` });
+    expect(verified.exitCode, show(verified)).toBe(0);
+    const { recoveryCodes } = json<{ recoveryCodes: string[] }>(verified);
+    const recovered = await s.login(await s.newConfig(`${userName}-recovered`), userName, CHOSEN, recoveryCodes[0]);
+    expect(recovered.exitCode, show(recovered)).toBe(0);
+  }
+
+  /** Logins from new config dirs until the user holds `count` open sessions more. */
+  async function loginTimes(userName: string, count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const again = await s.login(await s.newConfig(`${userName}-${i}`), userName, CHOSEN);
+      expect(again.exitCode, show(again)).toBe(0);
+    }
+  }
+
+  /**
+   * An invitation past its expiry: no command makes one (time must pass), so the row is aged in the
+   * sandbox's SQLite file, as other command tests read it there.
+   */
+  function ageInvitation(userId: string): void {
+    const db = new Database(join(s.sandbox.dataDir, "bizctl.db"), { fileMustExist: true });
+    try {
+      const aged = db
+        .prepare("update password_resets set expires_at = ? where user_id = ?")
+        .run(new Date(Date.now() - 60_000).toISOString(), userId);
+      expect(aged.changes).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+  }
+
   beforeAll(async () => {
     const helpdesk = await create("helpdesk", "--role", "support");
     support = await s.newConfig("support");
@@ -52,6 +93,35 @@ describe.each(MODES)("users diagnose (%s)", (mode) => {
     await create("tom", "--email", "tom@example.com");
     await create("ned");
     await lockOut("lena");
+    const ivo = await create("ivo", "--email", "ivo@example.com", "--no-password");
+    expect((await s.run(["users", "invite", "ivo"])).exitCode).toBe(0);
+    ageInvitation(ivo.id);
+    // a temporary password support set, on an account a group has made support since: support may
+    // not give it now (a direct role change voids it at once, so only a group leaves it to be found)
+    await create("vera", "--email", "vera@example.com");
+    const reset = await s.run(["users", "set-password", "vera", "--generate", "--json"], { env: support });
+    expect(reset.exitCode, show(reset)).toBe(0);
+    expect((await s.run(["groups", "create", "Desk", "--role", "support"])).exitCode).toBe(0);
+    expect((await s.run(["groups", "add-member", "Desk", "vera"])).exitCode).toBe(0);
+    await settled("otto");
+    await spendRecoveryCode("otto");
+    // the default cap is 10 open sessions; settling opened the first
+    await settled("cara");
+    await loginTimes("cara", 9);
+    const bot = await s.run(["service-accounts", "create", "bot", "--role", "member"]);
+    expect(bot.exitCode, show(bot)).toBe(0);
+    // a support account's address set with an API token: no reset link is mailed there
+    await settled("rita");
+    expect((await s.run(["users", "set-roles", "rita", "support"])).exitCode).toBe(0);
+    const token = await s.run(["auth", "tokens", "create", "--name", "automation", "--json"]);
+    expect(token.exitCode, show(token)).toBe(0);
+    const byToken = await s.run(
+      ["users", "update", "rita", "--set", 'emails=[{"value":"rita@example.org","primary":true}]'],
+      {
+        env: { BIZCTL_TOKEN: json<{ token: string }>(token).token },
+      },
+    );
+    expect(byToken.exitCode, show(byToken)).toBe(0);
   }, 180_000);
 
   it.each([
@@ -62,6 +132,12 @@ describe.each(MODES)("users diagnose (%s)", (mode) => {
     { user: "ines", codes: ["invitation_pending"] },
     { user: "tom", codes: ["temporary_password"] },
     { user: "ned", codes: ["temporary_password", "no_email"] },
+    { user: "ivo", codes: ["invitation_expired"] },
+    { user: "vera", codes: ["temporary_password_void"] },
+    { user: "otto", codes: ["second_factor_lost"] },
+    { user: "cara", codes: ["session_cap"] },
+    { user: "bot", codes: ["service_account"] },
+    { user: "rita", codes: ["reset_address_unconfirmed"] },
   ])("names what keeps $user out: $codes", async ({ user, codes }) => {
     const piped = await s.run(["users", "diagnose", user], { env: support });
     expect(piped.exitCode, show(piped)).toBe(0);
