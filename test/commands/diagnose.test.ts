@@ -169,6 +169,34 @@ describe.each(MODES)("users diagnose (%s)", (mode) => {
     expect(errorOf(unknown).message).toMatch(/nobody-here/);
   });
 
+  it("a deleted user kept for a restore: deleted, with the restore, to who may list them; not found to support", async () => {
+    await create("gone", "--email", "gone@example.com");
+    const deleted = await s.run(["users", "delete", "gone", "--yes"]);
+    expect(deleted.exitCode, show(deleted)).toBe(0);
+    const piped = await s.run(["users", "diagnose", "GONE"]);
+    expect(piped.exitCode, show(piped)).toBe(0);
+    const found = json(piped);
+    expect(found).toMatchObject({ userName: "gone", healthy: false });
+    expect(found.reasons).toEqual([
+      expect.objectContaining({
+        code: "deleted",
+        effect: "refused",
+        since: expect.any(String),
+        until: expect.any(String),
+        fix: expect.objectContaining({ by: "caller", command: "bizctl users restore gone" }),
+      }),
+    ]);
+    expect(Date.parse(found.reasons[0].until)).toBeGreaterThan(Date.parse(found.reasons[0].since));
+    const story = await s.run(["users", "diagnose", "gone"], { tty: true });
+    expect(story.exitCode, show(story)).toBe(0);
+    expect(story.stdout).toContain("1. deleted (refused)");
+    expect(story.stdout).toContain("fix: bizctl users restore gone");
+    const bySupport = await s.run(["users", "diagnose", "gone"], { env: support });
+    expect(bySupport.exitCode, show(bySupport)).toBe(3);
+    expect(errorOf(bySupport)).toMatchObject({ code: "not_found" });
+    expect(errorOf(bySupport).message).not.toMatch(/deleted/);
+  });
+
   it("users get shows the manager by name on a terminal; JSON keeps the record as the API answers it", async () => {
     const hana = json(await s.run(["users", "get", "hana"], { env: support }));
     await create("kim", "--no-password", "--set", `manager.value=${hana.id}`);
