@@ -16,12 +16,6 @@ export async function caller(ctx: Context) {
  * `words.about` names the target in the refusal ("Only an admin may delete users, and your
  * account is member: ask an admin to do it."). Returns the caller.
  */
-/** Whether the caller may do `operation` (on `target`), as the access policy says; the server still decides. */
-export async function callerMay(ctx: Context, operation: OperationId, target: Target = {}): Promise<boolean> {
-  const me = await caller(ctx);
-  return decide({ userId: me.id, roles: me.roles }, operation, target, { scopes: false }).allowed;
-}
-
 export async function refuseBeforeAsking(
   ctx: Context,
   operation: OperationId,
@@ -32,4 +26,10 @@ export async function refuseBeforeAsking(
   const { refusal } = decide({ userId: me.id, roles: me.roles }, operation, target, { scopes: false, words });
   if (!refusal) return me;
   throw new CliError(refusal.message, EXIT.forbidden, refusal.code);
+}
+
+/** Whether the caller may do `operation` (on `target`), as the access policy says; the server still decides. */
+export async function callerMay(ctx: Context, operation: OperationId, target: Target = {}): Promise<boolean> {
+  const me = await caller(ctx);
+  return decide({ userId: me.id, roles: me.roles }, operation, target, { scopes: false }).allowed;
 }
